@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds numasim and runs the whole test suite with ctest, as CI does.
+#   scripts/test.sh             release build in build/, all tests
+#   scripts/test.sh --sanitize  ASan+UBSan build in build-asan/, all tests but the slow label
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=$(nproc)
+if [ "${1:-}" = "--sanitize" ]; then
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNUMASIM_SANITIZE=ON -DNUMASIM_BENCH=OFF
+  cmake --build build-asan -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
+else
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build build -j "$jobs"
+  ctest --test-dir build --output-on-failure -j "$jobs"
+fi

@@ -1,0 +1,57 @@
+// numasim run [SCENARIO.toml] [--json] [--trace FILE] ...
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "cli/runner.h"
+#include "cli/scenario_options.h"
+
+namespace numasim {
+
+namespace {
+
+class RunCommand : public Command {
+public:
+    void add_to(CLI::App& app) override {
+        sub_ = app.add_subcommand("run", "run a scenario (the built-in default without a file)");
+        sub_->add_option("scenario", path_, "scenario TOML file");
+        sub_->add_flag("--json", json_, "print one JSON object instead of text");
+        sub_->add_option("--trace", trace_, "write sched/NUMA events in ftrace text format");
+        opts_.add_to(*sub_);
+    }
+
+    int execute() override {
+        const Scenario sc = load_scenario_or_default(path_, opts_.overrides());
+        std::optional<OutputFile> trace;
+        if (!trace_.empty()) trace.emplace(trace_);
+        const auto results = run_iterations(sc, opts_.workers(), trace ? trace->get() : nullptr);
+        std::string out;
+        if (json_) {
+            nlohmann::json j = result_json(sc, results.front());
+            if (results.size() > 1) {
+                j["runs"] = nlohmann::json::array();
+                for (const auto& r : results) j["runs"].push_back(result_json(sc, r));
+            }
+            out = j.dump(2) + "\n";
+        } else {
+            for (const auto& r : results) out += result_text(sc, r);
+        }
+        if (trace) trace->commit();
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
+
+private:
+    std::string path_, trace_;
+    bool json_ = false;
+    ScenarioOptions opts_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_run_command() { return std::make_unique<RunCommand>(); }
+
+}  // namespace numasim

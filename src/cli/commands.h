@@ -1,0 +1,28 @@
+// Subcommands of the numasim command line. Each is one class in its own file (cmd_*.cpp) that
+// declares its options on the CLI11 app and executes when selected.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <vector>
+
+namespace numasim {
+
+class Command {
+public:
+    virtual ~Command() = default;
+    virtual void add_to(CLI::App& app) = 0;
+    virtual int execute() = 0;
+    bool selected() const { return sub_ && sub_->parsed(); }
+
+protected:
+    CLI::App* sub_ = nullptr;
+};
+
+std::unique_ptr<Command> make_run_command();
+std::unique_ptr<Command> make_machines_command();
+std::unique_ptr<Command> make_workloads_command();
+std::unique_ptr<Command> make_profiles_command();
+std::vector<std::unique_ptr<Command>> make_commands();
+
+}  // namespace numasim

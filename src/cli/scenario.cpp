@@ -1,0 +1,95 @@
+#include "cli/scenario.h"
+
+#include <fmt/format.h>
+
+#include "config/input_error.h"
+#include "machine/hardware_table.h"
+#include "machine/presets.h"
+#include "numab/profile.h"
+#include "workload/registry.h"
+#include "workload/workload.h"
+
+namespace numasim {
+
+namespace {
+
+constexpr const char* kDefaultProfile = "v6.12";  // the newest release the reference describes
+constexpr int64_t kDefaultDurationS = 60;
+
+Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
+    Scenario sc;
+    sc.file = root.file();
+    auto head = root.table("scenario");
+    if (!head) root.fail_here("missing [scenario] table");
+    sc.name = head->get_string("name", sc.file);
+    sc.description = head->get_string("description", "");
+    sc.machine_spec = ov.machine ? *ov.machine : head->get_string("machine");
+    sc.machine = resolve_machine(sc.machine_spec, sc.file, "scenario.machine");
+    if (auto hw = root.table("hardware")) {
+        apply_hardware_overrides(sc.machine, *hw);
+    }
+    sc.profile = ov.profile ? *ov.profile : head->get_string("profile", kDefaultProfile);
+    try {
+        sc.knobs = load_profile(sc.profile);
+    } catch (const InputError& e) {
+        head->fail("profile", e.problem());
+    }
+    sc.duration = ov.duration ? *ov.duration
+                              : head->get_duration_ns("duration", kDefaultDurationS * NSEC_PER_SEC);
+    if (sc.duration <= 0) head->fail("duration", "must be positive");
+    sc.iterations = ov.iterations ? *ov.iterations : static_cast<int>(head->get_int("iterations", 1));
+    if (sc.iterations < 1 || sc.iterations > 10000) head->fail("iterations", "must be 1..10000");
+    const int64_t seed = head->get_int("seed", 1);
+    if (seed < 0) head->fail("seed", "must be non-negative");
+    sc.seed = ov.seed ? *ov.seed : static_cast<uint64_t>(seed);
+    head->finish();
+
+    if (auto nb = root.table("numa_balancing")) {
+        apply_knobs(sc.knobs, *nb);
+        nb->finish();
+    }
+    for (const auto& a : ov.knob_assignments) {
+        try {
+            apply_knob_override(sc.knobs, a);
+        } catch (const InputError& e) {
+            throw InputError("command line", "--set " + a, e.problem());
+        }
+    }
+
+    sc.workload_tables = root.tables("workload");
+    if (sc.workload_tables.empty()) root.fail_here("no [[workload]] table: nothing to run");
+    for (const auto& w : sc.workload_tables) {
+        const std::string type = w.get_string("type");
+        if (!find_workload(type)) {
+            std::string names;
+            for (const auto& i : workload_registry()) names += (names.empty() ? "" : ", ") + i.name;
+            w.fail("type", fmt::format("unknown workload '{}' (known: {})", type, names));
+        }
+        sc.workload_types.push_back(type);
+    }
+    // Build once to validate every parameter and reject unknown keys now.
+    sc.make_workloads();
+    for (const auto& w : sc.workload_tables) w.finish();
+    root.finish();
+    return sc;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Workload>> Scenario::make_workloads() const {
+    std::vector<std::unique_ptr<Workload>> out;
+    for (size_t i = 0; i < workload_tables.size(); ++i)
+        out.push_back(find_workload(workload_types[i])->factory(workload_tables[i], machine));
+    return out;
+}
+
+Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov) {
+    return load(TomlTable::parse_file(path), ov);
+}
+
+Scenario load_scenario_text(std::string_view text, const std::string& name,
+                            const ScenarioOverrides& ov) {
+    return load(TomlTable::parse_text(text, name), ov);
+}
+
+}  // namespace numasim

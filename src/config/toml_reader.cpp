@@ -1,0 +1,334 @@
+#include "config/toml_reader.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "config/input_error.h"
+
+namespace numasim {
+
+namespace {
+
+std::string type_name(const toml::node& n) {
+    switch (n.type()) {
+        case toml::node_type::table: return "a table";
+        case toml::node_type::array: return "an array";
+        case toml::node_type::string: return "a string";
+        case toml::node_type::integer: return "an integer";
+        case toml::node_type::floating_point: return "a number";
+        case toml::node_type::boolean: return "a boolean";
+        default: return "a date or time";
+    }
+}
+
+// Splits "1.5GiB" into the number and the unit.
+bool split_number_unit(std::string_view text, double& value, std::string_view& unit) {
+    size_t i = 0;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+        ++i;
+    if (i == 0) return false;
+    std::string num(text.substr(0, i));
+    char* end = nullptr;
+    value = std::strtod(num.c_str(), &end);
+    if (end != num.c_str() + num.size()) return false;
+    unit = text.substr(i);
+    while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+    return true;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_size(std::string_view text) {
+    double v;
+    std::string_view unit;
+    if (!split_number_unit(text, v, unit)) return std::nullopt;
+    double mult;
+    if (unit.empty() || unit == "B")
+        mult = 1;
+    else if (unit == "KiB" || unit == "K" || unit == "k")
+        mult = 1024.0;
+    else if (unit == "MiB" || unit == "M")
+        mult = 1024.0 * 1024;
+    else if (unit == "GiB" || unit == "G")
+        mult = 1024.0 * 1024 * 1024;
+    else if (unit == "TiB" || unit == "T")
+        mult = 1024.0 * 1024 * 1024 * 1024;
+    else if (unit == "KB" || unit == "kB")
+        mult = 1e3;
+    else if (unit == "MB")
+        mult = 1e6;
+    else if (unit == "GB")
+        mult = 1e9;
+    else if (unit == "TB")
+        mult = 1e12;
+    else
+        return std::nullopt;
+    double bytes = v * mult;
+    if (!(bytes >= 0) || bytes > 1.8e19) return std::nullopt;
+    return static_cast<uint64_t>(std::llround(bytes));
+}
+
+std::optional<int64_t> parse_duration_ns(std::string_view text) {
+    double v;
+    std::string_view unit;
+    if (!split_number_unit(text, v, unit)) return std::nullopt;
+    double mult;
+    if (unit.empty() || unit == "s")
+        mult = 1e9;
+    else if (unit == "ms")
+        mult = 1e6;
+    else if (unit == "us")
+        mult = 1e3;
+    else if (unit == "ns")
+        mult = 1;
+    else if (unit == "min")
+        mult = 60e9;
+    else
+        return std::nullopt;
+    double ns = v * mult;
+    if (!(ns >= 0) || ns > 9e18) return std::nullopt;
+    return static_cast<int64_t>(std::llround(ns));
+}
+
+TomlTable::TomlTable(std::shared_ptr<const toml::table> root, const toml::table* t,
+                     std::shared_ptr<const std::string> file, std::string path)
+    : root_(std::move(root)), table_(t), file_(std::move(file)), path_(std::move(path)) {}
+
+TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) {
+    try {
+        auto root = std::make_shared<toml::table>(toml::parse(text, name));
+        const toml::table* t = root.get();
+        return TomlTable(std::move(root), t, std::make_shared<std::string>(name), "");
+    } catch (const toml::parse_error& e) {
+        const auto& src = e.source();
+        throw InputError(name, fmt::format("line {}, column {}", src.begin.line, src.begin.column),
+                         std::string(e.description()));
+    }
+}
+
+TomlTable TomlTable::parse_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_text(ss.str(), path);
+}
+
+std::string TomlTable::key_path(std::string_view key) const {
+    if (path_.empty()) return std::string(key);
+    return path_ + "." + std::string(key);
+}
+
+std::string TomlTable::where(std::string_view key) const {
+    const toml::node* n = node(key);
+    if (n && n->source().begin.line > 0)
+        return fmt::format("{} (line {})", key_path(key), n->source().begin.line);
+    return key_path(key);
+}
+
+void TomlTable::fail(std::string_view key, const std::string& problem) const {
+    throw InputError(*file_, where(key), problem);
+}
+
+void TomlTable::fail_here(const std::string& problem) const {
+    std::string w = path_.empty() ? std::string("top level") : path_;
+    if (table_->source().begin.line > 0) w += fmt::format(" (line {})", table_->source().begin.line);
+    throw InputError(*file_, w, problem);
+}
+
+const toml::node* TomlTable::node(std::string_view key) const { return table_->get(key); }
+
+bool TomlTable::has(std::string_view key) const {
+    used_.emplace(key);
+    return node(key) != nullptr;
+}
+
+const toml::node& TomlTable::require(std::string_view key) const {
+    used_.emplace(key);
+    const toml::node* n = node(key);
+    if (!n) fail_here(fmt::format("missing required key '{}'", key_path(key)));
+    return *n;
+}
+
+int64_t TomlTable::get_int(std::string_view key) const {
+    const toml::node& n = require(key);
+    if (auto v = n.value_exact<int64_t>()) return *v;
+    fail(key, "expected an integer, found " + type_name(n));
+}
+
+int64_t TomlTable::get_int(std::string_view key, int64_t fallback) const {
+    return has(key) ? get_int(key) : fallback;
+}
+
+double TomlTable::get_double(std::string_view key) const {
+    const toml::node& n = require(key);
+    if (auto v = n.value_exact<double>()) {
+        if (!std::isfinite(*v)) fail(key, "expected a finite number");
+        return *v;
+    }
+    if (auto v = n.value_exact<int64_t>()) return static_cast<double>(*v);
+    fail(key, "expected a number, found " + type_name(n));
+}
+
+double TomlTable::get_double(std::string_view key, double fallback) const {
+    return has(key) ? get_double(key) : fallback;
+}
+
+bool TomlTable::get_bool(std::string_view key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const toml::node& n = require(key);
+    if (auto v = n.value_exact<bool>()) return *v;
+    fail(key, "expected true or false, found " + type_name(n));
+}
+
+std::string TomlTable::get_string(std::string_view key) const {
+    const toml::node& n = require(key);
+    if (auto v = n.value_exact<std::string>()) return *v;
+    fail(key, "expected a string, found " + type_name(n));
+}
+
+std::string TomlTable::get_string(std::string_view key, std::string fallback) const {
+    return has(key) ? get_string(key) : fallback;
+}
+
+uint64_t TomlTable::get_size(std::string_view key) const {
+    const toml::node& n = require(key);
+    if (auto v = n.value_exact<int64_t>()) {
+        if (*v < 0) fail(key, "a size cannot be negative");
+        return static_cast<uint64_t>(*v);
+    }
+    if (auto s = n.value_exact<std::string>()) {
+        if (auto b = parse_size(*s)) return *b;
+        fail(key, fmt::format("'{}' is not a size (use e.g. \"3GiB\", \"512MiB\", \"4096\")", *s));
+    }
+    fail(key, "expected a size, found " + type_name(n));
+}
+
+uint64_t TomlTable::get_size(std::string_view key, uint64_t fallback) const {
+    return has(key) ? get_size(key) : fallback;
+}
+
+int64_t TomlTable::get_duration_ns(std::string_view key) const {
+    const toml::node& n = require(key);
+    double seconds = 0;
+    if (auto v = n.value_exact<int64_t>())
+        seconds = static_cast<double>(*v);
+    else if (auto d = n.value_exact<double>())
+        seconds = *d;
+    else if (auto s = n.value_exact<std::string>()) {
+        if (auto ns = parse_duration_ns(*s)) return *ns;
+        fail(key, fmt::format("'{}' is not a duration (use e.g. \"10s\", \"250ms\")", *s));
+    } else {
+        fail(key, "expected a duration, found " + type_name(n));
+    }
+    if (!(seconds >= 0) || seconds > 9e9) fail(key, "duration out of range");
+    return static_cast<int64_t>(std::llround(seconds * 1e9));
+}
+
+int64_t TomlTable::get_duration_ns(std::string_view key, int64_t fallback) const {
+    return has(key) ? get_duration_ns(key) : fallback;
+}
+
+namespace {
+template <typename T, typename Conv>
+std::vector<T> read_array(const TomlTable& t, const toml::node& n, std::string_view key,
+                          const char* what, Conv conv) {
+    const toml::array* a = n.as_array();
+    if (!a) t.fail(key, fmt::format("expected an array of {}, found {}", what, type_name(n)));
+    std::vector<T> out;
+    for (size_t i = 0; i < a->size(); ++i) {
+        auto v = conv((*a)[i]);
+        if (!v) t.fail(key, fmt::format("element {} is not {}", i, what));
+        out.push_back(*v);
+    }
+    return out;
+}
+}  // namespace
+
+std::vector<int64_t> TomlTable::get_int_array(std::string_view key) const {
+    return read_array<int64_t>(*this, require(key), key, "integers",
+                               [](const toml::node& e) { return e.value_exact<int64_t>(); });
+}
+
+std::vector<double> TomlTable::get_double_array(std::string_view key) const {
+    return read_array<double>(*this, require(key), key, "numbers",
+                              [](const toml::node& e) -> std::optional<double> {
+                                  if (auto d = e.value_exact<double>()) return *d;
+                                  if (auto i = e.value_exact<int64_t>())
+                                      return static_cast<double>(*i);
+                                  return std::nullopt;
+                              });
+}
+
+std::vector<std::string> TomlTable::get_string_array(std::string_view key) const {
+    return read_array<std::string>(*this, require(key), key, "strings",
+                                   [](const toml::node& e) { return e.value_exact<std::string>(); });
+}
+
+std::vector<std::vector<int64_t>> TomlTable::get_int_matrix(std::string_view key) const {
+    const toml::node& n = require(key);
+    const toml::array* a = n.as_array();
+    if (!a) fail(key, "expected an array of integer arrays, found " + type_name(n));
+    std::vector<std::vector<int64_t>> out;
+    for (size_t i = 0; i < a->size(); ++i) {
+        const toml::array* row = (*a)[i].as_array();
+        if (!row) fail(key, fmt::format("row {} is not an array", i));
+        std::vector<int64_t> r;
+        for (size_t j = 0; j < row->size(); ++j) {
+            auto v = (*row)[j].value_exact<int64_t>();
+            if (!v) fail(key, fmt::format("row {} element {} is not an integer", i, j));
+            r.push_back(*v);
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::optional<TomlTable> TomlTable::table(std::string_view key) const {
+    if (!has(key)) return std::nullopt;
+    const toml::node& n = require(key);
+    const toml::table* t = n.as_table();
+    if (!t) fail(key, "expected a table, found " + type_name(n));
+    return TomlTable(root_, t, file_, key_path(key));
+}
+
+std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
+    std::vector<TomlTable> out;
+    if (!has(key)) return out;
+    const toml::node& n = require(key);
+    if (const toml::table* t = n.as_table()) {
+        out.push_back(TomlTable(root_, t, file_, key_path(key)));
+        return out;
+    }
+    const toml::array* a = n.as_array();
+    if (!a) fail(key, "expected an array of tables ([[" + std::string(key) + "]]), found " + type_name(n));
+    for (size_t i = 0; i < a->size(); ++i) {
+        const toml::table* t = (*a)[i].as_table();
+        if (!t) fail(key, fmt::format("element {} is not a table", i));
+        out.push_back(TomlTable(root_, t, file_, fmt::format("{}[{}]", key_path(key), i)));
+    }
+    return out;
+}
+
+std::vector<std::string> TomlTable::keys() const {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : *table_) out.emplace_back(k.str());
+    return out;
+}
+
+void TomlTable::finish() const {
+    for (const auto& [k, v] : *table_) {
+        if (!used_.count(k.str())) {
+            std::string w = key_path(k.str());
+            if (v.source().begin.line > 0) w += fmt::format(" (line {})", v.source().begin.line);
+            throw InputError(*file_, w, "unknown key");
+        }
+    }
+}
+
+}  // namespace numasim

@@ -1,0 +1,81 @@
+// Strict, typed access to a TOML document for scenario, machine and profile files.
+// Every getter records the key it read; finish() rejects keys nobody read, so a typo in a
+// scenario is an error that names the file, the key path and its line instead of a silent default.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace toml {
+inline namespace v3 {
+class table;
+class node;
+}  // namespace v3
+}  // namespace toml
+
+namespace numasim {
+
+class TomlTable {
+public:
+    // Parse errors become InputError with the line and column of the problem.
+    static TomlTable parse_file(const std::string& path);
+    static TomlTable parse_text(std::string_view text, const std::string& name);
+
+    bool has(std::string_view key) const;
+
+    int64_t get_int(std::string_view key) const;
+    int64_t get_int(std::string_view key, int64_t fallback) const;
+    double get_double(std::string_view key) const;  // integers are accepted too
+    double get_double(std::string_view key, double fallback) const;
+    bool get_bool(std::string_view key, bool fallback) const;
+    std::string get_string(std::string_view key) const;
+    std::string get_string(std::string_view key, std::string fallback) const;
+    // A size in bytes: an integer, or a string such as "3GiB", "512MiB", "4KiB", "1.5GB".
+    uint64_t get_size(std::string_view key) const;
+    uint64_t get_size(std::string_view key, uint64_t fallback) const;
+    // A duration in nanoseconds: a number of seconds, or a string such as "250ms", "10s", "2us".
+    int64_t get_duration_ns(std::string_view key) const;
+    int64_t get_duration_ns(std::string_view key, int64_t fallback) const;
+    std::vector<int64_t> get_int_array(std::string_view key) const;
+    std::vector<double> get_double_array(std::string_view key) const;
+    std::vector<std::string> get_string_array(std::string_view key) const;
+    std::vector<std::vector<int64_t>> get_int_matrix(std::string_view key) const;
+
+    std::optional<TomlTable> table(std::string_view key) const;
+    std::vector<TomlTable> tables(std::string_view key) const;  // array of tables; may be empty
+    std::vector<std::string> keys() const;                      // in file order
+
+    // Rejects every key of this table that no getter read.
+    void finish() const;
+
+    [[noreturn]] void fail(std::string_view key, const std::string& problem) const;
+    [[noreturn]] void fail_here(const std::string& problem) const;
+
+    const std::string& file() const { return *file_; }
+    const std::string& path() const { return path_; }  // "" for the root, "workload[2]" ...
+    std::string key_path(std::string_view key) const;
+
+private:
+    TomlTable(std::shared_ptr<const toml::table> root, const toml::table* t,
+              std::shared_ptr<const std::string> file, std::string path);
+    const toml::node* node(std::string_view key) const;
+    const toml::node& require(std::string_view key) const;
+    std::string where(std::string_view key) const;
+
+    std::shared_ptr<const toml::table> root_;
+    const toml::table* table_;
+    std::shared_ptr<const std::string> file_;
+    std::string path_;
+    mutable std::set<std::string, std::less<>> used_;
+};
+
+// Parses "3GiB" style sizes and "250ms" style durations; nullopt if malformed.
+std::optional<uint64_t> parse_size(std::string_view text);
+std::optional<int64_t> parse_duration_ns(std::string_view text);
+
+}  // namespace numasim

@@ -1,0 +1,283 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/process.h"
+#include "engine/system.h"
+#include "mm/fault.h"
+#include "numab/numab.h"
+#include "sched/fair.h"
+#include "sched/load_balance.h"
+
+namespace numasim {
+
+namespace {
+
+void account_exec(Task& p, Nanos delta) {
+    p.sum_exec_runtime += delta;
+    p.vruntime += static_cast<double>(delta) * NICE_0_LOAD / static_cast<double>(p.weight);
+}
+
+}  // namespace
+
+Engine::Engine(System& sys) : sys_(sys) { sys_.events.push(TICK_NSEC, EV_TICK); }
+
+int Engine::live_tasks() const {
+    int n = 0;
+    for (const auto& t : sys_.tasks) n += t->state != TaskState::Dead;
+    return n;
+}
+
+Nanos Engine::run(Nanos end) {
+    sys_.events.push(end, EV_STOP);
+    Nanos last_exit = 0;
+    while (!sys_.events.empty()) {
+        const Event e = sys_.events.pop();
+        sys_.now = e.when;
+        for (int c = 0; c < sys_.nr_cpus(); ++c) {
+            // Rotate the order so that no CPU always sees shared pages first.
+            const int cpu = static_cast<int>((c + ticks_) % static_cast<uint64_t>(sys_.nr_cpus()));
+            advance_cpu(cpu, e.when);
+        }
+        if (e.kind == EV_STOP) break;
+        if (live_tasks() == 0) {
+            for (const auto& t : sys_.tasks) last_exit = std::max(last_exit, t->exit_time);
+            sys_.now = last_exit;
+            break;
+        }
+        if (e.kind == EV_TICK) {
+            tick();
+            sys_.events.push(e.when + TICK_NSEC, EV_TICK);
+        } else if (e.kind == EV_WAKEUP) {
+            Task& p = *sys_.tasks[e.a];
+            if (p.state == TaskState::Sleeping && static_cast<int64_t>(p.wake_generation) == e.b)
+                try_to_wake_up(sys_, p);
+        }
+    }
+    return sys_.now;
+}
+
+void Engine::tick() {
+    ++ticks_;
+    const int n = sys_.nr_cpus();
+    for (int c = 0; c < n; ++c) {
+        scheduler_tick(sys_, c);
+        Rq& rq = sys_.rqs[c];
+        if (rq.curr && rq.curr->numa_work_pending) {
+            // task_numa_work runs from task_work on the way back to user mode.
+            Task& p = *rq.curr;
+            p.kernel_debt += static_cast<Nanos>(task_numa_work(sys_, p));
+            p.numa_work_pending = false;
+        }
+    }
+    for (int c = 0; c < n; ++c)
+        if (sys_.rqs[c].need_resched || !sys_.rqs[c].curr) schedule(sys_, c);
+    sys_.cost.update(sys_);
+}
+
+void Engine::apply_phase_setup(Task& p) {
+    const Phase& ph = p.phase;
+    if (ph.set_mempolicy) {
+        p.mempolicy = *ph.set_mempolicy;
+        p.has_mempolicy = ph.set_mempolicy->mode != MpolMode::Default;
+    }
+    if (ph.set_affinity || ph.clear_affinity) {
+        std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
+        int n = 0;
+        if (ph.clear_affinity) {
+            for (int c = 0; c < sys_.nr_cpus(); ++c) p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+            n = sys_.nr_cpus();
+        } else {
+            for (int c : *ph.set_affinity) {
+                p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+                ++n;
+            }
+        }
+        p.nr_cpus_allowed = n;
+        if (!p.allowed(p.cpu)) move_task(sys_, p, find_idlest_cpu(sys_, p, p.cpu));
+    }
+    p.sweep_pos.assign(ph.streams.size(), 0);
+    p.sweep_carry.assign(ph.streams.size(), 0.0);
+    for (size_t i = 0; i < ph.streams.size(); ++i)
+        if (ph.streams[i].start_at_thread_offset)
+            p.sweep_pos[i] = ph.streams[i].start_page % std::max<uint64_t>(1, ph.streams[i].region->count);
+}
+
+bool Engine::start_next_phase(Task& p) {
+    const int cpu = p.cpu;
+    p.phase = Phase{};
+    if (!p.program || !p.program->next_phase(p, p.phase)) {
+        do_exit(sys_, p);
+        schedule(sys_, cpu);
+        return false;
+    }
+    p.has_phase = true;
+    p.phase_bytes = 0;
+    p.phase_cpu = 0;
+    apply_phase_setup(p);
+    return sys_.rqs[cpu].curr == &p;
+}
+
+void Engine::finish_phase(Task& p) {
+    p.has_phase = false;
+    if (p.phase.sleep_after <= 0) return;
+    const int cpu = p.cpu;
+    dequeue_sleeping_task(sys_, p);
+    ++p.wake_generation;
+    sys_.events.push(sys_.rqs[cpu].clock + p.phase.sleep_after, EV_WAKEUP, p.index,
+                     static_cast<int64_t>(p.wake_generation));
+    schedule(sys_, cpu);
+}
+
+void Engine::advance_cpu(int cpu, Nanos t) {
+    Rq& rq = sys_.rqs[cpu];
+    while (rq.clock < t) {
+        Task* p = rq.curr;
+        if (!p) {
+            rq.clock = t;
+            break;
+        }
+        const Nanos avail = t - rq.clock;
+        if (p->kernel_debt > 0 || p->stall_debt > 0) {
+            const bool kernel = p->kernel_debt > 0;
+            Nanos& debt = kernel ? p->kernel_debt : p->stall_debt;
+            const Nanos k = std::min(debt, avail);
+            (kernel ? p->stime : p->utime) += k;
+            debt -= k;
+            account_exec(*p, k);
+            rq.clock += k;
+            continue;
+        }
+        if (!p->has_phase) {
+            start_next_phase(*p);
+            continue;
+        }
+        const Phase& ph = p->phase;
+        const double npb = sys_.cost.ns_per_byte(sys_, *p, cpu);
+        double bytes = static_cast<double>(avail) / npb;
+        bool ends = false;
+        if (ph.work_bytes > 0 && p->phase_bytes + bytes >= ph.work_bytes) {
+            bytes = ph.work_bytes - p->phase_bytes;
+            ends = true;
+        }
+        Nanos used = std::clamp<Nanos>(static_cast<Nanos>(std::ceil(bytes * npb)), 1, avail);
+        if (ph.cpu_time > 0 && p->phase_cpu + used >= ph.cpu_time) {
+            used = std::max<Nanos>(1, ph.cpu_time - p->phase_cpu);
+            used = std::min(used, avail);
+            bytes = static_cast<double>(used) / npb;
+            ends = true;
+        }
+        p->utime += used;
+        account_exec(*p, used);
+        rq.clock += used;
+        p->phase_bytes += bytes;
+        p->phase_cpu += used;
+        p->total_bytes += bytes;
+        p->total_ops += bytes * ph.ops_per_byte;
+        const bool stayed = touch_streams(*p, bytes);
+        if (ends && p->has_phase) finish_phase(*p);
+        (void)stayed;
+    }
+}
+
+bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write) {
+    const int cpu = p.cpu;
+    double ns = 0;
+    if (!vma.present.test(idx)) {
+        ns = handle_mm_fault(sys_, p, vma, idx, write);
+    } else if (vma.protnone.test(idx)) {
+        ++sys_.counters[Vm::pgfault];
+        ++p.nr_faults;
+        ns = do_numa_page(sys_, p, vma, idx, write);
+        if (write && vma.present.test(idx) && !vma.protnone.test(idx)) ns += do_wp_page(sys_, p, vma, idx);
+    } else if (write) {
+        ns = do_wp_page(sys_, p, vma, idx);
+    }
+    p.kernel_debt += static_cast<Nanos>(ns);
+    return sys_.rqs[cpu].curr == &p && p.cpu == cpu && p.state == TaskState::Running;
+}
+
+namespace {
+
+// Next page in [from, hi) that an access must fault on: not present, PROT_NONE, or (for a
+// write to a forked private mapping) possibly still shared.
+uint64_t next_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write) {
+    uint64_t j = vma.present.find_next_zero(from, hi);
+    j = std::min(j, vma.protnone.find_next(from, j));
+    if (write && vma.own_mask.size()) j = std::min(j, vma.own_mask.find_next_zero(from, j));
+    return j;
+}
+
+bool region_quiet(const Region& r, bool write) {
+    return r.present == r.count && r.protnone == 0 && !(write && r.vma->own_mask.size());
+}
+
+}  // namespace
+
+bool Engine::touch_streams(Task& p, double bytes) {
+    const Phase& ph = p.phase;
+    for (size_t i = 0; i < ph.streams.size(); ++i) {
+        const AccessStream& s = ph.streams[i];
+        Region& r = *s.region;
+        Vma& vma = *r.vma;
+        const double sb = bytes * s.share;
+        if (s.pattern == Pattern::Sweep) {
+            const double pages_f = (p.sweep_carry[i] + sb) / static_cast<double>(PAGE_SIZE);
+            uint64_t n = static_cast<uint64_t>(pages_f);
+            p.sweep_carry[i] = (pages_f - static_cast<double>(n)) * PAGE_SIZE;
+            if (n == 0 || r.count == 0) continue;
+            n = std::min(n, r.count);
+            const uint64_t start = p.sweep_pos[i];
+            p.sweep_pos[i] = (start + n) % r.count;
+            const bool write = s.write_fraction >= 0.5;
+            if (region_quiet(r, write)) continue;
+            const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
+            const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
+            for (auto [lo, hi] : {std::pair{lo1, hi1}, std::pair{r.first, r.first + wrap}}) {
+                for (uint64_t j = next_interesting(vma, lo, hi, write); j < hi;
+                     j = next_interesting(vma, j + 1, hi, write))
+                    if (!handle_touch(p, vma, j, write)) return false;
+            }
+            continue;
+        }
+        // Random and hot-set streams: each page of a sub-range is touched at least once in
+        // this interval with probability q = 1 - exp(-accesses / pages); only the pages of
+        // interest are visited, with geometric skips between the touched ones.
+        const double accesses = sb / 64.0;
+        const uint64_t hot =
+            s.pattern == Pattern::HotSet
+                ? std::clamp<uint64_t>(static_cast<uint64_t>(std::llround(r.count * s.hot_fraction)), 1, r.count)
+                : r.count;
+        const std::pair<uint64_t, double> parts[2] = {
+            {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},
+            {r.count, s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0}};
+        uint64_t b = 0;
+        const bool may_write = s.write_fraction > 0;
+        if (region_quiet(r, may_write)) continue;
+        for (const auto& [e, share] : parts) {
+            const uint64_t npages = e - b;
+            if (npages == 0 || share <= 0) {
+                b = e;
+                continue;
+            }
+            const double q = -std::expm1(-accesses * share / static_cast<double>(npages));
+            const uint64_t lo = r.first + b, hi = r.first + e;
+            uint64_t skip = sys_.rng_access.geometric(q);
+            for (uint64_t j = next_interesting(vma, lo, hi, may_write); j < hi;
+                 j = next_interesting(vma, j + 1, hi, may_write)) {
+                if (skip > 0) {
+                    --skip;
+                    continue;
+                }
+                const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);
+                if (!handle_touch(p, vma, j, write)) return false;
+                skip = sys_.rng_access.geometric(q);
+            }
+            b = e;
+        }
+    }
+    return true;
+}
+
+}  // namespace numasim

@@ -1,0 +1,180 @@
+#include "engine/process.h"
+
+#include <algorithm>
+
+#include "engine/system.h"
+#include "mm/fault.h"
+#include "mm/page_alloc.h"
+#include "numab/numab.h"
+#include "sched/fair.h"
+
+namespace numasim {
+
+Mm& mm_create(System& sys) {
+    auto mm = std::make_unique<Mm>();
+    mm->id = static_cast<int>(sys.mms.size());
+    sys.mms.push_back(std::move(mm));
+    return *sys.mms.back();
+}
+
+Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::string& name,
+             std::shared_ptr<MemObject> object, uint64_t pgoff) {
+    (void)sys;
+    const uint64_t pages = (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
+    auto v = std::make_unique<Vma>();
+    v->mm = &mm;
+    v->name = name;
+    // Leave a gap so that VMAs never merge, and align for THP.
+    mm.mmap_base = (mm.mmap_base + HPAGE_PMD_SIZE - 1) & ~(HPAGE_PMD_SIZE - 1);
+    v->start = mm.mmap_base;
+    v->end = v->start + pages * PAGE_SIZE;
+    mm.mmap_base = v->end + HPAGE_PMD_SIZE;
+    v->vm_flags = vm_flags | VM_MAYWRITE * ((vm_flags & VM_WRITE) != 0);
+    if (!object) object = std::make_shared<MemObject>(pgoff + pages, (vm_flags & VM_FILE) != 0);
+    v->object = std::move(object);
+    v->pgoff = pgoff;
+    v->object->mappers.push_back(v.get());
+    v->present = Bitmap(pages);
+    v->protnone = Bitmap(pages);
+    v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
+    Vma& ref = *v;
+    auto it = std::upper_bound(mm.vmas.begin(), mm.vmas.end(), ref.start,
+                               [](uint64_t s, const std::unique_ptr<Vma>& x) { return s < x->start; });
+    mm.vmas.insert(it, std::move(v));
+    return ref;
+}
+
+Region& add_region(System& sys, Vma& vma, uint64_t first_page, uint64_t count,
+                   const std::string& name) {
+    auto r = std::make_unique<Region>();
+    r->name = name;
+    r->vma = &vma;
+    r->first = first_page;
+    r->count = count;
+    r->node_pages.assign(sys.nr_nodes(), 0);
+    for (uint64_t i = vma.present.find_next(first_page, first_page + count); i < first_page + count;
+         i = vma.present.find_next(i + 1, first_page + count)) {
+        ++r->node_pages[vma.frame(i).nid];
+        ++r->present;
+    }
+    r->protnone = vma.protnone.count(first_page, first_page + count);
+    Region& ref = *r;
+    vma.regions.push_back(r.get());
+    vma.mm->regions.push_back(std::move(r));
+    return ref;
+}
+
+namespace {
+
+Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskProgram* program,
+               int workload, int thread_index, bool clone_vm) {
+    auto t = std::make_unique<Task>();
+    Task& p = *t;
+    p.index = static_cast<int>(sys.tasks.size());
+    p.pid = sys.next_pid++;
+    p.tgid = clone_vm && parent ? parent->tgid : p.pid;
+    p.comm = comm;
+    p.mm = &mm;
+    p.program = program;
+    p.workload = workload;
+    p.thread_index = thread_index;
+    p.cpus_allowed.assign((sys.nr_cpus() + 63) / 64, 0);
+    for (int c = 0; c < sys.nr_cpus(); ++c) p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+    p.nr_cpus_allowed = sys.nr_cpus();
+    p.start_time = sys.now;
+    if (parent) {
+        p.cpu = parent->cpu;
+        p.mempolicy = parent->mempolicy;
+        p.has_mempolicy = parent->has_mempolicy;
+        p.cpus_allowed = parent->cpus_allowed;
+        p.nr_cpus_allowed = parent->nr_cpus_allowed;
+    }
+    sys.tasks.push_back(std::move(t));
+    mm.tasks.push_back(&p);
+    ++mm.mm_users;
+    init_numa_balancing(sys, p, parent, clone_vm);
+    wake_up_new_task(sys, p);
+    return p;
+}
+
+}  // namespace
+
+Task& create_process(System& sys, Mm& mm, Task* parent, const std::string& comm,
+                     TaskProgram* program, int workload, int thread_index) {
+    if (mm.tasks.empty() && mm.numa_next_scan == 0)
+        mm.numa_next_scan = sys.now + msecs_to_ns(sys.knobs.scan_delay_ms);
+    return new_task(sys, mm, parent, comm, program, workload, thread_index, false);
+}
+
+Task& create_thread(System& sys, Task& parent, const std::string& comm, TaskProgram* program,
+                    int thread_index) {
+    return new_task(sys, *parent.mm, &parent, comm, program, parent.workload, thread_index, true);
+}
+
+Mm& dup_mm(System& sys, Mm& parent) {
+    Mm& child = mm_create(sys);
+    child.mmap_base = parent.mmap_base;
+    for (auto& pv : parent.vmas) {
+        auto v = std::make_unique<Vma>();
+        Vma& cv = *v;
+        cv.mm = &child;
+        cv.name = pv->name;
+        cv.start = pv->start;
+        cv.end = pv->end;
+        cv.vm_flags = pv->vm_flags;
+        cv.policy = pv->policy;
+        cv.object = pv->object;
+        cv.pgoff = pv->pgoff;
+        cv.present = pv->present;
+        cv.protnone = pv->protnone;
+        cv.pmd_mapped = pv->pmd_mapped;
+        cv.object->mappers.push_back(&cv);
+        // Both sides now share every present frame; later private writes copy (do_wp_page).
+        const uint64_t n = cv.nr_pages();
+        for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n))
+            if (pv->shares_object_page(i)) ++pv->frame(i).mapcount;
+        if (pv->own) {
+            // Pages the parent already copied privately are copied for the child as well (a
+            // simplification: the kernel would share them copy-on-write a second time).
+            cv.own = std::make_shared<MemObject>(n, false);
+            cv.own_mask = pv->own_mask;
+            for (uint64_t i = cv.own_mask.find_next(0, n); i < n; i = cv.own_mask.find_next(i + 1, n))
+                cv.own->frames[i] = pv->own->frames[i];
+        } else if (!(cv.vm_flags & VM_SHARED)) {
+            // Private mappings keep later private pages apart from here on.
+            pv->own = std::make_shared<MemObject>(n, false);
+            pv->own_mask = Bitmap(n);
+            cv.own = std::make_shared<MemObject>(n, false);
+            cv.own_mask = Bitmap(n);
+        }
+        child.vmas.push_back(std::move(v));
+    }
+    for (auto& r : parent.regions) {
+        const size_t vi = static_cast<size_t>(
+            std::find_if(parent.vmas.begin(), parent.vmas.end(),
+                         [&](const std::unique_ptr<Vma>& x) { return x.get() == r->vma; }) -
+            parent.vmas.begin());
+        add_region(sys, *child.vmas[vi], r->first, r->count, r->name);
+    }
+    child.numa_next_scan = sys.now + msecs_to_ns(sys.knobs.scan_delay_ms);
+    return child;
+}
+
+void do_exit(System& sys, Task& p) {
+    if (p.state == TaskState::Dead) return;
+    dequeue_sleeping_task(sys, p);
+    p.state = TaskState::Dead;
+    p.exit_time = sys.now;
+    task_numa_free(sys, p);
+    Mm& mm = *p.mm;
+    mm.tasks.erase(std::find(mm.tasks.begin(), mm.tasks.end(), &p));
+    --mm.mm_users;
+}
+
+Region* find_region(Mm& mm, const std::string& name) {
+    for (auto& r : mm.regions)
+        if (r->name == name) return r.get();
+    return nullptr;
+}
+
+}  // namespace numasim

@@ -1,0 +1,46 @@
+// Creating what a workload runs: address spaces, mappings, regions, processes and threads, and
+// fork with copy-on-write sharing (kernel/fork.c, mm/mmap.c reduced to what matters here).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace numasim {
+
+struct System;
+struct Mm;
+struct Vma;
+struct Region;
+struct Task;
+struct MemObject;
+class TaskProgram;
+
+Mm& mm_create(System& sys);
+
+// Maps `bytes` (rounded up to pages) at a fresh address; 2 MiB aligned when THP may back it.
+// A null `object` creates a new anonymous (or, with VM_FILE, page-cache) object.
+Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::string& name,
+             std::shared_ptr<MemObject> object = nullptr, uint64_t pgoff = 0);
+
+// A named range of pages of `vma` that access streams can refer to.
+Region& add_region(System& sys, Vma& vma, uint64_t first_page, uint64_t count,
+                   const std::string& name);
+
+// A new process (own mm, CLONE_VM unset) or thread (shares parent's mm). The task is placed and
+// enqueued at sys.now (wake_up_new_task). A process's mm must be given; a thread's is the parent's.
+Task& create_process(System& sys, Mm& mm, Task* parent, const std::string& comm,
+                     TaskProgram* program, int workload, int thread_index);
+Task& create_thread(System& sys, Task& parent, const std::string& comm, TaskProgram* program,
+                    int thread_index);
+
+// fork(): a new mm whose mappings share the parent's frames copy-on-write, with the parent's
+// regions duplicated by name. Returns the child's mm; create_process() then starts the task.
+Mm& dup_mm(System& sys, Mm& parent);
+
+// Ends a task: dequeues it, drops it from its mm and its NUMA group, records its exit time.
+void do_exit(System& sys, Task& p);
+
+Region* find_region(Mm& mm, const std::string& name);
+
+}  // namespace numasim

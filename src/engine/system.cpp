@@ -1,0 +1,33 @@
+#include "engine/system.h"
+
+namespace numasim {
+
+System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
+    : topo(std::move(t)),
+      sched(build_sched_domains(topo)),
+      knobs(k),
+      seed(s),
+      rng_access(s, "engine.access"),
+      rng_sched(s, "sched") {
+    std::vector<uint64_t> bytes;
+    for (const auto& n : topo.nodes) bytes.push_back(n.mem_bytes);
+    mem.init(bytes, topo.distance);
+    rqs.resize(topo.nr_cpus());
+    for (int c = 0; c < topo.nr_cpus(); ++c) {
+        Rq& rq = rqs[c];
+        rq.cpu = c;
+        const size_t levels = sched.domains[c].size();
+        rq.next_balance.assign(levels, 0);
+        rq.nr_balance_failed.assign(levels, 0);
+        rq.balance_interval_ms.resize(levels);
+        for (size_t l = 0; l < levels; ++l) {
+            rq.balance_interval_ms[l] = sched.domains[c][l].min_interval_ms;
+            // Stagger the first balance per CPU as the kernel's jiffies-based timers do.
+            rq.next_balance[l] = msecs_to_ns(sched.domains[c][l].min_interval_ms) +
+                                 static_cast<Nanos>(c % HZ) * TICK_NSEC / 4;
+        }
+    }
+    cost.init(*this);
+}
+
+}  // namespace numasim

@@ -1,0 +1,71 @@
+// The simulated machine and kernel as one object: topology, physical memory, tasks, address
+// spaces, runqueues, NUMA groups, knobs, counters, the clock and the event queue. Every
+// subsystem is a set of free functions over System, named after the kernel functions they model
+// and declared in their own headers (mm/, sched/, numab/), so that a kernel developer can read
+// each beside its kernel counterpart.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "engine/counters.h"
+#include "engine/tracer.h"
+#include "machine/topology.h"
+#include "mm/mm.h"
+#include "mm/node_memory.h"
+#include "numab/knobs.h"
+#include "numab/numa_group.h"
+#include "sched/rq.h"
+#include "sched/sched_domain.h"
+#include "sched/task.h"
+#include "sim/event_queue.h"
+#include "sim/rng.h"
+
+namespace numasim {
+
+// Kinds of events in System::events.
+enum EventKind : uint32_t {
+    EV_TICK = 1,     // the global scheduler tick (all CPUs)
+    EV_WAKEUP = 2,   // a = task index, b = wake_generation
+    EV_STOP = 3,     // end of the run
+};
+
+struct System {
+    System(Topology topo, NumaBalancingKnobs knobs, uint64_t seed);
+    System(const System&) = delete;
+    System& operator=(const System&) = delete;
+
+    Topology topo;
+    SchedTopology sched;
+    NumaBalancingKnobs knobs;
+    uint64_t seed;
+
+    Nanos now = 0;
+    EventQueue events;
+    Counters counters;
+    Tracer tracer{nullptr};
+    CostModel cost;
+    PhysMem mem;
+
+    std::vector<std::unique_ptr<Task>> tasks;
+    std::vector<std::unique_ptr<Mm>> mms;
+    std::vector<std::unique_ptr<NumaGroup>> numa_groups;
+    std::vector<Rq> rqs;
+    int next_pid = 1000;  // pids of simulated tasks start here; hash_32 sees realistic values
+    uint64_t next_group_order = 0;
+
+    Rng rng_access;  // which protnone pages random streams touch
+    Rng rng_sched;   // tie-breaks in the scheduler
+
+    int nr_nodes() const { return topo.nr_nodes(); }
+    int nr_cpus() const { return topo.nr_cpus(); }
+    int cpu_to_node(int cpu) const { return topo.cpus[cpu].node; }
+    int task_node(const Task& p) const { return cpu_to_node(p.cpu); }
+    int64_t jiffies() const { return ns_to_jiffies(now); }
+    Rq& cpu_rq(int cpu) { return rqs[cpu]; }
+    bool numa_balancing_enabled() const { return knobs.enabled(); }
+};
+
+}  // namespace numasim

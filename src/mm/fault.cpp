@@ -1,0 +1,160 @@
+#include "mm/fault.h"
+
+#include <algorithm>
+
+#include "cost/constants.h"
+#include "engine/system.h"
+#include "mm/page_alloc.h"
+
+namespace numasim {
+
+namespace {
+
+uint64_t overlap(const Region& r, uint64_t first, uint64_t nr) {
+    const uint64_t lo = std::max(first, r.first), hi = std::min(first + nr, r.first + r.count);
+    return hi > lo ? hi - lo : 0;
+}
+
+// THP is used for anonymous memory whose VMA allows it and whose 2 MiB block lies wholly inside
+// the VMA and is still empty (do_huge_pmd_anonymous_page).
+bool thp_fault_block(const Vma& vma, uint64_t idx, uint64_t& first) {
+    if (!(vma.vm_flags & VM_HUGEPAGE) || vma.is_file()) return false;
+    uint64_t last;
+    if (!vma.thp_block(idx, first, last)) return false;
+    return !vma.present.any(first, last);
+}
+
+PageFrame& new_frame_slot(Vma& vma, uint64_t idx, bool& in_own) {
+    // New anonymous pages of a private mapping that was forked belong to this mm alone; file
+    // pages always enter the shared page cache first.
+    in_own = !vma.is_file() && !(vma.vm_flags & VM_SHARED) && vma.own_mask.size() > 0;
+    if (in_own) {
+        vma.own_mask.set(idx);
+        return vma.own->frames[idx];
+    }
+    return vma.object->frames[vma.pgoff + idx];
+}
+
+double clear_ns(const System& sys, int cpu, int nid, double bytes) {
+    return sys.cost.copy_ns(bytes, nid, nid) * 0.5 +
+           sys.cost.refill_ns(0, sys.cpu_to_node(cpu), nid);
+}
+
+}  // namespace
+
+void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
+    for (Region* r : vma.regions) {
+        const uint64_t n = overlap(*r, first, nr);
+        if (!n) continue;
+        r->node_pages[nid] += delta * static_cast<int64_t>(n);
+        r->present += delta * static_cast<int64_t>(n);
+    }
+}
+
+void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta) {
+    for (Region* r : vma.regions) {
+        const uint64_t n = overlap(*r, first, nr);
+        if (n) r->protnone += delta * static_cast<int64_t>(n);
+    }
+}
+
+double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
+    const int cpu = p.cpu;
+    ++sys.counters[Vm::pgfault];
+    ++p.nr_faults;
+    double ns = sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES);
+
+    uint64_t first;
+    if (thp_fault_block(vma, idx, first)) {
+        const int nid = alloc_pages_vma(sys, p, vma, first, HPAGE_PMD_ORDER, cpu);
+        if (nid >= 0) {
+            for (uint64_t i = first; i < first + HPAGE_PMD_NR; ++i) {
+                bool own;
+                PageFrame& f = new_frame_slot(vma, i, own);
+                f = PageFrame{};
+                f.nid = static_cast<uint8_t>(nid);
+                f.flags = PF_ALLOC | PF_THP;
+                f.mapcount = 1;
+            }
+            vma.present.set_range(first, first + HPAGE_PMD_NR);
+            vma.pmd_mapped.set((vma.page_addr(first) >> 21) - (vma.start >> 21));
+            account_region_pages(vma, first, HPAGE_PMD_NR, nid, +1);
+            ++sys.counters[Vm::thp_fault_alloc];
+            return ns + clear_ns(sys, cpu, nid, HPAGE_PMD_SIZE);
+        }
+    }
+
+    // A page of a shared object that another mapping already brought in is simply mapped.
+    PageFrame& shared = vma.object->frames[vma.pgoff + idx];
+    const bool private_write = write && !(vma.vm_flags & VM_SHARED);
+    if ((shared.flags & PF_ALLOC) && (vma.is_file() || (vma.vm_flags & VM_SHARED)) &&
+        !(private_write && vma.is_file())) {
+        ++shared.mapcount;
+        vma.present.set(idx);
+        account_region_pages(vma, idx, 1, shared.nid, +1);
+        return ns;
+    }
+    if (vma.is_file() && private_write && !(shared.flags & PF_ALLOC)) {
+        // Read the file page into the page cache first; the write then copies it (COW).
+        const int pc = alloc_pages_vma(sys, p, vma, idx, 0, cpu);
+        if (pc < 0) return ns;
+        shared.nid = static_cast<uint8_t>(pc);
+        shared.flags = PF_ALLOC;
+    }
+    if (vma.is_file() && private_write) {
+        if (!vma.own) {
+            vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
+            vma.own_mask = Bitmap(vma.nr_pages());
+        }
+    }
+    const int nid = alloc_pages_vma(sys, p, vma, idx, 0, cpu);
+    if (nid < 0) return ns;  // out of memory: the access is retried on a later tick
+    bool own;
+    PageFrame& f = (vma.is_file() && private_write) ? (vma.own_mask.set(idx), vma.own->frames[idx])
+                                                     : new_frame_slot(vma, idx, own);
+    f = PageFrame{};
+    f.nid = static_cast<uint8_t>(nid);
+    f.flags = PF_ALLOC;
+    f.mapcount = 1;
+    vma.present.set(idx);
+    account_region_pages(vma, idx, 1, nid, +1);
+    return ns + clear_ns(sys, cpu, nid, PAGE_SIZE);
+}
+
+double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
+    PageFrame& old = vma.frame(idx);
+    if (!vma.shares_object_page(idx)) return 0;
+    if (old.mapcount <= 1 && !vma.object->is_file) {
+        // The other side already copied: this mapping owns the page now (reuse, no copy). The
+        // frame moves to `own` so that later writes no longer look at it.
+        if (!vma.own) {
+            vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
+            vma.own_mask = Bitmap(vma.nr_pages());
+        }
+        vma.own->frames[idx] = old;
+        old = PageFrame{};
+        vma.own_mask.set(idx);
+        return 0;
+    }
+    ++sys.counters[Vm::pgfault];
+    ++p.nr_faults;
+    const int nid = alloc_pages_vma(sys, p, vma, idx, 0, p.cpu);
+    if (nid < 0) return 0;
+    if (!vma.own) {
+        vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
+        vma.own_mask = Bitmap(vma.nr_pages());
+    }
+    const int old_nid = old.nid;
+    if (old.mapcount > 0) --old.mapcount;
+    vma.own_mask.set(idx);
+    PageFrame& f = vma.own->frames[idx];
+    f = PageFrame{};
+    f.nid = static_cast<uint8_t>(nid);
+    f.flags = PF_ALLOC;
+    f.mapcount = 1;
+    account_region_pages(vma, idx, 1, old_nid, -1);
+    account_region_pages(vma, idx, 1, nid, +1);
+    return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) + sys.cost.copy_ns(PAGE_SIZE, old_nid, nid);
+}
+
+}  // namespace numasim

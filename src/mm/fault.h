@@ -1,0 +1,25 @@
+// Page faults that are not NUMA hints: the first touch of a page (anonymous or file-backed,
+// with THP when the VMA allows it) and the copy-on-write break when a task writes a page it
+// shares with another process. Each returns the kernel CPU time it cost.
+#pragma once
+
+#include <cstdint>
+
+namespace numasim {
+
+struct System;
+struct Task;
+struct Vma;
+
+// Handles the first access to a non-present page. Returns kernel time in ns.
+double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write);
+
+// Handles a write to a present page whose frame is shared (mapcount > 1) in a private mapping.
+double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx);
+
+// Updates the per-region counters after page `idx` of every mapping of the frame changed node
+// (or became present/absent). `delta` is +1 or -1 applied to node `nid`.
+void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta);
+void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta);
+
+}  // namespace numasim

@@ -1,0 +1,84 @@
+#include "mm/migrate.h"
+
+#include "cost/constants.h"
+#include "engine/system.h"
+#include "mm/fault.h"
+#include "mm/page_alloc.h"
+
+namespace numasim {
+
+namespace {
+
+// Every mapping that sees the moved frames must have its region totals moved too: the frames
+// of the shared object are visible through each mapper that has not copied them privately.
+void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
+    if (!vma.shares_object_page(idx) || vma.object->mappers.size() <= 1) {
+        account_region_pages(vma, idx, nr, from, -1);
+        account_region_pages(vma, idx, nr, to, +1);
+        return;
+    }
+    const uint64_t obj = vma.pgoff + idx;
+    for (Vma* m : vma.object->mappers) {
+        if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
+        const uint64_t i = obj - m->pgoff;
+        if (!m->present.test(i) || !m->shares_object_page(i)) continue;
+        account_region_pages(*m, i, nr, from, -1);
+        account_region_pages(*m, i, nr, to, +1);
+    }
+}
+
+// The other processes mapping a shared folio fault on the migration entry and wait for it.
+void charge_other_mappers(Vma& vma, uint64_t idx) {
+    if (!vma.shares_object_page(idx)) return;
+    for (Vma* m : vma.object->mappers) {
+        if (m == &vma || !m->mm || m->mm->tasks.empty()) continue;
+        const uint64_t obj = vma.pgoff + idx;
+        if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
+        if (!m->present.test(obj - m->pgoff) || !m->shares_object_page(obj - m->pgoff)) continue;
+        m->mm->tasks.front()->kernel_debt += static_cast<Nanos>(cost::MIGRATE_PER_MAPPING_NS);
+    }
+}
+
+}  // namespace
+
+int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
+    const PageFrame& f = vma.frame(idx);
+    const bool file = vma.shares_object_page(idx) && vma.object->is_file;
+    // Shared libraries: file pages of executable mappings used by several processes stay put.
+    if (file && (vma.vm_flags & VM_EXEC) && f.mapcount > 1) return MIGRATE_EACCES;
+    if (file && (f.flags & PF_DIRTY)) return MIGRATE_EAGAIN;
+    // v6.6 and before refused to migrate a THP mapped by more than one process.
+    if (nr > 1 && sys.knobs.thp_mapcount_check && f.mapcount > 1) return MIGRATE_EAGAIN;
+    // migrate_balanced_pgdat(): the target must stay above its high watermark plus nr.
+    const NodeMemory& m = sys.mem.nodes[target];
+    if (m.free_pages < m.wmark_high + nr) return MIGRATE_EAGAIN;
+    return MIGRATE_OK;
+}
+
+int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int target,
+                            double& kernel_ns) {
+    ++sys.counters.mm_migrate_pages;
+    const bool thp = nr > 1;
+    PageFrame& head = vma.frame(idx);
+    const int from = head.nid;
+    if (!alloc_pages_thisnode(sys, target, thp ? HPAGE_PMD_ORDER : 0, p.cpu)) {
+        sys.counters[Vm::pgmigrate_fail] += nr;
+        if (thp) ++sys.counters[Vm::thp_migration_fail];
+        kernel_ns += cost::MIGRATE_FOLIO_OVERHEAD_NS * 0.1;  // isolation and putback only
+        return MIGRATE_EAGAIN;
+    }
+    const unsigned mapcount = head.mapcount;
+    for (uint64_t i = idx; i < idx + nr; ++i) vma.frame(i).nid = static_cast<uint8_t>(target);
+    free_pages(sys, from, nr);
+    account_move(vma, idx, nr, from, target);
+    charge_other_mappers(vma, idx);
+    sys.counters[Vm::pgmigrate_success] += nr;
+    sys.counters[Vm::numa_pages_migrated] += nr;
+    if (thp) ++sys.counters[Vm::thp_migration_success];
+    kernel_ns += cost::MIGRATE_FOLIO_OVERHEAD_NS +
+                 sys.cost.copy_ns(static_cast<double>(nr * PAGE_SIZE), from, target) +
+                 (mapcount > 1 ? (mapcount - 1) * cost::MIGRATE_PER_MAPPING_NS : 0.0);
+    return MIGRATE_OK;
+}
+
+}  // namespace numasim

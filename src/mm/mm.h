@@ -1,0 +1,33 @@
+// An address space (struct mm_struct): its VMAs, its threads, and the NUMA-scan cursor that all
+// of its threads share.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mm/vma.h"
+#include "sim/clock.h"
+
+namespace numasim {
+
+struct Task;
+
+struct Mm {
+    int id = 0;
+    std::vector<std::unique_ptr<Vma>> vmas;  // sorted by start
+    std::vector<std::unique_ptr<Region>> regions;
+    std::vector<Task*> tasks;  // live threads
+    int mm_users = 0;          // live threads; 1 means single-threaded
+    uint64_t mmap_base = uint64_t{1} << 40;  // next free virtual address for new mappings
+
+    // NUMA balancing scan state (mm->numa_next_scan, numa_scan_offset, numa_scan_seq).
+    Nanos numa_next_scan = 0;
+    uint64_t numa_scan_offset = 0;
+    int numa_scan_seq = 0;
+
+    Vma* find_vma(uint64_t addr);  // first VMA with end > addr, or nullptr
+};
+
+}  // namespace numasim

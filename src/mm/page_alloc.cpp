@@ -1,0 +1,107 @@
+#include "mm/page_alloc.h"
+
+#include "engine/system.h"
+
+namespace numasim {
+
+namespace {
+
+// Interleave node for page `idx`: the kernel's offset_il_node() walks the policy's nodes by the
+// page offset, so consecutive pages rotate over the node set.
+int interleave_nid(const MemPolicy& pol, const Vma& vma, uint64_t idx) {
+    const int w = pol.weight();
+    if (w == 0) return -1;
+    uint64_t target = (vma.pgoff + idx) % static_cast<uint64_t>(w);
+    for (int nid = 0; nid < 64; ++nid)
+        if (pol.has_node(nid) && target-- == 0) return nid;
+    return -1;
+}
+
+// zone_statistics(): hit/miss/foreign by preferred node, local/other by the CPU's node.
+void zone_statistics(System& sys, int preferred, int nid, int cpu_nid) {
+    if (nid == preferred)
+        ++sys.counters[Vm::numa_hit];
+    else {
+        ++sys.counters[Vm::numa_miss];
+        ++sys.counters[Vm::numa_foreign];
+    }
+    ++sys.counters[nid == cpu_nid ? Vm::numa_local : Vm::numa_other];
+}
+
+bool node_has_room(const NodeMemory& m, uint64_t nr, uint64_t wmark) {
+    return m.free_pages >= nr && m.free_pages - nr >= wmark;
+}
+
+}  // namespace
+
+MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int cpu) {
+    if (vma.policy) return *vma.policy;
+    if (p.has_mempolicy && p.mempolicy.mode != MpolMode::Default) return p.mempolicy;
+    // preferred_node_policy[numa_node_id()]: MPOL_PREFERRED on this node with MOF|MORON.
+    MemPolicy def;
+    def.mode = MpolMode::Preferred;
+    def.nodes = uint64_t{1} << sys.cpu_to_node(cpu);
+    def.flags = MPOL_F_MOF | MPOL_F_MORON;
+    return def;
+}
+
+int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
+    const MemPolicy pol = get_vma_policy(sys, p, vma, cpu);
+    const int cpu_nid = sys.cpu_to_node(cpu);
+    const uint64_t nr = uint64_t{1} << order;
+    int preferred = cpu_nid;
+    uint64_t allowed = ~uint64_t{0};
+    bool interleave = false;
+    switch (pol.mode) {
+        case MpolMode::Default:
+        case MpolMode::Local: break;
+        case MpolMode::Preferred: preferred = pol.first_node(); break;
+        case MpolMode::Bind:
+            allowed = pol.nodes;
+            preferred = pol.has_node(cpu_nid) ? cpu_nid : -1;
+            if (preferred < 0)  // nearest allowed node to the CPU
+                for (int nid : sys.mem.zonelist[cpu_nid])
+                    if (pol.has_node(nid)) {
+                        preferred = nid;
+                        break;
+                    }
+            break;
+        case MpolMode::Interleave:
+            preferred = interleave_nid(pol, vma, idx);
+            interleave = true;
+            break;
+    }
+    if (preferred < 0) preferred = cpu_nid;
+    // Fast path at the low watermark along the zonelist, then the slow path at min.
+    for (uint64_t pass = 0; pass < 2; ++pass) {
+        for (int nid : sys.mem.zonelist[preferred]) {
+            if (!((allowed >> nid) & 1)) continue;
+            NodeMemory& m = sys.mem.nodes[nid];
+            if (!node_has_room(m, nr, pass == 0 ? m.wmark_low : m.wmark_min)) continue;
+            m.free_pages -= nr;
+            zone_statistics(sys, preferred, nid, cpu_nid);
+            if (interleave && nid == preferred) ++sys.counters[Vm::numa_interleave];
+            sys.counters[Vm::pgalloc] += nr;
+            return nid;
+        }
+    }
+    return -1;
+}
+
+bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu) {
+    const uint64_t nr = uint64_t{1} << order;
+    NodeMemory& m = sys.mem.nodes[nid];
+    // migrate_balanced_pgdat(): the target must stay above its high watermark after the copy.
+    if (!node_has_room(m, nr, m.wmark_high)) return false;
+    m.free_pages -= nr;
+    zone_statistics(sys, nid, nid, sys.cpu_to_node(cpu));
+    sys.counters[Vm::pgalloc] += nr;
+    return true;
+}
+
+void free_pages(System& sys, int nid, uint64_t nr) {
+    sys.mem.nodes[nid].free_pages += nr;
+    sys.counters[Vm::pgfree] += nr;
+}
+
+}  // namespace numasim

@@ -1,0 +1,30 @@
+// Page allocation under memory policies (mm/page_alloc.c, mm/mempolicy.c): choose the node from
+// the policy, fall back along the zonelist when it is below its low watermark, and count
+// numa_hit/miss/foreign/local/other/interleave as zone_statistics() does.
+#pragma once
+
+#include <cstdint>
+
+namespace numasim {
+
+struct System;
+struct Task;
+struct Vma;
+struct MemPolicy;
+
+// The policy that applies to a fault at page `idx` of `vma` by `p`: the VMA's, else the task's,
+// else the per-node default (MPOL_PREFERRED on the faulting CPU's node with MOF|MORON).
+MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int cpu);
+
+// Allocates 2^order pages for page `idx` of `vma`, faulted by `p` on `cpu`. Returns the node, or
+// -1 when no allowed node has room.
+int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu);
+
+// Allocates 2^order pages on exactly `nid` (__GFP_THISNODE, no reclaim), as a migration target.
+// Fails (returns false) unless the node stays above its high watermark.
+bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu);
+
+// Returns pages to a node's free count.
+void free_pages(System& sys, int nid, uint64_t nr);
+
+}  // namespace numasim

@@ -1,0 +1,117 @@
+// Virtual memory areas and what backs them.
+//
+// A MemObject holds the frames that mappings share: an anonymous region's pages (shared after
+// fork until written) or a file's page cache. A Vma maps a window of one object into one mm and
+// keeps the per-mapping page-table state as bitmaps: which pages are present, which are PROT_NONE
+// for NUMA hinting, and which 2 MiB blocks are PMD-mapped THPs. A private mapping whose page was
+// shared and then written gets its own frame in the `own` object (copy-on-write).
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mm/mempolicy.h"
+#include "mm/page.h"
+#include "sim/bitmap.h"
+#include "sim/clock.h"
+
+namespace numasim {
+
+struct Mm;
+struct Vma;
+
+// vm_flags, with the kernel's bit values where the kernel has them (include/linux/mm.h).
+inline constexpr uint32_t VM_READ = 0x1;
+inline constexpr uint32_t VM_WRITE = 0x2;
+inline constexpr uint32_t VM_EXEC = 0x4;
+inline constexpr uint32_t VM_SHARED = 0x8;
+inline constexpr uint32_t VM_MAYWRITE = 0x20;
+inline constexpr uint32_t VM_IO = 0x4000;
+inline constexpr uint32_t VM_HUGETLB = 0x400000;
+inline constexpr uint32_t VM_PFNMAP = 0x400;
+inline constexpr uint32_t VM_MIXEDMAP = 0x10000000;
+inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;  // THP allowed (madvise or THP=always)
+inline constexpr uint32_t VM_FILE = 0x80000000;      // simulator: vm_file != NULL
+
+struct MemObject {
+    explicit MemObject(uint64_t pages, bool is_file);
+    ~MemObject();
+    MemObject(const MemObject&) = delete;
+    MemObject& operator=(const MemObject&) = delete;
+
+    PageFrame* frames;  // calloc'd: untouched memory costs no resident host memory
+    uint64_t nr_pages;
+    bool is_file;
+    std::vector<Vma*> mappers;  // reverse map: every VMA that maps this object
+    uint64_t id;                // identity for LLC sharing (same frames, same cache lines)
+};
+
+// A range of a VMA that a workload's access streams touch, with running totals that the cost
+// model reads every tick instead of walking pages.
+struct Region {
+    std::string name;
+    Vma* vma = nullptr;
+    uint64_t first = 0;  // page index within the VMA
+    uint64_t count = 0;  // pages
+    std::vector<uint64_t> node_pages;  // present pages per node
+    uint64_t present = 0;
+    uint64_t protnone = 0;
+
+    bool contains(uint64_t idx) const { return idx >= first && idx < first + count; }
+    uint64_t bytes() const { return count * PAGE_SIZE; }
+};
+
+// Per-VMA NUMA-scan state (struct vma_numab_state). pids_active holds up to 128 bits per slot so
+// the bitmap-size switch can compare 64 and 128.
+struct VmaNumabState {
+    Nanos next_scan = 0;
+    Nanos pids_active_reset = 0;
+    uint64_t pids_active[2][2] = {{0, 0}, {0, 0}};
+    int start_scan_seq = 0;
+    int prev_scan_seq = 0;
+};
+
+struct Vma {
+    Mm* mm = nullptr;
+    std::string name;
+    uint64_t start = 0, end = 0;  // virtual addresses, page aligned, [start, end)
+    uint32_t vm_flags = 0;
+    std::optional<MemPolicy> policy;  // mbind policy; nullopt falls back to the task's
+
+    std::shared_ptr<MemObject> object;  // frames shared with other mappings
+    uint64_t pgoff = 0;                 // first page of the object mapped here
+    std::shared_ptr<MemObject> own;     // this mapping's private frames after COW
+    Bitmap own_mask;                    // pages whose frame lives in `own`
+
+    Bitmap present;     // PTE present
+    Bitmap protnone;    // PTE made PROT_NONE by change_prot_numa
+    Bitmap pmd_mapped;  // per 2 MiB block (see thp_block): mapped by one PMD
+
+    std::optional<VmaNumabState> numab_state;
+    std::vector<Region*> regions;  // regions over this VMA, for counter upkeep
+
+    uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
+    uint64_t page_index(uint64_t addr) const { return (addr - start) >> PAGE_SHIFT; }
+    uint64_t page_addr(uint64_t idx) const { return start + (idx << PAGE_SHIFT); }
+    bool is_private_cow() const {  // is_cow_mapping(): private and may be written
+        return !(vm_flags & VM_SHARED) && (vm_flags & VM_MAYWRITE);
+    }
+    bool is_file() const { return vm_flags & VM_FILE; }
+
+    PageFrame& frame(uint64_t idx) {
+        return own_mask.size() && own_mask.test(idx) ? own->frames[idx] : object->frames[pgoff + idx];
+    }
+    const PageFrame& frame(uint64_t idx) const {
+        return own_mask.size() && own_mask.test(idx) ? own->frames[idx] : object->frames[pgoff + idx];
+    }
+    bool shares_object_page(uint64_t idx) const { return !(own_mask.size() && own_mask.test(idx)); }
+
+    // THP blocks are the 2 MiB-aligned virtual ranges that lie wholly inside the VMA.
+    bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
+};
+
+}  // namespace numasim

@@ -1,0 +1,189 @@
+// NUMA hinting faults (mm/memory.c, mm/huge_memory.c, mm/mempolicy.c, kernel/sched/fair.c):
+// do_numa_page / do_huge_pmd_numa_page with numa_migrate_check, mpol_misplaced and
+// should_numa_migrate_memory, in their v6.12 shape.
+#include "cost/constants.h"
+#include "mm/fault.h"
+#include "mm/migrate.h"
+#include "mm/mm.h"
+#include "mm/page_alloc.h"
+#include "numab/internal.h"
+
+namespace numasim {
+
+using namespace numab;
+
+namespace {
+
+// Whether the restored PTE may be writable: pte_write() of the saved protection, or
+// can_change_pte_writable() for an exclusive anonymous page of a writable private mapping.
+bool pte_writable(const Vma& vma, const PageFrame& f) {
+    if (!(vma.vm_flags & VM_WRITE)) return false;
+    if (vma.vm_flags & VM_SHARED) return true;
+    return f.mapcount <= 1;
+}
+
+// numa_migrate_check() (v6.12; numa_migrate_prep() plus inline flag code before).
+int numa_migrate_check(System& sys, Task& p, Vma& vma, uint64_t idx, bool thp, bool writable,
+                       int nid, int* flags, cpupid_t* last_cpupid) {
+    const PageFrame& f = vma.frame(idx);
+    if (!writable) *flags |= TNF_NO_GROUP;  // read-only faults never group tasks
+    // Memory shared between processes through a shared mapping. Before v6.12 the huge-PMD path
+    // never set it (knobs.thp_sets_tnf_shared).
+    if (f.mapcount > 1 && (vma.vm_flags & VM_SHARED) && (!thp || sys.knobs.thp_sets_tnf_shared))
+        *flags |= TNF_SHARED;
+    *last_cpupid = f.last_cpupid();  // every node is top-tier: no access-time encoding
+    vma_set_access_pid_bit(sys, vma, p);
+    ++sys.counters[Vm::numa_hint_faults];
+    if (nid == sys.cpu_to_node(p.cpu)) {
+        ++sys.counters[Vm::numa_hint_faults_local];
+        *flags |= TNF_FAULT_LOCAL;
+    }
+    return mpol_misplaced(sys, p, vma, idx, nid, p.cpu);
+}
+
+void restore_ptes(Vma& vma, uint64_t first, uint64_t nr) {
+    vma.protnone.clear_range(first, first + nr);
+    account_region_protnone(vma, first, nr, -1);
+}
+
+// cpupid_to_nid(): the node of the CPU recorded in the tag (none for an out-of-range CPU).
+int cpupid_nid(const System& sys, cpupid_t c) {
+    const int cpu = cpupid_to_cpu(c);
+    return cpu < sys.nr_cpus() ? sys.cpu_to_node(cpu) : NUMA_NO_NODE;
+}
+
+// nth (0-based) node set in `mask`.
+int nth_node(uint64_t mask, uint64_t n) {
+    for (int nid = 0; nid < 64; ++nid)
+        if ((mask >> nid) & 1) {
+            if (n == 0) return nid;
+            --n;
+        }
+    return NUMA_NO_NODE;
+}
+
+}  // namespace
+
+bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, int src_nid,
+                                int dst_cpu) {
+    const NumaGroup* ng = p.numa_group;
+    const int dst_nid = sys.cpu_to_node(dst_cpu);
+    if (!node_has_memory(sys, dst_nid)) return false;
+    // Tiering mode's hot-page path applies to slow-tier sources only; no node is slow-tier here.
+
+    // Tag the folio with this fault and read the previous tag.
+    PageFrame& f = vma.frame(idx);
+    const cpupid_t last_cpupid = f.last_cpupid();
+    f.set_last_cpupid(cpu_pid_to_cpupid(dst_cpu, p.pid));
+
+    // Early in a task's life, first touches and private faults migrate at once (two passes of
+    // the two-stage filter below take NUMA_EARLY_SCAN_SEQ scan sequences).
+    if ((p.numa_preferred_nid == NUMA_NO_NODE || p.numa_scan_seq <= NUMA_EARLY_SCAN_SEQ) &&
+        (cpupid_pid_unset(last_cpupid) || cpupid_match_pid(p.pid, last_cpupid)))
+        return true;
+
+    // Two-stage filter: two consecutive faults must come from the same node, which squares the
+    // probability of acting on an unlikely task<->page relation.
+    if (!cpupid_pid_unset(last_cpupid) && cpupid_nid(sys, last_cpupid) != dst_nid) return false;
+    if (cpupid_match_pid(p.pid, last_cpupid)) return true;  // private fault
+    if (!ng) return true;  // shared, but the group is not set up yet
+
+    // The destination node does much more of the group's work: move.
+    if (group_faults_cpu(sys, *ng, dst_nid) >
+        group_faults_cpu(sys, *ng, src_nid) * ACTIVE_NODE_FRACTION)
+        return true;
+    // Spread memory like the CPU use, with 3/4 hysteresis.
+    return group_faults_cpu(sys, *ng, dst_nid) * group_faults(sys, p, src_nid) * 3 >
+           group_faults_cpu(sys, *ng, src_nid) * group_faults(sys, p, dst_nid) * 4;
+}
+
+int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, int this_cpu) {
+    const int thisnid = sys.cpu_to_node(this_cpu);
+    MemPolicy pol = get_vma_policy(sys, p, vma, this_cpu);
+    const uint16_t flags = effective_mpol_flags(pol);
+    if (!(flags & MPOL_F_MOF)) return NUMA_NO_NODE;
+    int polnid = NUMA_NO_NODE;
+    switch (pol.mode) {
+        case MpolMode::Interleave:
+            // interleave_nid() with the VMA offset as the interleave index.
+            polnid = pol.nodes ? nth_node(pol.nodes, (vma.pgoff + idx) % static_cast<uint64_t>(
+                                                                              pol.weight()))
+                               : thisnid;
+            break;
+        case MpolMode::Default:  // the per-node default: preferred on this CPU's node
+            if (folio_nid == thisnid) return NUMA_NO_NODE;
+            polnid = thisnid;
+            break;
+        case MpolMode::Preferred:
+            if (pol.has_node(folio_nid)) return NUMA_NO_NODE;
+            polnid = pol.first_node();
+            break;
+        case MpolMode::Local: polnid = thisnid; break;
+        case MpolMode::Bind:
+            // With MPOL_F_NUMA_BALANCING: optimise placement among the bound nodes.
+            if (flags & MPOL_F_MORON) {
+                if (pol.has_node(thisnid)) break;
+                return NUMA_NO_NODE;
+            }
+            if (pol.has_node(folio_nid)) return NUMA_NO_NODE;
+            for (int n : sys.mem.zonelist[thisnid])  // nearest allowed node
+                if (pol.has_node(n)) {
+                    polnid = n;
+                    break;
+                }
+            break;
+    }
+    // Migrate toward the faulting CPU's node, through the cpupid filter.
+    if (flags & MPOL_F_MORON) {
+        polnid = thisnid;
+        if (!should_numa_migrate_memory(sys, p, vma, idx, folio_nid, this_cpu))
+            return NUMA_NO_NODE;
+    }
+    return folio_nid != polnid ? polnid : NUMA_NO_NODE;
+}
+
+double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
+    (void)write;  // writability comes from the saved protection, not the access (see pte_writable)
+    if (!vma.protnone.size() || !vma.protnone.test(idx)) return 0;  // PTE changed meanwhile
+    ++sys.counters[Vm::pgfault];
+    ++p.nr_faults;
+    double ns = sys.cost.cycles_ns(cost::HINT_FAULT_CYCLES);
+
+    // do_huge_pmd_numa_page() for a PMD-mapped THP, do_numa_page() otherwise.
+    uint64_t first = idx, nr = 1, bfirst, blast;
+    bool thp = false;
+    if (vma.pmd_mapped.size() && vma.thp_block(idx, bfirst, blast) &&
+        vma.pmd_mapped.test((vma.page_addr(bfirst) >> 21) - (vma.start >> 21))) {
+        thp = true;
+        first = bfirst;
+        nr = HPAGE_PMD_NR;
+    }
+    const PageFrame& f = vma.frame(first);
+    if (!(f.flags & PF_ALLOC)) {  // no folio behind the PTE: restore without accounting
+        restore_ptes(vma, first, nr);
+        return ns;
+    }
+    const int nid = f.nid;
+    int flags = 0;
+    cpupid_t last_cpupid = CPUPID_UNSET;
+    const int target =
+        numa_migrate_check(sys, p, vma, first, thp, pte_writable(vma, f), nid, &flags, &last_cpupid);
+    if (target != NUMA_NO_NODE) {
+        if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target) != MIGRATE_OK) {
+            flags |= TNF_MIGRATE_FAIL;
+        } else if (migrate_misplaced_folio(sys, p, vma, first, nr, target, ns) == MIGRATE_OK) {
+            // The new folio is mapped with the VMA's normal protection.
+            restore_ptes(vma, first, nr);
+            task_numa_fault(sys, p, last_cpupid, target, static_cast<int>(nr), flags | TNF_MIGRATED);
+            return ns;
+        } else {
+            // The folio was put back untouched, so the PTE is still the one we faulted on.
+            flags |= TNF_MIGRATE_FAIL;
+        }
+    }
+    restore_ptes(vma, first, nr);
+    task_numa_fault(sys, p, last_cpupid, nid, static_cast<int>(nr), flags);
+    return ns;
+}
+
+}  // namespace numasim

@@ -1,0 +1,120 @@
+// Automatic NUMA balancing: the kernel's functions under their own names, split by the files
+// that implement them:
+//   hash.cpp            hash_32
+//   scan.cpp            init_numa_balancing, task_tick_numa, task_numa_work, vma_is_accessed,
+//                       vma_set_access_pid_bit, task_scan_min/max/start, update_scan_period
+//   change_prot_numa.cpp change_prot_numa (change_pte_range / change_huge_pmd, prot_numa)
+//   fault.cpp           do_numa_page, do_huge_pmd_numa_page, numa_migrate_check, mpol_misplaced,
+//                       should_numa_migrate_memory
+//   task_numa_fault.cpp task_numa_fault
+//   placement.cpp       task_numa_placement, update_task_scan_period, sched_setnuma,
+//                       preferred_group_nid, score_nearby_nodes, task/group weights
+//   group.cpp           task_numa_group, task_numa_free
+//   migrate_task.cpp    numa_migrate_preferred, task_numa_migrate, update_numa_stats,
+//                       numa_classify, task_numa_find_cpu, task_numa_compare, task_numa_assign,
+//                       load_too_imbalanced, migrate_task_to, migrate_swap
+//   lb.cpp              account_numa_enqueue/dequeue, fbq classification, migrate_degrades_locality
+#pragma once
+
+#include <cstdint>
+
+#include "mm/cpupid.h"
+
+namespace numasim {
+
+struct System;
+struct Task;
+struct Vma;
+struct Mm;
+struct NumaGroup;
+struct Rq;
+struct SchedDomain;
+
+// --- include/linux/sched/numa_balancing.h ---
+inline constexpr int TNF_MIGRATED = 0x01;
+inline constexpr int TNF_NO_GROUP = 0x02;
+inline constexpr int TNF_SHARED = 0x04;
+inline constexpr int TNF_FAULT_LOCAL = 0x08;
+inline constexpr int TNF_MIGRATE_FAIL = 0x10;
+
+// --- constants of kernel/sched/fair.c ---
+inline constexpr int MAX_SCAN_WINDOW = 2560;             // MB/s: 100 ms floor at 256 MB windows
+inline constexpr int VMA_PID_RESET_PERIOD_DELAYS = 4;    // VMA_PID_RESET_PERIOD = 4 * scan_delay
+inline constexpr int NUMA_PERIOD_SLOTS = 10;
+inline constexpr int NUMA_PERIOD_THRESHOLD = 7;
+inline constexpr int ACTIVE_NODE_FRACTION = 3;
+inline constexpr unsigned long LOAD_AVG_MAX = 47742;     // first-placement period (PELT)
+inline constexpr int NUMA_EARLY_SCAN_SEQ = 4;            // should_numa_migrate_memory early life
+inline constexpr int NUMA_UNCONDITIONAL_PASSES = 2;      // vma_is_accessed first passes
+
+enum numa_faults_stats { NUMA_MEM = 0, NUMA_CPU = 1, NUMA_MEMBUF = 2, NUMA_CPUBUF = 3 };
+
+// --- hash.cpp ---
+uint32_t hash_32(uint32_t val, unsigned bits);  // include/linux/hash.h, GOLDEN_RATIO_32
+
+// --- scan.cpp ---
+void init_numa_balancing(System& sys, Task& p, Task* parent, bool clone_vm);
+void task_tick_numa(System& sys, Task& curr);
+// Runs the queued scan work on return to user mode; returns kernel CPU time in ns.
+double task_numa_work(System& sys, Task& p);
+bool vma_is_accessed(System& sys, Mm& mm, Vma& vma, Task& current);
+void vma_set_access_pid_bit(System& sys, Vma& vma, Task& current);
+unsigned task_scan_min(const System& sys, const Task& p);
+unsigned task_scan_max(const System& sys, const Task& p);
+unsigned task_scan_start(const System& sys, const Task& p);
+void update_scan_period(System& sys, Task& p, int new_cpu);
+
+// --- change_prot_numa.cpp ---
+// Makes present PTEs of [start, end) PROT_NONE; returns the number changed (a THP counts
+// HPAGE_PMD_NR) and adds the walk's kernel time to `kernel_ns`.
+unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t start, uint64_t end,
+                               double& kernel_ns);
+
+// --- fault.cpp ---
+// A hinting fault by `p` at page `idx` of `vma` (PTE or, if PMD-mapped, the huge path).
+// Returns kernel CPU time in ns.
+double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write);
+int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, int this_cpu);
+bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, int src_nid,
+                                int dst_cpu);
+
+// --- task_numa_fault.cpp ---
+void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, int pages,
+                     int flags);
+
+// --- placement.cpp ---
+int task_faults_idx(const System& sys, numa_faults_stats s, int nid, int priv);
+unsigned long task_faults(const System& sys, const Task& p, int nid);
+unsigned long group_faults(const System& sys, const Task& p, int nid);
+unsigned long group_faults_cpu(const System& sys, const NumaGroup& ng, int nid);
+unsigned long score_nearby_nodes(const System& sys, const Task& p, int nid, int maxdist, bool task);
+unsigned long task_weight(const System& sys, const Task& p, int nid, int dist);
+unsigned long group_weight(const System& sys, const Task& p, int nid, int dist);
+void task_numa_placement(System& sys, Task& p);
+void update_task_scan_period(System& sys, Task& p, unsigned long shared, unsigned long priv);
+int preferred_group_nid(System& sys, Task& p, int nid);
+void numa_group_count_active_nodes(System& sys, NumaGroup& ng);
+void sched_setnuma(System& sys, Task& p, int nid);
+
+// --- group.cpp ---
+void task_numa_group(System& sys, Task& p, cpupid_t cpupid, int flags, int* priv);
+void task_numa_free(System& sys, Task& p);
+
+// --- migrate_task.cpp ---
+void numa_migrate_preferred(System& sys, Task& p);
+int task_numa_migrate(System& sys, Task& p);
+int migrate_task_to(System& sys, Task& p, int target_cpu);
+int migrate_swap(System& sys, Task& cur, Task& p, int target_cpu, int curr_cpu);
+
+// --- lb.cpp ---
+enum class FbqType { Regular = 0, Remote = 1, All = 2 };
+void account_numa_enqueue(System& sys, Rq& rq, Task& p);
+void account_numa_dequeue(System& sys, Rq& rq, Task& p);
+FbqType fbq_classify_group(unsigned sum_nr_running, unsigned nr_numa_running,
+                           unsigned nr_preferred_running);
+FbqType fbq_classify_rq(const Rq& rq);
+// -1 no opinion, 0 improves (or neutral toward preferred), 1 degrades.
+int migrate_degrades_locality(System& sys, Task& p, int src_cpu, int dst_cpu,
+                              const SchedDomain& sd, bool dst_idle);
+
+}  // namespace numasim

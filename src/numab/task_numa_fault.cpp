@@ -1,0 +1,51 @@
+// task_numa_fault() (kernel/sched/fair.c): account one hinting fault of `pages` pages to the
+// current task, decide private/shared, possibly join a group, and run placement once per pass.
+#include <algorithm>
+
+#include "numab/internal.h"
+
+namespace numasim {
+
+using namespace numab;
+
+void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, int pages,
+                     int flags) {
+    if (!sys.numa_balancing_enabled() || !p.mm) return;
+    // Slow-tier faults are ignored in tiering mode; every simulated node is top-tier.
+
+    const int nodes = sys.nr_nodes();
+    if (p.numa_faults.empty()) {
+        p.numa_faults.assign(static_cast<size_t>(8 * nodes), 0);  // 4 stats x nodes x {shared, priv}
+        p.total_numa_faults = 0;
+        std::fill(std::begin(p.numa_faults_locality), std::end(p.numa_faults_locality), 0);
+    }
+    const int cpu_node = sys.task_node(p);
+    int local = (flags & TNF_FAULT_LOCAL) ? 1 : 0;
+    int priv;
+    // A first touch counts as private; otherwise private means "same pid as the last fault".
+    if (last_cpupid == CPUPID_UNSET) {
+        priv = 1;
+    } else {
+        priv = cpupid_match_pid(p.pid, last_cpupid) ? 1 : 0;
+        if (!priv && !(flags & TNF_NO_GROUP)) task_numa_group(sys, p, last_cpupid, flags, &priv);
+    }
+    // A shared fault inside the set of nodes a spread-out group actively uses counts as local,
+    // so the scan rate can settle once the group has settled.
+    const NumaGroup* ng = p.numa_group;
+    if (!priv && !local && ng && ng->active_nodes > 1 && numa_is_active_node(sys, cpu_node, *ng) &&
+        numa_is_active_node(sys, mem_node, *ng))
+        local = 1;
+
+    // Retry placement and task migration periodically (time_after: strictly later).
+    if (sys.jiffies() > p.numa_migrate_retry) {
+        task_numa_placement(sys, p);
+        numa_migrate_preferred(sys, p);
+    }
+    if (flags & TNF_MIGRATED) p.numa_pages_migrated += static_cast<unsigned long>(pages);
+    if (flags & TNF_MIGRATE_FAIL) p.numa_faults_locality[2] += static_cast<unsigned long>(pages);
+    p.numa_faults[task_faults_idx(sys, NUMA_MEMBUF, mem_node, priv)] += static_cast<unsigned long>(pages);
+    p.numa_faults[task_faults_idx(sys, NUMA_CPUBUF, cpu_node, priv)] += static_cast<unsigned long>(pages);
+    p.numa_faults_locality[local] += static_cast<unsigned long>(pages);
+}
+
+}  // namespace numasim

@@ -1,0 +1,50 @@
+// The fair scheduling class, reduced to what NUMA balancing interacts with (kernel/sched/fair.c
+// and core.c): enqueue/dequeue with the NUMA rq counters, vruntime and the tick, wakeup and fork
+// placement, moving a task between CPUs, PELT load signals, and periodic, idle and newidle load
+// balancing over the sched domains with the NUMA hooks (fbq_type, migrate_degrades_locality,
+// the NUMA imbalance allowance).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/clock.h"
+
+namespace numasim {
+
+struct System;
+struct Task;
+struct SchedDomain;
+
+// --- lifecycle ---
+void wake_up_new_task(System& sys, Task& p);            // fork/clone: place (SD_BALANCE_FORK) and enqueue
+void try_to_wake_up(System& sys, Task& p);              // sleeping -> runnable on a chosen CPU
+void dequeue_sleeping_task(System& sys, Task& p);       // curr blocks (sleep or exit)
+void schedule(System& sys, int cpu);                    // pick the next task if curr is gone or preempted
+
+// --- tick ---
+void scheduler_tick(System& sys, int cpu);              // task_tick_fair + trigger_load_balance
+
+// --- moving tasks ---
+// set_task_cpu()+enqueue on dst: used by the load balancer and by NUMA migrate_task_to/swap.
+// Counts a CPU migration, calls update_scan_period() on a node change, charges cache refill.
+void move_task(System& sys, Task& p, int dst_cpu);
+bool cpus_share_cache(const System& sys, int a, int b);
+
+// --- load signals read by NUMA balancing (update_numa_stats, task_numa_compare) ---
+unsigned long task_h_load(const System& sys, const Task& p);
+unsigned long cpu_load(const System& sys, int cpu);
+unsigned long cpu_runnable(const System& sys, int cpu);
+unsigned long cpu_util_cfs(const System& sys, int cpu);
+unsigned long capacity_of(const System& sys, int cpu);
+bool idle_cpu(const System& sys, int cpu);
+bool is_core_idle(const System& sys, int cpu);
+bool test_idle_cores(const System& sys, int cpu);  // the LLC of cpu has a fully idle core
+
+// --- PELT ---
+void update_load_avg(System& sys, Task& p);  // brings p's averages up to sys.now
+
+// --- the NUMA imbalance allowance (v5.7+) ---
+inline constexpr int NUMA_IMBALANCE_MIN = 2;  // kernel/sched/fair.c
+long adjust_numa_imbalance(long imbalance, int dst_running, int imb_numa_nr);
+
+}  // namespace numasim

@@ -1,0 +1,339 @@
+#include "sched/load_balance.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/system.h"
+#include "numab/numab.h"
+#include "sched/fair.h"
+#include "sched/sched_tunables.h"
+
+namespace numasim {
+
+namespace {
+
+struct SgStats {
+    const std::vector<int>* cpus = nullptr;
+    unsigned long load = 0, util = 0, runnable = 0, capacity = 0;
+    unsigned sum_nr_running = 0, idle_cpus = 0, weight = 0;
+    unsigned nr_numa_running = 0, nr_preferred_running = 0;
+    double avg_load = 0;
+    GroupType type = GroupType::HasSpare;
+    bool local = false;
+};
+
+// group_classify(): overloaded when more tasks than CPUs and the capacity is used up.
+GroupType group_classify(const SgStats& s, int imbalance_pct) {
+    if (s.sum_nr_running > s.weight &&
+        (s.capacity * 100 < s.util * imbalance_pct || s.capacity * imbalance_pct < s.runnable * 100))
+        return GroupType::Overloaded;
+    if (s.sum_nr_running < s.weight ||
+        (s.capacity * 100 > s.util * imbalance_pct && s.capacity * imbalance_pct > s.runnable * 100))
+        return GroupType::HasSpare;
+    return GroupType::FullyBusy;
+}
+
+SgStats group_stats(const System& sys, const std::vector<int>& cpus, int imbalance_pct) {
+    SgStats s;
+    s.cpus = &cpus;
+    for (int c : cpus) {
+        const Rq& rq = sys.rqs[c];
+        s.load += cpu_load(sys, c);
+        s.util += cpu_util_cfs(sys, c);
+        s.runnable += cpu_runnable(sys, c);
+        s.capacity += capacity_of(sys, c);
+        s.sum_nr_running += rq.nr_running;
+        s.nr_numa_running += rq.nr_numa_running;
+        s.nr_preferred_running += rq.nr_preferred_running;
+        s.idle_cpus += idle_cpu(sys, c);
+        ++s.weight;
+    }
+    s.avg_load = s.capacity ? static_cast<double>(s.load) * SCHED_CAPACITY_SCALE / s.capacity : 0;
+    s.type = group_classify(s, imbalance_pct);
+    return s;
+}
+
+bool task_hot(const System& sys, const Task& p) {
+    return sys.now - p.exec_start < SYSCTL_SCHED_MIGRATION_COST;
+}
+
+bool can_migrate_task(System& sys, Task& p, int dst_cpu, const SchedDomain& sd, CpuIdleType idle,
+                      unsigned nr_balance_failed) {
+    if (!p.allowed(dst_cpu)) return false;
+    if (sys.rqs[p.cpu].curr == &p) return false;
+    int hot = migrate_degrades_locality(sys, p, p.cpu, dst_cpu, sd, idle == CpuIdleType::Idle);
+    if (hot == -1) hot = task_hot(sys, p);
+    return hot <= 0 || static_cast<int>(nr_balance_failed) > sd.cache_nice_tries;
+}
+
+enum class MigrationType { Load, Util, Task };
+
+struct LbEnv {
+    int dst_cpu;
+    const SchedDomain* sd;
+    CpuIdleType idle;
+    MigrationType type = MigrationType::Load;
+    long imbalance = 0;
+    FbqType fbq = FbqType::All;
+};
+
+// find_busiest_group() + calculate_imbalance(), reduced to the group types we model.
+const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>& groups) {
+    const SchedDomain& sd = *env.sd;
+    const SgStats* local = nullptr;
+    const SgStats* busiest = nullptr;
+    unsigned long total_load = 0, total_cap = 0;
+    for (const auto& g : sd.groups) {
+        groups.push_back(group_stats(sys, g, sd.imbalance_pct));
+        SgStats& s = groups.back();
+        s.local = std::find(g.begin(), g.end(), env.dst_cpu) != g.end();
+        total_load += s.load;
+        total_cap += s.capacity;
+    }
+    for (const auto& s : groups) {
+        if (s.local) {
+            if (!local) local = &s;
+            continue;
+        }
+        if (s.sum_nr_running == 0) continue;
+        if (!busiest || s.type > busiest->type ||
+            (s.type == busiest->type &&
+             (s.type == GroupType::HasSpare
+                  ? (s.idle_cpus < busiest->idle_cpus ||
+                     (s.idle_cpus == busiest->idle_cpus && s.sum_nr_running > busiest->sum_nr_running))
+                  : s.avg_load > busiest->avg_load)))
+            busiest = &s;
+    }
+    if (!local || !busiest) return nullptr;
+    if (sd.numa) env.fbq = fbq_classify_group(busiest->sum_nr_running, busiest->nr_numa_running,
+                                              busiest->nr_preferred_running);
+    if (busiest->type < local->type) return nullptr;
+    if (local->type == GroupType::HasSpare) {
+        if (busiest->type == GroupType::HasSpare) {
+            if (busiest->weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1) return nullptr;
+            if (busiest->sum_nr_running == 1) return nullptr;
+        }
+        env.type = MigrationType::Task;
+        if (busiest->type == GroupType::Overloaded && !sd.shares_llc) {
+            env.imbalance = static_cast<long>(local->weight) - static_cast<long>(local->sum_nr_running);
+            env.imbalance = std::max(1L, env.imbalance);
+        } else {
+            env.imbalance = std::max<long>(0, static_cast<long>(local->idle_cpus) -
+                                                  static_cast<long>(busiest->idle_cpus));
+            if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
+                const int imb_nr = sys.knobs.numa_imbalance == NumaImbalance::ImbNumaNr
+                                       ? sd.imb_numa_nr
+                                       : std::numeric_limits<int>::max();
+                env.imbalance = adjust_numa_imbalance(
+                    env.imbalance, static_cast<int>(local->sum_nr_running) + 1, imb_nr);
+            }
+            env.imbalance >>= 1;
+        }
+        return env.imbalance > 0 ? busiest : nullptr;
+    }
+    // Local group is busy too: balance the average load per capacity.
+    if (local->avg_load >= busiest->avg_load) return nullptr;
+    if (100 * busiest->avg_load <= sd.imbalance_pct * local->avg_load) return nullptr;
+    const double avg = total_cap ? static_cast<double>(total_load) * SCHED_CAPACITY_SCALE / total_cap : 0;
+    env.type = MigrationType::Load;
+    env.imbalance = static_cast<long>(std::min((busiest->avg_load - avg) * busiest->capacity,
+                                               (avg - local->avg_load) * local->capacity) /
+                                      SCHED_CAPACITY_SCALE);
+    return env.imbalance > 0 ? busiest : nullptr;
+}
+
+int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
+    int busiest = -1;
+    double best = -1;
+    for (int c : *group.cpus) {
+        const Rq& rq = sys.rqs[c];
+        if (rq.nr_running == 0) continue;
+        if (env.sd->numa && static_cast<int>(fbq_classify_rq(rq)) > static_cast<int>(env.fbq))
+            continue;
+        double v;
+        if (env.type == MigrationType::Task)
+            v = rq.nr_running;
+        else {
+            if (rq.nr_running == 1) continue;
+            v = static_cast<double>(cpu_load(sys, c)) / capacity_of(sys, c);
+        }
+        if (v > best) {
+            best = v;
+            busiest = c;
+        }
+    }
+    return busiest;
+}
+
+// load_balance(): pull tasks from the busiest runqueue of the domain to dst_cpu; fall back to
+// moving the running task (active balance) after repeated failures.
+bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
+    const SchedDomain& sd = sys.sched.domains[cpu][level];
+    Rq& dst = sys.rqs[cpu];
+    LbEnv env{cpu, &sd, idle};
+    std::vector<SgStats> groups;
+    groups.reserve(sd.groups.size());
+    const SgStats* busiest = find_busiest_group(sys, env, groups);
+    if (!busiest) {
+        dst.nr_balance_failed[level] = 0;
+        return false;
+    }
+    const int src_cpu = find_busiest_queue(sys, env, *busiest);
+    if (src_cpu < 0 || src_cpu == cpu) return false;
+    Rq& src = sys.rqs[src_cpu];
+    int moved = 0;
+    // detach_tasks(): walk the queued tasks, oldest vruntime last as the kernel walks its list.
+    std::vector<Task*> candidates = src.queued;
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Task* a, const Task* b) { return a->pid < b->pid; });
+    for (Task* p : candidates) {
+        if (env.imbalance <= 0) break;
+        if (!can_migrate_task(sys, *p, cpu, sd, idle, dst.nr_balance_failed[level])) continue;
+        const long load = static_cast<long>(task_h_load(sys, *p));
+        if (env.type == MigrationType::Load && load > env.imbalance && moved) continue;
+        move_task(sys, *p, cpu);
+        ++moved;
+        env.imbalance -= env.type == MigrationType::Load ? std::max(1L, load) : 1;
+        if (idle == CpuIdleType::NewlyIdle) break;
+    }
+    if (moved) {
+        dst.nr_balance_failed[level] = 0;
+        return true;
+    }
+    ++dst.nr_balance_failed[level];
+    // need_active_balance(): after cache_nice_tries + 2 failures, push the running task.
+    if (idle != CpuIdleType::NotIdle && src.curr && src.nr_running >= 1 &&
+        static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 2) {
+        Task* p = src.curr;
+        if (p->allowed(cpu)) {
+            const int deg = migrate_degrades_locality(sys, *p, src_cpu, cpu, sd, true);
+            if (deg != 1 || static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 4) {
+                move_task(sys, *p, cpu);
+                dst.nr_balance_failed[level] = sd.cache_nice_tries + 1;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// should_we_balance(): one CPU per group does the work: the first idle one, else the first.
+bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdleType idle) {
+    if (idle == CpuIdleType::NewlyIdle) return true;
+    const std::vector<int>* local = nullptr;
+    for (const auto& g : sd.groups)
+        if (std::find(g.begin(), g.end(), cpu) != g.end()) {
+            local = &g;
+            break;
+        }
+    if (!local) return true;
+    for (int c : *local)
+        if (idle_cpu(sys, c)) return c == cpu;
+    return local->front() == cpu;
+}
+
+}  // namespace
+
+void trigger_load_balance(System& sys, int cpu) {
+    Rq& rq = sys.rqs[cpu];
+    const CpuIdleType idle = rq.nr_running == 0 ? CpuIdleType::Idle : CpuIdleType::NotIdle;
+    const auto& doms = sys.sched.domains[cpu];
+    for (size_t l = 0; l < doms.size(); ++l) {
+        if (sys.now < rq.next_balance[l]) continue;
+        const SchedDomain& sd = doms[l];
+        unsigned interval = rq.balance_interval_ms[l];
+        if (idle == CpuIdleType::NotIdle) interval *= SD_BUSY_FACTOR;
+        if (should_we_balance(sys, cpu, sd, idle)) {
+            const bool pulled = load_balance(sys, cpu, l, idle);
+            // Back off while balanced, return to the minimum when work moved.
+            rq.balance_interval_ms[l] =
+                pulled ? sd.min_interval_ms : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
+        }
+        rq.next_balance[l] = sys.now + msecs_to_ns(interval);
+    }
+}
+
+void newidle_balance(System& sys, int cpu) {
+    Rq& rq = sys.rqs[cpu];
+    const auto& doms = sys.sched.domains[cpu];
+    for (size_t l = 0; l < doms.size() && rq.queued.empty(); ++l)
+        load_balance(sys, cpu, l, CpuIdleType::NewlyIdle);
+}
+
+int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
+    // Walk from the top domain down, choosing the idlest group at each level.
+    int cpu = p.allowed(prev_cpu) ? prev_cpu : -1;
+    if (cpu < 0)
+        for (int c = 0; c < sys.nr_cpus(); ++c)
+            if (p.allowed(c)) {
+                cpu = c;
+                break;
+            }
+    for (long l = static_cast<long>(sys.sched.domains[cpu].size()) - 1; l >= 0; --l) {
+        l = std::min<long>(l, static_cast<long>(sys.sched.domains[cpu].size()) - 1);
+        const SchedDomain& sd = sys.sched.domains[cpu][l];
+        const SgStats* local = nullptr;
+        const SgStats* idlest = nullptr;
+        std::vector<SgStats> groups;
+        groups.reserve(sd.groups.size());
+        for (const auto& g : sd.groups) {
+            bool allowed = false;
+            for (int c : g) allowed |= p.allowed(c);
+            if (!allowed) continue;
+            groups.push_back(group_stats(sys, g, sd.imbalance_pct));
+            groups.back().local = std::find(g.begin(), g.end(), cpu) != g.end();
+        }
+        for (const auto& s : groups) {
+            if (s.local) {
+                if (!local) local = &s;
+                continue;
+            }
+            if (!idlest || s.type < idlest->type ||
+                (s.type == idlest->type &&
+                 (s.idle_cpus > idlest->idle_cpus ||
+                  (s.idle_cpus == idlest->idle_cpus && s.sum_nr_running < idlest->sum_nr_running))))
+                idlest = &s;
+        }
+        if (!idlest) continue;
+        bool go = false;
+        if (!local || idlest->type < local->type)
+            go = true;
+        else if (idlest->type == local->type && local->type == GroupType::HasSpare) {
+            if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
+                // Keep a task near its preferred node, and allow a small imbalance.
+                const int pref = p.numa_preferred_nid;
+                if (pref != NUMA_NO_NODE && sys.cpu_to_node(cpu) == pref) continue;
+                if (pref != NUMA_NO_NODE && sys.cpu_to_node(idlest->cpus->front()) == pref) {
+                    go = true;
+                } else {
+                    int imb_nr = sd.imb_numa_nr;
+                    if (sys.knobs.numa_imbalance == NumaImbalance::Fixed) imb_nr = std::numeric_limits<int>::max();
+                    const long diff = std::labs(static_cast<long>(idlest->idle_cpus) -
+                                                static_cast<long>(local->idle_cpus));
+                    go = adjust_numa_imbalance(diff, static_cast<int>(local->sum_nr_running) + 1,
+                                               std::min<int>(imb_nr, p.nr_cpus_allowed)) != 0 &&
+                         idlest->idle_cpus > local->idle_cpus;
+                }
+            } else {
+                go = idlest->idle_cpus > local->idle_cpus + (sd.shares_llc ? 0 : 1) ||
+                     (idlest->idle_cpus > local->idle_cpus && idlest->sum_nr_running + 1 < local->sum_nr_running);
+            }
+        } else if (idlest->type == local->type) {
+            go = idlest->avg_load * sd.imbalance_pct < local->avg_load * 100;
+        }
+        if (!go) continue;
+        // The idlest CPU of that group, preferring a fully idle core.
+        int best = -1;
+        for (int c : *idlest->cpus) {
+            if (!p.allowed(c)) continue;
+            if (best < 0 || sys.rqs[c].nr_running < sys.rqs[best].nr_running ||
+                (sys.rqs[c].nr_running == sys.rqs[best].nr_running && idle_cpu(sys, c) &&
+                 is_core_idle(sys, c) && !is_core_idle(sys, best)))
+                best = c;
+        }
+        if (best >= 0) cpu = best;  // and continue the walk in the new CPU's lower domains
+    }
+    return cpu;
+}
+
+}  // namespace numasim

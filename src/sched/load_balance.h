@@ -1,0 +1,21 @@
+// Load balancing across the sched domains (kernel/sched/fair.c, "sched_balance_*" since v6.10):
+// the periodic balance from the tick, newidle balance when a CPU runs out of work, and the
+// fork-time search for the idlest CPU, each with the NUMA hooks.
+#pragma once
+
+namespace numasim {
+
+struct System;
+struct Task;
+
+// find_idlest_cpu() / sched_balance_find_dst_cpu(): SD_BALANCE_FORK placement.
+int find_idlest_cpu(System& sys, const Task& p, int prev_cpu);
+// rebalance_domains() from the tick, for the domains whose interval has expired.
+void trigger_load_balance(System& sys, int cpu);
+// sched_balance_newidle(): pull work to a CPU that is about to go idle.
+void newidle_balance(System& sys, int cpu);
+
+enum class GroupType { HasSpare = 0, FullyBusy = 1, Overloaded = 2 };
+enum class CpuIdleType { NotIdle, Idle, NewlyIdle };
+
+}  // namespace numasim

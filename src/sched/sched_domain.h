@@ -1,0 +1,49 @@
+// Scheduling domains built from the machine's topology as build_sched_domains() would: SMT,
+// MC (the LLC), PKG when a package holds several LLCs, then one NUMA level per distinct SLIT
+// distance. Each level knows its groups, imbalance_pct, cache_nice_tries and imb_numa_nr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "machine/topology.h"
+
+namespace numasim {
+
+// include/linux/topology.h / kernel/sched/topology.c defaults for sd_init().
+inline constexpr int SD_IMBALANCE_PCT_NUMA = 117;      // NUMA levels; 110 for SMT, 117 otherwise
+inline constexpr int SD_IMBALANCE_PCT_SMT = 110;
+inline constexpr int SD_IMBALANCE_PCT_DEFAULT = 117;
+inline constexpr int SD_CACHE_NICE_TRIES_NUMA = 2;
+inline constexpr int SD_CACHE_NICE_TRIES_DEFAULT = 1;
+inline constexpr unsigned SD_BUSY_FACTOR = 16;         // sd->busy_factor
+
+enum class NumaTopologyType { Direct, GluelessMesh, Backplane };
+
+struct SchedDomain {
+    std::string name;  // "SMT", "MC", "PKG", "NUMA"
+    int level = 0;     // 0 is the lowest
+    bool numa = false; // SD_NUMA
+    bool shares_llc = false;  // SD_SHARE_LLC
+    std::vector<int> span;    // CPUs, ascending
+    std::vector<std::vector<int>> groups;  // the child domains' spans (or single CPUs at SMT)
+    int imbalance_pct = SD_IMBALANCE_PCT_DEFAULT;
+    int cache_nice_tries = SD_CACHE_NICE_TRIES_DEFAULT;
+    int imb_numa_nr = 0;
+    unsigned min_interval_ms = 1;  // sd->min_interval = span weight
+};
+
+struct SchedTopology {
+    // domains[cpu] lists that CPU's domains from the lowest level up.
+    std::vector<std::vector<SchedDomain>> domains;
+    NumaTopologyType numa_topology_type = NumaTopologyType::Direct;
+    int sched_max_numa_distance = 10;
+    std::vector<int> numa_distances;  // distinct distances, ascending
+
+    const SchedDomain* sd_numa(int cpu) const;  // lowest SD_NUMA domain of cpu, or nullptr
+    const SchedDomain* sd_llc(int cpu) const;   // highest domain sharing the LLC, or nullptr
+};
+
+SchedTopology build_sched_domains(const Topology& topo);
+
+}  // namespace numasim

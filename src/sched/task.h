@@ -1,0 +1,101 @@
+// A task (struct task_struct): scheduling entity, CPU affinity, accounting, the NUMA-balancing
+// fields of include/linux/sched.h under their kernel names, and the phase it is executing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mm/mempolicy.h"
+#include "sim/clock.h"
+#include "workload/program.h"
+
+namespace numasim {
+
+struct Mm;
+struct NumaGroup;
+
+enum class TaskState : uint8_t { Running, Runnable, Sleeping, Dead };
+
+inline constexpr int NUMA_NO_NODE = -1;
+inline constexpr unsigned long NICE_0_LOAD = 1024;  // scale_load_down(NICE_0_LOAD), nice 0 weight
+
+// struct sched_avg, reduced to what the load balancer and task_h_load read. Values are in the
+// kernel's units: load_avg and runnable_avg up to NICE_0_LOAD, util_avg up to 1024.
+struct SchedAvg {
+    double load_avg = 0;
+    double runnable_avg = 0;
+    double util_avg = 0;
+    double load_sum = 0;  // read by numa_get_avg_runtime() on the first placement
+    Nanos last_update_time = 0;
+};
+
+struct Task {
+    int pid = 0;
+    int tgid = 0;
+    std::string comm;
+    Mm* mm = nullptr;
+    int index = 0;  // position in System::tasks
+
+    // --- scheduling ---
+    TaskState state = TaskState::Runnable;
+    int cpu = 0;                       // task_cpu(p)
+    std::vector<uint64_t> cpus_allowed;  // bitmask words
+    int nr_cpus_allowed = 0;
+    MemPolicy mempolicy;               // task policy (set_mempolicy)
+    bool has_mempolicy = false;
+    double vruntime = 0;
+    unsigned long weight = NICE_0_LOAD;
+    Nanos sum_exec_runtime = 0;
+    Nanos prev_sum_exec_runtime = 0;   // at the last pick, for the slice check
+    Nanos exec_start = 0;              // se.exec_start
+    SchedAvg avg;
+    Nanos wake_time = 0;               // pending wakeup
+    uint64_t wake_generation = 0;      // invalidates stale wakeup events
+    Nanos last_migration_time = 0;     // for task_hot()
+
+    // --- accounting (getrusage, perf stat, /proc/<pid>/sched) ---
+    Nanos utime = 0;
+    Nanos stime = 0;
+    Nanos kernel_debt = 0;  // kernel work done on the task's behalf, charged as it next runs
+    Nanos stall_debt = 0;   // user time lost refilling caches after a migration
+    uint64_t nvcsw = 0, nivcsw = 0;
+    uint64_t nr_migrations = 0;  // se.nr_migrations
+    uint64_t nr_faults = 0;      // page faults (perf "faults")
+    Nanos start_time = 0, exit_time = -1;
+
+    // --- NUMA balancing (include/linux/sched.h) ---
+    unsigned numa_scan_period = 0;      // ms
+    unsigned numa_scan_period_max = 0;  // ms
+    Nanos node_stamp = 0;               // ns of task CPU time
+    bool numa_work_pending = false;     // task_numa_work queued (callback_head)
+    int numa_scan_seq = 0;
+    int numa_preferred_nid = NUMA_NO_NODE;
+    int64_t numa_migrate_retry = 0;     // jiffies
+    std::vector<unsigned long> numa_faults;  // 4 regions x nodes x 2, empty until first fault
+    unsigned long total_numa_faults = 0;
+    unsigned long numa_faults_locality[3] = {0, 0, 0};
+    unsigned long numa_pages_migrated = 0;
+    Nanos last_task_numa_placement = 0;
+    Nanos last_sum_exec_runtime = 0;
+    NumaGroup* numa_group = nullptr;
+
+    // --- what it runs ---
+    TaskProgram* program = nullptr;
+    Phase phase;
+    bool has_phase = false;
+    double phase_bytes = 0;          // bytes done in the current phase
+    Nanos phase_cpu = 0;             // CPU time in the current phase
+    std::vector<uint64_t> sweep_pos; // per stream: next page of a sweep (region-relative)
+    std::vector<double> sweep_carry; // per stream: bytes short of the next page
+    double total_bytes = 0;
+    double total_ops = 0;
+    int workload = -1;               // index of the owning workload instance
+    int thread_index = 0;            // index within its workload
+
+    bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
+    bool exiting() const { return state == TaskState::Dead; }
+};
+
+}  // namespace numasim

@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include "config/input_error.h"
+#include "machine/hwloc_import.h"
+
+namespace numasim {
+namespace {
+
+const std::string kData = NUMASIM_SOURCE_DIR "/tests/machine/data/";
+
+// two_nodes*.xml: lstopo --input "pack:2 numa:1(memory=2GiB) l3:1(size=30MiB) core:4
+// pu:2(indexes=0,8,1,9,...)": 2 packages x 4 cores x 2 PUs, Linux/Intel numbering.
+TEST(HwlocImport, TwoNodesWithDistances) {
+    Topology t = import_hwloc_xml(kData + "two_nodes.xml");
+    EXPECT_EQ(t.name, "two_nodes");
+    EXPECT_EQ(t.nr_nodes(), 2);
+    EXPECT_EQ(t.nr_cpus(), 16);
+    EXPECT_EQ(t.nr_cores(), 8);
+    EXPECT_EQ(t.nr_llcs(), 2);
+    EXPECT_EQ(t.nodes[0].cpus, (std::vector<int>{0, 1, 2, 3, 8, 9, 10, 11}));
+    EXPECT_EQ(t.smt_siblings(1), (std::vector<int>{1, 9}));
+    EXPECT_EQ(t.llc_cpus(4).size(), 8u);
+    EXPECT_EQ(t.node_of(12), 1);
+    EXPECT_EQ(t.cpus[12].package, 1);
+    EXPECT_EQ(t.nodes[1].mem_bytes, 2ull << 30);
+    EXPECT_EQ(t.node_distance(0, 1), 21);
+    EXPECT_EQ(t.hw.llc_bytes, 30ull << 20);  // from hwloc's L3 size
+    EXPECT_DOUBLE_EQ(t.hw.latency(10), 90.0);
+    EXPECT_GT(t.hw.latency(21), t.hw.latency(10));
+}
+
+TEST(HwlocImport, TwoNodesWithoutDistancesGetLinuxDefault) {
+    Topology t = import_hwloc_xml(kData + "two_nodes_nodist.xml");
+    EXPECT_EQ(t.nr_cpus(), 16);
+    EXPECT_EQ(t.node_distance(0, 1), 20);
+    EXPECT_EQ(t.node_distance(1, 1), 10);
+}
+
+// four_nodes*.xml: lstopo --input "pack:2 group:2 numa:1(memory=1GiB) l3:1(size=8MiB) core:2
+// pu:4": POWER-like, 2 packages x 2 nodes x 2 cores x SMT4, SLIT 10/20/40.
+TEST(HwlocImport, FourNodesWithDistances) {
+    Topology t = import_hwloc_xml(kData + "four_nodes.xml");
+    EXPECT_EQ(t.nr_nodes(), 4);
+    EXPECT_EQ(t.nr_cpus(), 32);
+    EXPECT_EQ(t.smt_siblings(5), (std::vector<int>{4, 5, 6, 7}));
+    EXPECT_EQ(t.node_of(8), 1);
+    EXPECT_EQ(t.cpus[8].package, 0);
+    EXPECT_EQ(t.cpus[16].package, 1);
+    EXPECT_EQ(t.node_distance(0, 1), 20);
+    EXPECT_EQ(t.node_distance(1, 3), 40);
+    EXPECT_EQ(t.nr_llcs(), 4);
+}
+
+TEST(HwlocImport, FourNodesWithoutDistances) {
+    Topology t = import_hwloc_xml(kData + "four_nodes_nodist.xml");
+    for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b)
+            EXPECT_EQ(t.node_distance(a, b), a == b ? 10 : 20);
+}
+
+TEST(HwlocImport, HostHasAtLeastOneNode) {
+    Topology t = import_hwloc_host();
+    EXPECT_GE(t.nr_nodes(), 1);
+    EXPECT_GE(t.nr_cpus(), 1);
+    EXPECT_NO_THROW(t.validate("host"));
+}
+
+TEST(HwlocImport, MissingFileNamesIt) {
+    try {
+        import_hwloc_xml(kData + "missing.xml");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("missing.xml"), std::string::npos);
+    }
+}
+
+TEST(HwlocImport, GarbageFileNamesIt) {
+    try {
+        import_hwloc_xml(kData + "not_xml.xml");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("not_xml.xml"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace numasim

@@ -1,0 +1,95 @@
+#include "report/monitor_tables.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace numasim {
+namespace {
+
+const std::vector<std::string> kColumns = {"6.6.0-rc2-sched-numabtrace-v1",
+                                           "6.6.0-rc2-sched-numabselective-v1"};
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);)
+        out.push_back(l);
+    return out;
+}
+
+TEST(MonitorTables, AutonumaCostWorkedExample) {
+    // (7*1041416 + 5000*263296 + 19*258021) / 1e6 = (7289912 + 1316480000 + 4902399) / 1e6
+    //                                               = 1328.672311
+    EXPECT_NEAR(autonuma_cost(1041416, 263296, 258021), 1328.672311, 1e-9);
+    MonitorTable t = build_mmtests_vmstat_table({"a-b"}, {{{"numa_pte_updates", 1041416},
+                                                           {"numa_hint_faults", 263296},
+                                                           {"numa_pages_migrated", 258021}}});
+    const auto lines = lines_of(render_monitor_table(t));
+    EXPECT_EQ(lines.back(), "Ops AutoNUMA cost                       1328.67");
+}
+
+TEST(MonitorTables, DurationRowsMatchPosting) {
+    MonitorTable t =
+        build_duration_table(kColumns, {{91201.80, 2015.53, 1234.77}, {63506.64, 1819.78, 868.37}});
+    const auto lines = lines_of(render_monitor_table(t));
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[0], "                   6.6.0-rc2   6.6.0-rc2");
+    // Row 2 of the posting's Duration header was hand-edited; ours spills the long names left.
+    EXPECT_EQ(lines[1], "         sched-numabtrace-v1 sched-numabselective-v1");
+    EXPECT_EQ(lines[2], "Duration User       91201.80    63506.64");
+    EXPECT_EQ(lines[3], "Duration System      2015.53     1819.78");
+    EXPECT_EQ(lines[4], "Duration Elapsed     1234.77      868.37");
+}
+
+TEST(MonitorTables, VmstatOpsMatchPosting) {
+    // Raw /proc/vmstat deltas reconstructed from the posting: PTE updates = range updates -
+    // 512 * PMD updates (64272 - 512*54 = 36624; 26374386 - 512*51404 = 55538).
+    std::vector<VmstatDelta> deltas = {
+        {{"numa_pte_updates", 64272},
+         {"numa_huge_pte_updates", 54},
+         {"numa_hint_faults", 15504},
+         {"numa_hint_faults_local", 14860},
+         {"numa_pages_migrated", 1629}},
+        {{"numa_pte_updates", 26374386},
+         {"numa_huge_pte_updates", 51404},
+         {"numa_hint_faults", 75786},
+         {"numa_hint_faults_local", 56763},
+         {"numa_pages_migrated", 6469222}},
+    };
+    const auto lines = lines_of(render_monitor_table(build_mmtests_vmstat_table(kColumns, deltas)));
+    ASSERT_EQ(lines.size(), 14u);
+    EXPECT_EQ(lines[0], "                                      6.6.0-rc2      6.6.0-rc2");
+    EXPECT_EQ(lines[1], "                            sched-numabtrace-v1 sched-numabselective-v1");
+    EXPECT_EQ(lines[2], "Ops NUMA alloc hit                         0.00           0.00");
+    // Lines 6..12 are the posting's rows verbatim (it omitted the alloc rows and the cost).
+    const std::vector<std::string> posted = {
+        "Ops NUMA base-page range updates       64272.00    26374386.00",
+        "Ops NUMA PTE updates                   36624.00       55538.00",
+        "Ops NUMA PMD updates                      54.00       51404.00",
+        "Ops NUMA hint faults                   15504.00       75786.00",
+        "Ops NUMA hint local faults %           14860.00       56763.00",
+        "Ops NUMA hint local percent               95.85          74.90",
+        "Ops NUMA pages migrated                 1629.00     6469222.00",
+    };
+    for (size_t i = 0; i < posted.size(); ++i)
+        EXPECT_EQ(lines[6 + i], posted[i]);
+}
+
+TEST(MonitorTables, HintLocalPercentWithoutFaultsIs100) {
+    MonitorTable t = build_mmtests_vmstat_table({"x"}, {VmstatDelta{}});
+    for (const auto& r : t.rows) {
+        if (r.operation == "NUMA hint local percent") {
+            EXPECT_DOUBLE_EQ(r.values[0], 100.0);
+        }
+    }
+    EXPECT_EQ(t.field_length, 15);
+    EXPECT_EQ(t.rows.size(), 12u);
+}
+
+TEST(MonitorTables, ColumnMismatchThrows) {
+    EXPECT_THROW(build_duration_table({"a"}, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace numasim
