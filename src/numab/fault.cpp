@@ -145,8 +145,8 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
 double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
     (void)write;  // writability comes from the saved protection, not the access (see pte_writable)
     if (!vma.protnone.size() || !vma.protnone.test(idx)) return 0;  // PTE changed meanwhile
-    ++sys.counters[Vm::pgfault];
-    ++p.nr_faults;
+    // The caller (the engine's fault path) counts pgfault and the task's faults, as
+    // handle_mm_fault() does in the kernel before dispatching here.
     double ns = sys.cost.cycles_ns(cost::HINT_FAULT_CYCLES);
 
     // do_huge_pmd_numa_page() for a PMD-mapped THP, do_numa_page() otherwise.

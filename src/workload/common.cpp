@@ -1,0 +1,89 @@
+#include "workload/common.h"
+
+#include <algorithm>
+
+#include "config/toml_reader.h"
+#include "engine/process.h"
+#include "engine/system.h"
+#include "mm/vma.h"
+
+namespace numasim {
+
+int highest_cpu_plus_one(const Topology& topo) {
+    int hi = -1;
+    for (const CpuInfo& c : topo.cpus) hi = std::max(hi, c.id);
+    return hi + 1;
+}
+
+std::vector<int> node_cpu_list(const Topology& topo, int node) { return topo.nodes[node].cpus; }
+
+MemPolicy make_policy(MpolMode mode, uint64_t nodes) {
+    MemPolicy p;
+    p.mode = mode;
+    p.nodes = nodes;
+    return p;
+}
+
+Vma& map_anon(System& sys, Mm& mm, uint64_t bytes, const std::string& name, bool thp,
+              bool shared) {
+    const uint32_t flags =
+        VM_READ | VM_WRITE | (thp ? VM_HUGEPAGE : 0u) | (shared ? VM_SHARED : 0u);
+    return do_mmap(sys, mm, bytes, flags, name);
+}
+
+Nanos task_clock(const System& sys, const Task& p) {
+    return std::max(sys.now, sys.rqs[p.cpu].clock);
+}
+
+std::vector<const Task*> workload_tasks(const System& sys, int index) {
+    std::vector<const Task*> out;
+    for (const auto& t : sys.tasks)
+        if (t->workload == index) out.push_back(t.get());
+    return out;
+}
+
+nlohmann::json task_json(const System& sys, const Task& p) {
+    return {{"pid", p.pid},
+            {"tgid", p.tgid},
+            {"comm", p.comm},
+            {"thread_index", p.thread_index},
+            {"user_s", ns_to_s(p.utime)},
+            {"system_s", ns_to_s(p.stime)},
+            {"start_s", ns_to_s(p.start_time)},
+            {"exit_s", p.exit_time >= 0 ? nlohmann::json(ns_to_s(p.exit_time)) : nlohmann::json()},
+            {"bytes", p.total_bytes},
+            {"ops", p.total_ops},
+            {"nr_migrations", p.nr_migrations},
+            {"numa_pages_migrated", p.numa_pages_migrated},
+            {"numa_preferred_nid", p.numa_preferred_nid},
+            {"last_node", sys.cpu_to_node(p.cpu)}};
+}
+
+RunTimes run_times(const System& sys, const std::vector<const Task*>& tasks) {
+    RunTimes r;
+    if (tasks.empty()) return r;
+    r.start = tasks.front()->start_time;
+    for (const Task* t : tasks) {
+        r.start = std::min(r.start, t->start_time);
+        if (t->exit_time < 0) r.finished = false;
+        r.end = std::max(r.end, t->exit_time < 0 ? sys.now : t->exit_time);
+        r.user_s += ns_to_s(t->utime);
+        r.sys_s += ns_to_s(t->stime);
+    }
+    return r;
+}
+
+void make_wait_phase(Phase& ph, Nanos sleep) {
+    ph.streams.clear();
+    ph.cpu_time = NSEC_PER_USEC;
+    ph.sleep_after = sleep;
+}
+
+uint64_t checked_size(const TomlTable& t, const char* key, uint64_t fallback, uint64_t min_bytes) {
+    const uint64_t v = t.get_size(key, fallback);
+    if (v < min_bytes)
+        t.fail(key, "must be at least " + std::to_string(min_bytes) + " bytes");
+    return v;
+}
+
+}  // namespace numasim
