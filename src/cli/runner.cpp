@@ -42,6 +42,7 @@ RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
                            {"node", sys.task_node(*t)},
                            {"utime_s", ns_to_s(t->utime)},
                            {"stime_s", ns_to_s(t->stime)},
+                           {"state", t->state == TaskState::Dead ? "exited" : t->state == TaskState::Sleeping ? "sleeping" : "runnable"},
                            {"nr_migrations", t->nr_migrations},
                            {"nvcsw", t->nvcsw},
                            {"nivcsw", t->nivcsw},

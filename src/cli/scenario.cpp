@@ -23,21 +23,25 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
     if (!head) root.fail_here("missing [scenario] table");
     sc.name = head->get_string("name", sc.file);
     sc.description = head->get_string("description", "");
-    sc.machine_spec = ov.machine ? *ov.machine : head->get_string("machine");
+    // File values are always read (so their keys count as known), then overridden.
+    sc.machine_spec = head->get_string("machine");
+    if (ov.machine) sc.machine_spec = *ov.machine;
     sc.machine = resolve_machine(sc.machine_spec, sc.file, "scenario.machine");
     if (auto hw = root.table("hardware")) {
         apply_hardware_overrides(sc.machine, *hw);
     }
-    sc.profile = ov.profile ? *ov.profile : head->get_string("profile", kDefaultProfile);
+    sc.profile = head->get_string("profile", kDefaultProfile);
+    if (ov.profile) sc.profile = *ov.profile;
     try {
         sc.knobs = load_profile(sc.profile);
     } catch (const InputError& e) {
         head->fail("profile", e.problem());
     }
-    sc.duration = ov.duration ? *ov.duration
-                              : head->get_duration_ns("duration", kDefaultDurationS * NSEC_PER_SEC);
+    sc.duration = head->get_duration_ns("duration", kDefaultDurationS * NSEC_PER_SEC);
+    if (ov.duration) sc.duration = *ov.duration;
     if (sc.duration <= 0) head->fail("duration", "must be positive");
-    sc.iterations = ov.iterations ? *ov.iterations : static_cast<int>(head->get_int("iterations", 1));
+    sc.iterations = static_cast<int>(head->get_int("iterations", 1));
+    if (ov.iterations) sc.iterations = *ov.iterations;
     if (sc.iterations < 1 || sc.iterations > 10000) head->fail("iterations", "must be 1..10000");
     const int64_t seed = head->get_int("seed", 1);
     if (seed < 0) head->fail("seed", "must be non-negative");
@@ -56,6 +60,33 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
         }
     }
 
+    for (const auto& v : root.tables("variant")) {
+        ScenarioVariant sv;
+        sv.name = v.get_string("name");
+        if (sv.name.empty() || sv.name.find(' ') != std::string::npos)
+            v.fail("name", "a variant name must be non-empty and without spaces");
+        if (v.has("profile")) sv.profile = v.get_string("profile");
+        if (v.has("machine")) sv.machine = v.get_string("machine");
+        if (v.has("set")) sv.set = v.get_string_array("set");
+        // Validate now: the profile exists and every assignment parses.
+        NumaBalancingKnobs k = sc.knobs;
+        if (sv.profile) {
+            try {
+                k = load_profile(*sv.profile);
+            } catch (const InputError& e) {
+                v.fail("profile", e.problem());
+            }
+        }
+        for (const auto& a : sv.set) {
+            try {
+                apply_knob_override(k, a);
+            } catch (const InputError& e) {
+                v.fail("set", e.problem());
+            }
+        }
+        v.finish();
+        sc.variants.push_back(std::move(sv));
+    }
     sc.workload_tables = root.tables("workload");
     if (sc.workload_tables.empty()) root.fail_here("no [[workload]] table: nothing to run");
     for (const auto& w : sc.workload_tables) {

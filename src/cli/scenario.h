@@ -17,6 +17,13 @@ namespace numasim {
 
 class Workload;
 
+// A named setting to compare against the others (`[[variant]]`, used by `numasim compare`).
+struct ScenarioVariant {
+    std::string name;
+    std::optional<std::string> profile, machine;
+    std::vector<std::string> set;  // knob assignments, "smallimp=0"
+};
+
 struct Scenario {
     std::string file;
     std::string name;
@@ -30,6 +37,7 @@ struct Scenario {
     uint64_t seed = 1;
     std::vector<TomlTable> workload_tables;  // kept to build fresh workloads for every run
     std::vector<std::string> workload_types;
+    std::vector<ScenarioVariant> variants;
 
     // Builds this scenario's workloads (fresh state) for one run.
     std::vector<std::unique_ptr<Workload>> make_workloads() const;

@@ -73,7 +73,7 @@ double CostModel::refill_ns(double bytes, int cpu_node, int nid) const {
 // Time per cache line of progress for p on cpu; optionally accumulates the DRAM bytes per ns
 // the task generates toward each node (at the returned speed).
 double CostModel::line_ns(const System& sys, const Task& p, int cpu, std::vector<double>* node_bytes,
-                          double* bytes_per_ns) const {
+                          double* miss_per_line) const {
     const Phase& ph = p.phase;
     const int cnode = sys.cpu_to_node(cpu);
     const double mlp = ph.mlp > 0 ? ph.mlp : mlp_default_;
@@ -88,6 +88,7 @@ double CostModel::line_ns(const System& sys, const Task& p, int cpu, std::vector
                                  ? llc_bytes_ / llc_footprint_[llc_of_cpu_[cpu]]
                                  : 1.0;
     double t_mem = 0;
+    double misses = 0;
     struct Split {
         double share, miss, traffic;
         const Region* r;
@@ -111,6 +112,7 @@ double CostModel::line_ns(const System& sys, const Task& p, int cpu, std::vector
             }
         }
         t_mem += s.share * (hit * llc_lat_ + (1 - hit) * miss_lat) / mlp;
+        misses += s.share * (1 - hit);
         const double traffic = 1.0 + s.write_fraction * (cost::WRITE_TRAFFIC_FACTOR - 1.0);
         if (node_bytes && ns < 8) splits[ns++] = Split{s.share, 1 - hit, traffic, r};
     }
@@ -129,14 +131,21 @@ double CostModel::line_ns(const System& sys, const Task& p, int cpu, std::vector
                     (*node_bytes)[cnode * nodes_ + n] +=
                         dram * static_cast<double>(r->node_pages[n]) / r->present;
         }
-        if (bytes_per_ns) *bytes_per_ns = bpn;
     }
+    if (miss_per_line) *miss_per_line = misses;
     return t_line;
 }
 
-double CostModel::ns_per_byte(const System& sys, const Task& p, int cpu) const {
-    if (p.phase.streams.empty()) return 1.0 / std::max(p.phase.rate_gbs, 1e-9);
-    return line_ns(sys, p, cpu, nullptr, nullptr) / cost::CACHE_LINE_BYTES;
+double CostModel::ns_per_byte(const System& sys, const Task& p, int cpu,
+                              double* miss_per_byte) const {
+    if (p.phase.streams.empty()) {
+        if (miss_per_byte) *miss_per_byte = 0;
+        return 1.0 / std::max(p.phase.rate_gbs, 1e-9);
+    }
+    double miss_per_line = 0;
+    const double ns = line_ns(sys, p, cpu, nullptr, &miss_per_line) / cost::CACHE_LINE_BYTES;
+    if (miss_per_byte) *miss_per_byte = miss_per_line / cost::CACHE_LINE_BYTES;
+    return ns;
 }
 
 void CostModel::update(const System& sys) {

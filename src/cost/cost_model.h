@@ -29,7 +29,9 @@ public:
     // Recomputes contention multipliers and LLC footprints from the tasks running now.
     void update(const System& sys);
     // CPU time per byte for `p`'s current phase on `cpu` under the current contention.
-    double ns_per_byte(const System& sys, const Task& p, int cpu) const;
+    // If `miss_per_byte` is given, it receives the LLC misses per byte of progress.
+    double ns_per_byte(const System& sys, const Task& p, int cpu,
+                       double* miss_per_byte = nullptr) const;
     // Idle latency from a CPU on node `from` to memory on node `to`.
     double latency_ns(int from, int to) const { return lat_[from * nodes_ + to]; }
     double node_multiplier(int nid) const { return node_mult_[nid]; }
@@ -45,7 +47,7 @@ public:
 
 private:
     double line_ns(const System& sys, const Task& p, int cpu, std::vector<double>* node_bytes,
-                   double* bytes_per_ns) const;
+                   double* miss_per_line) const;
     int nodes_ = 0;
     double ghz_ = 2.0;
     double llc_bytes_ = 0;

@@ -45,6 +45,7 @@ struct Counters {
     uint64_t sched_swap_numa = 0;
     uint64_t sched_stick_numa = 0;
     uint64_t mm_migrate_pages = 0;  // migrate:mm_migrate_pages events (one per migrate_pages())
+    uint64_t llc_misses = 0;        // perf cache-misses: lines the cost model sent to DRAM
     std::array<uint64_t, static_cast<size_t>(SkipVmaReason::NR)> sched_skip_vma_numa{};
     // pids_active hash telemetry (switch (d)): samples of distinct pids sharing a bit.
     uint64_t pids_active_samples = 0;

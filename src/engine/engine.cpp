@@ -154,7 +154,8 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             continue;
         }
         const Phase& ph = p->phase;
-        const double npb = sys_.cost.ns_per_byte(sys_, *p, cpu);
+        double miss_per_byte = 0;
+        const double npb = sys_.cost.ns_per_byte(sys_, *p, cpu, &miss_per_byte);
         double bytes = static_cast<double>(avail) / npb;
         bool ends = false;
         if (ph.work_bytes > 0 && p->phase_bytes + bytes >= ph.work_bytes) {
@@ -175,6 +176,10 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         p->phase_cpu += used;
         p->total_bytes += bytes;
         p->total_ops += bytes * ph.ops_per_byte;
+        llc_miss_carry_ += bytes * miss_per_byte;
+        const double whole = std::floor(llc_miss_carry_);
+        sys_.counters.llc_misses += static_cast<uint64_t>(whole);
+        llc_miss_carry_ -= whole;
         const bool stayed = touch_streams(*p, bytes);
         if (ends && p->has_phase) finish_phase(*p);
         (void)stayed;

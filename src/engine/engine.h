@@ -31,6 +31,7 @@ private:
 
     System& sys_;
     uint64_t ticks_ = 0;
+    double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
     int live_tasks() const;
 };
 

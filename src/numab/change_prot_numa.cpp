@@ -31,12 +31,12 @@ namespace {
 struct Walk {
     System& sys;
     Vma& vma;
-    int target_node;       // NUMA_NO_NODE unless rule 5 applies
-    bool check_cow;        // rule 3 may apply
-    bool check_file;       // rule 4 may apply
+    int target_node;  // NUMA_NO_NODE unless rule 5 applies
+    bool check_cow;   // rule 3 may apply
+    bool check_file;  // rule 4 may apply
     unsigned long updated = 0;
     unsigned long huge_updates = 0;
-    uint64_t walked = 0;   // present PTEs looked at (for the cost)
+    uint64_t walked = 0;                  // present PTEs looked at (for the cost)
     uint64_t run_first = 0, run_end = 0;  // pending range for account_region_protnone
 
     void flush_run() {
@@ -59,9 +59,12 @@ struct Walk {
         // mapcount here, and for a small folio "likely mapped shared" is mapcount > 1, so the
         // three tests agree in the simulator.
         switch (sys.knobs.cow_shared_test) {
-            case CowSharedTest::Mapcount: return f.mapcount != 1;
-            case CowSharedTest::Refcount: return f.mapcount != 1;
-            case CowSharedTest::LikelyMappedShared: return f.mapcount > 1;
+            case CowSharedTest::Mapcount:
+                return f.mapcount != 1;
+            case CowSharedTest::Refcount:
+                return f.mapcount != 1;
+            case CowSharedTest::LikelyMappedShared:
+                return f.mapcount > 1;
         }
         return false;
     }
@@ -69,9 +72,10 @@ struct Walk {
     bool skip_page(uint64_t idx) const {
         const bool in_object = vma.shares_object_page(idx);
         const PageFrame& f = vma.frame(idx);
-        if (check_cow && in_object && cow_shared(f)) return true;                     // rule 3
-        if (check_file && in_object && vma.object->is_file && (f.flags & PF_DIRTY)) return true;  // 4
-        if (target_node != NUMA_NO_NODE && f.nid == target_node) return true;         // rule 5
+        if (check_cow && in_object && cow_shared(f)) return true;  // rule 3
+        if (check_file && in_object && vma.object->is_file && (f.flags & PF_DIRTY))
+            return true;                                                       // 4
+        if (target_node != NUMA_NO_NODE && f.nid == target_node) return true;  // rule 5
         return false;
     }
 
@@ -82,7 +86,8 @@ struct Walk {
         uint64_t* pn = vma.protnone.data();
         for (uint64_t w = s >> 6; w <= (e - 1) >> 6; ++w) {
             const unsigned lo = w == (s >> 6) ? static_cast<unsigned>(s & 63) : 0;
-            const unsigned hi = w == ((e - 1) >> 6) ? static_cast<unsigned>(((e - 1) & 63) + 1) : 64;
+            const unsigned hi =
+                w == ((e - 1) >> 6) ? static_cast<unsigned>(((e - 1) & 63) + 1) : 64;
             const uint64_t mask = word_mask(lo, hi);
             const uint64_t present = vma.present.word(w) & mask;
             if (!present) continue;
@@ -139,7 +144,8 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
 
     uint64_t pos = first;
     if (vma.pmd_mapped.size()) {
-        const uint64_t b_end = std::min<uint64_t>(pmd_index(vma, last - 1) + 1, vma.pmd_mapped.size());
+        const uint64_t b_end =
+            std::min<uint64_t>(pmd_index(vma, last - 1) + 1, vma.pmd_mapped.size());
         for (uint64_t b = vma.pmd_mapped.find_next(pmd_index(vma, first), b_end); b < b_end;
              b = vma.pmd_mapped.find_next(b + 1, b_end)) {
             const uint64_t bfirst = vma.page_index(((vma.start >> 21) + b) << 21);

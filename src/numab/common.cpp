@@ -24,13 +24,15 @@ int numa_nearest_node_cpu(const System& sys, int nid) {
 
 unsigned long group_faults_priv(const System& sys, const NumaGroup& ng) {
     unsigned long f = 0;
-    for (int n = 0; n < sys.nr_nodes(); ++n) f += ng.faults[task_faults_idx(sys, NUMA_MEM, n, 1)];
+    for (int n = 0; n < sys.nr_nodes(); ++n)
+        f += ng.faults[task_faults_idx(sys, NUMA_MEM, n, 1)];
     return f;
 }
 
 unsigned long group_faults_shared(const System& sys, const NumaGroup& ng) {
     unsigned long f = 0;
-    for (int n = 0; n < sys.nr_nodes(); ++n) f += ng.faults[task_faults_idx(sys, NUMA_MEM, n, 0)];
+    for (int n = 0; n < sys.nr_nodes(); ++n)
+        f += ng.faults[task_faults_idx(sys, NUMA_MEM, n, 0)];
     return f;
 }
 
@@ -65,7 +67,9 @@ bool vma_policy_mof(const Task& p, const Vma& vma) {
 
 namespace {
 
-int nid_of(const System& sys, int cpu) { return cpu >= 0 ? sys.cpu_to_node(cpu) : -1; }
+int nid_of(const System& sys, int cpu) {
+    return cpu >= 0 ? sys.cpu_to_node(cpu) : -1;
+}
 
 std::string pair_fields(const System& sys, const Task& src, int src_cpu, const Task* dst,
                         int dst_cpu) {

@@ -1,8 +1,8 @@
 // NUMA hinting faults (mm/memory.c, mm/huge_memory.c, mm/mempolicy.c, kernel/sched/fair.c):
 // do_numa_page / do_huge_pmd_numa_page with numa_migrate_check, mpol_misplaced and
 // should_numa_migrate_memory, in their v6.12 shape.
-#include "cost/constants.h"
 #include "mm/fault.h"
+#include "cost/constants.h"
 #include "mm/migrate.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
@@ -106,8 +106,8 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
     switch (pol.mode) {
         case MpolMode::Interleave:
             // interleave_nid() with the VMA offset as the interleave index.
-            polnid = pol.nodes ? nth_node(pol.nodes, (vma.pgoff + idx) % static_cast<uint64_t>(
-                                                                              pol.weight()))
+            polnid = pol.nodes ? nth_node(pol.nodes,
+                                          (vma.pgoff + idx) % static_cast<uint64_t>(pol.weight()))
                                : thisnid;
             break;
         case MpolMode::Default:  // the per-node default: preferred on this CPU's node
@@ -118,7 +118,9 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
             if (pol.has_node(folio_nid)) return NUMA_NO_NODE;
             polnid = pol.first_node();
             break;
-        case MpolMode::Local: polnid = thisnid; break;
+        case MpolMode::Local:
+            polnid = thisnid;
+            break;
         case MpolMode::Bind:
             // With MPOL_F_NUMA_BALANCING: optimise placement among the bound nodes.
             if (flags & MPOL_F_MORON) {
@@ -136,8 +138,7 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
     // Migrate toward the faulting CPU's node, through the cpupid filter.
     if (flags & MPOL_F_MORON) {
         polnid = thisnid;
-        if (!should_numa_migrate_memory(sys, p, vma, idx, folio_nid, this_cpu))
-            return NUMA_NO_NODE;
+        if (!should_numa_migrate_memory(sys, p, vma, idx, folio_nid, this_cpu)) return NUMA_NO_NODE;
     }
     return folio_nid != polnid ? polnid : NUMA_NO_NODE;
 }
@@ -166,15 +167,16 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
     const int nid = f.nid;
     int flags = 0;
     cpupid_t last_cpupid = CPUPID_UNSET;
-    const int target =
-        numa_migrate_check(sys, p, vma, first, thp, pte_writable(vma, f), nid, &flags, &last_cpupid);
+    const int target = numa_migrate_check(sys, p, vma, first, thp, pte_writable(vma, f), nid,
+                                          &flags, &last_cpupid);
     if (target != NUMA_NO_NODE) {
         if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target) != MIGRATE_OK) {
             flags |= TNF_MIGRATE_FAIL;
         } else if (migrate_misplaced_folio(sys, p, vma, first, nr, target, ns) == MIGRATE_OK) {
             // The new folio is mapped with the VMA's normal protection.
             restore_ptes(vma, first, nr);
-            task_numa_fault(sys, p, last_cpupid, target, static_cast<int>(nr), flags | TNF_MIGRATED);
+            task_numa_fault(sys, p, last_cpupid, target, static_cast<int>(nr),
+                            flags | TNF_MIGRATED);
             return ns;
         } else {
             // The folio was put back untouched, so the PTE is still the one we faulted on.

@@ -14,7 +14,9 @@ using namespace numab;
 namespace {
 
 // NR_NUMA_HINT_FAULT_STATS * nr_node_ids: the MEM and CPU regions a group keeps.
-size_t group_stats_size(const System& sys) { return static_cast<size_t>(4 * sys.nr_nodes()); }
+size_t group_stats_size(const System& sys) {
+    return static_cast<size_t>(4 * sys.nr_nodes());
+}
 
 void put_numa_group(System& sys, NumaGroup* grp) {
     if (--grp->refcount > 0) return;
@@ -79,7 +81,8 @@ void task_numa_free(System& sys, Task& p) {
     // The exiting task's final free: take its statistics out of the group and drop the arrays.
     if (p.numa_faults.empty()) return;
     if (NumaGroup* grp = p.numa_group) {
-        for (size_t i = 0; i < group_stats_size(sys); ++i) grp->faults[i] -= p.numa_faults[i];
+        for (size_t i = 0; i < group_stats_size(sys); ++i)
+            grp->faults[i] -= p.numa_faults[i];
         grp->total_faults -= p.total_numa_faults;
         --grp->nr_tasks;
         p.numa_group = nullptr;

@@ -14,13 +14,23 @@ namespace numasim::numab {
 // --- time: the kernel keeps mm->numa_next_scan, numab_state->next_scan and pids_active_reset in
 // jiffies; the simulator stores them in ns, always as whole ticks, so comparisons behave like the
 // kernel's jiffies comparisons. ---
-inline Nanos jiffies_ns(const System& sys) { return sys.jiffies() * TICK_NSEC; }
+inline Nanos jiffies_ns(const System& sys) {
+    return sys.jiffies() * TICK_NSEC;
+}
 // msecs_to_jiffies() rounds up to whole ticks.
-inline Nanos msecs_to_jiffies_ns(int64_t ms) { return ((ms * HZ + 999) / 1000) * TICK_NSEC; }
-inline int64_t msecs_to_jiffies(int64_t ms) { return (ms * HZ + 999) / 1000; }
+inline Nanos msecs_to_jiffies_ns(int64_t ms) {
+    return ((ms * HZ + 999) / 1000) * TICK_NSEC;
+}
+inline int64_t msecs_to_jiffies(int64_t ms) {
+    return (ms * HZ + 999) / 1000;
+}
 
-inline int node_distance(const System& sys, int a, int b) { return sys.topo.node_distance(a, b); }
-inline bool node_has_cpus(const System& sys, int nid) { return !sys.topo.nodes[nid].cpus.empty(); }
+inline int node_distance(const System& sys, int a, int b) {
+    return sys.topo.node_distance(a, b);
+}
+inline bool node_has_cpus(const System& sys, int nid) {
+    return !sys.topo.nodes[nid].cpus.empty();
+}
 inline bool node_has_memory(const System& sys, int nid) {
     return sys.topo.nodes[nid].mem_bytes > 0;
 }
@@ -58,5 +68,7 @@ void trace_sched_skip_vma_numa(System& sys, Task& current, const Mm& mm, const V
 #include "sched/task.h"
 
 namespace numasim::numab {
-inline int task_numa_group_id(const Task& p) { return p.numa_group ? p.numa_group->gid : 0; }
+inline int task_numa_group_id(const Task& p) {
+    return p.numa_group ? p.numa_group->gid : 0;
+}
 }  // namespace numasim::numab

@@ -30,8 +30,8 @@ FbqType fbq_classify_rq(const Rq& rq) {
     return fbq_classify_group(rq.nr_running, rq.nr_numa_running, rq.nr_preferred_running);
 }
 
-int migrate_degrades_locality(System& sys, Task& p, int src_cpu, int dst_cpu,
-                              const SchedDomain& sd, bool dst_idle) {
+int migrate_degrades_locality(System& sys, Task& p, int src_cpu, int dst_cpu, const SchedDomain& sd,
+                              bool dst_idle) {
     if (!sys.numa_balancing_enabled()) return -1;
     if (p.numa_faults.empty() || !sd.numa) return -1;
     const int src_nid = sys.cpu_to_node(src_cpu), dst_nid = sys.cpu_to_node(dst_cpu);
@@ -42,7 +42,7 @@ int migrate_degrades_locality(System& sys, Task& p, int src_cpu, int dst_cpu,
         return src_rq.nr_running > src_rq.nr_preferred_running ? 1 : -1;
     }
     if (dst_nid == p.numa_preferred_nid) return 0;  // moving home: encourage
-    if (dst_idle) return -1;  // an idle CPU pulling: leave it to task_hot()
+    if (dst_idle) return -1;                        // an idle CPU pulling: leave it to task_hot()
     const int dist = node_distance(sys, src_nid, dst_nid);
     unsigned long src_weight, dst_weight;
     if (p.numa_group) {

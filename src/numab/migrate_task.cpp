@@ -98,8 +98,8 @@ bool task_numa_compare(System& sys, TaskNumaEnv& env, long taskimp, long groupim
 
     if (!cur) {
         // An idle destination: a plain move.
-        const bool take = k.smallimp > 0 ? (maymove && moveimp >= env.best_imp)
-                                         : (maymove || imp > env.best_imp);
+        const bool take =
+            k.smallimp > 0 ? (maymove && moveimp >= env.best_imp) : (maymove || imp > env.best_imp);
         if (!take) return false;
         goto assign;
     }
@@ -149,8 +149,8 @@ bool task_numa_compare(System& sys, TaskNumaEnv& env, long taskimp, long groupim
     if (k.smallimp > 0 && (imp < k.smallimp || imp <= env.best_imp + k.smallimp / 2)) return false;
     {
         // Overloaded: keep the load balanced.
-        const long load = static_cast<long>(task_h_load(sys, p)) -
-                          static_cast<long>(task_h_load(sys, *cur));
+        const long load =
+            static_cast<long>(task_h_load(sys, p)) - static_cast<long>(task_h_load(sys, *cur));
         if (load) {
             const long dst_load = static_cast<long>(env.dst_stats.load) + load;
             const long src_load = static_cast<long>(env.src_stats.load) - load;
@@ -163,7 +163,8 @@ assign:
         // A move: use the idle CPU found by update_numa_stats, or keep a still-idle best CPU.
         int cpu = env.dst_stats.idle_cpu;
         if (cpu < 0) cpu = env.dst_cpu;
-        if (!idle_cpu(sys, cpu) && env.best_cpu >= 0 && idle_cpu(sys, env.best_cpu)) cpu = env.best_cpu;
+        if (!idle_cpu(sys, cpu) && env.best_cpu >= 0 && idle_cpu(sys, env.best_cpu))
+            cpu = env.best_cpu;
         env.dst_cpu = cpu;
     }
     task_numa_assign(sys, env, cur, imp);
@@ -184,20 +185,23 @@ assign:
 
 long numa_imbalance_allowance(const System& sys, long imbalance, int dst_running, int imb_numa_nr) {
     switch (sys.knobs.numa_imbalance) {
-        case NumaImbalance::None: return imbalance;
-        case NumaImbalance::Fixed: return adjust_numa_imbalance(imbalance, dst_running, NUMA_IMBALANCE_MIN);
-        case NumaImbalance::ImbNumaNr: return adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr);
+        case NumaImbalance::None:
+            return imbalance;
+        case NumaImbalance::Fixed:
+            return adjust_numa_imbalance(imbalance, dst_running, NUMA_IMBALANCE_MIN);
+        case NumaImbalance::ImbNumaNr:
+            return adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr);
     }
     return imbalance;
 }
 
 NumaType numa_classify(unsigned imbalance_pct, const NumaStats& ns) {
     const unsigned long pct = imbalance_pct;
-    if (ns.nr_running > ns.weight &&
-        (ns.compute_capacity * 100 < ns.util * pct || ns.compute_capacity * pct < ns.runnable * 100))
+    if (ns.nr_running > ns.weight && (ns.compute_capacity * 100 < ns.util * pct ||
+                                      ns.compute_capacity * pct < ns.runnable * 100))
         return NumaType::Overloaded;
-    if (ns.nr_running < ns.weight ||
-        (ns.compute_capacity * 100 > ns.util * pct && ns.compute_capacity * pct > ns.runnable * 100))
+    if (ns.nr_running < ns.weight || (ns.compute_capacity * 100 > ns.util * pct &&
+                                      ns.compute_capacity * pct > ns.runnable * 100))
         return NumaType::HasSpare;
     return NumaType::FullyBusy;
 }
@@ -230,8 +234,8 @@ void task_numa_assign(System& sys, TaskNumaEnv& env, Task* p, long imp) {
     if (env.best_cpu != env.dst_cpu && std::exchange(rq->numa_migrate_on, true)) {
         const auto& cpus = sys.topo.nodes[env.dst_nid].cpus;
         const size_t n = cpus.size();
-        const size_t pos = static_cast<size_t>(std::find(cpus.begin(), cpus.end(), env.dst_cpu) -
-                                               cpus.begin());
+        const size_t pos =
+            static_cast<size_t>(std::find(cpus.begin(), cpus.end(), env.dst_cpu) - cpus.begin());
         bool found = false;
         for (size_t i = 1; i <= n && !found; ++i) {  // for_each_cpu_wrap from dst_cpu + 1
             const int cpu = cpus[(pos + i) % n];
@@ -243,7 +247,8 @@ void task_numa_assign(System& sys, TaskNumaEnv& env, Task* p, long imp) {
         if (!found) return;
     }
     // The previous best CPU is released now that a better one is held.
-    if (env.best_cpu != -1 && env.best_cpu != env.dst_cpu) sys.rqs[env.best_cpu].numa_migrate_on = false;
+    if (env.best_cpu != -1 && env.best_cpu != env.dst_cpu)
+        sys.rqs[env.best_cpu].numa_migrate_on = false;
     env.best_task = p;
     env.best_imp = imp;
     env.best_cpu = env.dst_cpu;
@@ -368,7 +373,8 @@ int migrate_swap(System& sys, Task& cur, Task& p, int target_cpu, int curr_cpu) 
     trace_sched_swap_numa(sys, cur, curr_cpu, p, target_cpu);
     // migrate_swap_stop(): fails if either task moved since it was chosen. The simulator runs
     // the swap at once, so only a task that stopped being runnable there can fail it.
-    const bool cur_there = cur.cpu == curr_cpu && !cur.exiting() && cur.state != TaskState::Sleeping;
+    const bool cur_there =
+        cur.cpu == curr_cpu && !cur.exiting() && cur.state != TaskState::Sleeping;
     const bool p_there = p.cpu == target_cpu && !p.exiting() && p.state != TaskState::Sleeping;
     if (!cur_there || !p_there) return -EAGAIN_;
     move_task(sys, cur, target_cpu);

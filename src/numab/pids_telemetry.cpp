@@ -14,7 +14,9 @@ namespace {
 // One table per thread: a System runs on a single thread, so no locking is needed.
 thread_local std::unordered_map<const Vma*, std::vector<int>> g_windows;
 
-unsigned pid_hash_bits(const System& sys) { return sys.knobs.pids_active_bits == 128 ? 7 : 6; }
+unsigned pid_hash_bits(const System& sys) {
+    return sys.knobs.pids_active_bits == 128 ? 7 : 6;
+}
 
 }  // namespace
 
@@ -28,7 +30,8 @@ void pids_window_sample(System& sys, const Vma& vma) {
     if (it == g_windows.end() || it->second.empty()) return;
     const unsigned bits = pid_hash_bits(sys);
     std::vector<int> per_bit(1u << bits, 0);
-    for (int pid : it->second) ++per_bit[hash_32(static_cast<uint32_t>(pid), bits)];
+    for (int pid : it->second)
+        ++per_bit[hash_32(static_cast<uint32_t>(pid), bits)];
     uint64_t colliding = 0;
     for (int n : per_bit)
         if (n > 1) colliding += static_cast<uint64_t>(n);
@@ -38,6 +41,8 @@ void pids_window_sample(System& sys, const Vma& vma) {
     it->second.clear();
 }
 
-void pids_window_forget(const Vma& vma) { g_windows.erase(&vma); }
+void pids_window_forget(const Vma& vma) {
+    g_windows.erase(&vma);
+}
 
 }  // namespace numasim::numab

@@ -65,7 +65,8 @@ unsigned long group_faults_cpu(const System& sys, const NumaGroup& ng, int nid) 
            ng.faults[task_faults_idx(sys, NUMA_CPU, nid, 1)];
 }
 
-unsigned long score_nearby_nodes(const System& sys, const Task& p, int nid, int maxdist, bool task) {
+unsigned long score_nearby_nodes(const System& sys, const Task& p, int nid, int maxdist,
+                                 bool task) {
     const NumaTopologyType type = sys.sched.numa_topology_type;
     if (type == NumaTopologyType::Direct) return 0;  // all nodes equally far: nothing to add
     const int max_dist = sys.sched.sched_max_numa_distance;
@@ -89,14 +90,16 @@ unsigned long score_nearby_nodes(const System& sys, const Task& p, int nid, int 
 
 unsigned long task_weight(const System& sys, const Task& p, int nid, int dist) {
     if (p.numa_faults.empty() || !p.total_numa_faults) return 0;
-    const unsigned long faults = task_faults(sys, p, nid) + score_nearby_nodes(sys, p, nid, dist, true);
+    const unsigned long faults =
+        task_faults(sys, p, nid) + score_nearby_nodes(sys, p, nid, dist, true);
     return 1000 * faults / p.total_numa_faults;
 }
 
 unsigned long group_weight(const System& sys, const Task& p, int nid, int dist) {
     const NumaGroup* ng = p.numa_group;
     if (!ng || !ng->total_faults) return 0;
-    const unsigned long faults = group_faults(sys, p, nid) + score_nearby_nodes(sys, p, nid, dist, false);
+    const unsigned long faults =
+        group_faults(sys, p, nid) + score_nearby_nodes(sys, p, nid, dist, false);
     return 1000 * faults / ng->total_faults;
 }
 
@@ -115,7 +118,8 @@ void numa_group_count_active_nodes(System& sys, NumaGroup& ng) {
     for (int n = 0; n < sys.nr_nodes(); ++n)
         if (node_has_cpus(sys, n)) max_faults = std::max(max_faults, group_faults_cpu(sys, ng, n));
     for (int n = 0; n < sys.nr_nodes(); ++n)
-        if (node_has_cpus(sys, n) && group_faults_cpu(sys, ng, n) * ACTIVE_NODE_FRACTION > max_faults)
+        if (node_has_cpus(sys, n) &&
+            group_faults_cpu(sys, ng, n) * ACTIVE_NODE_FRACTION > max_faults)
             ++active;
     ng.max_faults_cpu = max_faults;
     ng.active_nodes = active;
@@ -133,8 +137,8 @@ void update_task_scan_period(System& sys, Task& p, unsigned long shared, unsigne
         return;
     }
     // The period is cut in NUMA_PERIOD_SLOTS; at NUMA_PERIOD_THRESHOLD it stays the same.
-    const long period_slot = (static_cast<long>(p.numa_scan_period) + NUMA_PERIOD_SLOTS - 1) /
-                             NUMA_PERIOD_SLOTS;
+    const long period_slot =
+        (static_cast<long>(p.numa_scan_period) + NUMA_PERIOD_SLOTS - 1) / NUMA_PERIOD_SLOTS;
     const int lr_ratio = static_cast<int>(local * NUMA_PERIOD_SLOTS / (local + remote));
     const int ps_ratio = static_cast<int>(priv * NUMA_PERIOD_SLOTS / (priv + shared));
     long diff;
@@ -144,7 +148,8 @@ void update_task_scan_period(System& sys, Task& p, unsigned long shared, unsigne
         diff = std::max(lr_ratio - NUMA_PERIOD_THRESHOLD, 1) * period_slot;  // mostly local
     } else {
         // Private faults on remote memory: speed up to get the memory moved.
-        diff = -static_cast<long>(NUMA_PERIOD_THRESHOLD - std::max(lr_ratio, ps_ratio)) * period_slot;
+        diff =
+            -static_cast<long>(NUMA_PERIOD_THRESHOLD - std::max(lr_ratio, ps_ratio)) * period_slot;
     }
     const long lo = task_scan_min(sys, p), hi = task_scan_max(sys, p);
     p.numa_scan_period = static_cast<unsigned>(
@@ -172,7 +177,8 @@ int preferred_group_nid(System& sys, Task& p, int nid) {
     }
     // Backplane: descend the hierarchy of node groups, keeping the busiest group each level.
     std::vector<bool> nodes(static_cast<size_t>(sys.nr_nodes()));
-    for (int n = 0; n < sys.nr_nodes(); ++n) nodes[static_cast<size_t>(n)] = node_has_cpus(sys, n);
+    for (int n = 0; n < sys.nr_nodes(); ++n)
+        nodes[static_cast<size_t>(n)] = node_has_cpus(sys, n);
     for (int dist = sys.sched.sched_max_numa_distance; dist > LOCAL_DISTANCE; --dist) {
         if (!find_numa_distance(sys, dist)) continue;
         unsigned long max_faults = 0;
@@ -231,7 +237,8 @@ void task_numa_placement(System& sys, Task& p) {
             // Weight CPU-side faults by the share of time the task ran, scaled by 2^16, so
             // tasks that barely run count little in the group.
             long f_weight = static_cast<long>((runtime << 16) / (period + 1));
-            f_weight = f_weight * static_cast<long>(f[cpubuf]) / static_cast<long>(total_faults + 1);
+            f_weight =
+                f_weight * static_cast<long>(f[cpubuf]) / static_cast<long>(total_faults + 1);
             const long f_diff = f_weight - static_cast<long>(f[cpu] / 2);
             f[cpubuf] = 0;
             f[mem] += static_cast<unsigned long>(diff);

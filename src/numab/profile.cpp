@@ -14,13 +14,14 @@ namespace {
 constexpr const char* kGroup = "kernel_profiles";
 // Upper bounds that keep the arithmetic of the scan code in range; the kernel itself takes any
 // unsigned int for the debugfs knobs.
-constexpr int64_t MAX_MS = 3600 * 1000;          // one hour
-constexpr int64_t MAX_SCAN_SIZE_MB = 1 << 20;    // 1 TiB per window
-constexpr int64_t MAX_SMALLIMP = 1998;           // the largest importance (2 x 999)
+constexpr int64_t MAX_MS = 3600 * 1000;        // one hour
+constexpr int64_t MAX_SCAN_SIZE_MB = 1 << 20;  // 1 TiB per window
+constexpr int64_t MAX_SMALLIMP = 1998;         // the largest importance (2 x 999)
 
 std::string join(const std::vector<std::string>& v) {
     std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ", ") + x;
     return s;
 }
 
@@ -44,14 +45,16 @@ E enum_in(const TomlTable& t, const char* key, bool (*parse)(const std::string&,
 }  // namespace
 
 const std::vector<std::string>& knob_keys() {
-    static const std::vector<std::string> keys = {
-        "numa_balancing",     "scan_delay_ms",          "scan_period_min_ms",
-        "scan_period_max_ms", "scan_size_mb",           "hot_threshold_ms",
-        "smallimp",           "skip_shared_cow",        "vma_scan",
-        "pids_active_bits",   "idle_early_stop",        "per_vma_start_scan_seq",
-        "starvation_guard",   "pid_reset_before_check", "cow_shared_test",
-        "thp_sets_tnf_shared", "thp_mapcount_check",    "numa_classify",
-        "numa_imbalance"};
+    static const std::vector<std::string> keys = {"numa_balancing",     "scan_delay_ms",
+                                                  "scan_period_min_ms", "scan_period_max_ms",
+                                                  "scan_size_mb",       "hot_threshold_ms",
+                                                  "smallimp",           "skip_shared_cow",
+                                                  "vma_scan",           "pids_active_bits",
+                                                  "idle_early_stop",    "per_vma_start_scan_seq",
+                                                  "starvation_guard",   "pid_reset_before_check",
+                                                  "cow_shared_test",    "thp_sets_tnf_shared",
+                                                  "thp_mapcount_check", "numa_classify",
+                                                  "numa_imbalance"};
     return keys;
 }
 
@@ -62,8 +65,10 @@ void apply_knobs(NumaBalancingKnobs& k, const TomlTable& t) {
             t.fail(key, "unknown NUMA-balancing knob (valid: " + join(valid) + ")");
 
     // sysctl kernel.numa_balancing: bit 0 NORMAL, bit 1 MEMORY_TIERING.
-    if (t.has("numa_balancing")) k.numa_balancing = static_cast<int>(int_in(t, "numa_balancing", 0, 3));
-    if (t.has("scan_delay_ms")) k.scan_delay_ms = static_cast<unsigned>(int_in(t, "scan_delay_ms", 0, MAX_MS));
+    if (t.has("numa_balancing"))
+        k.numa_balancing = static_cast<int>(int_in(t, "numa_balancing", 0, 3));
+    if (t.has("scan_delay_ms"))
+        k.scan_delay_ms = static_cast<unsigned>(int_in(t, "scan_delay_ms", 0, MAX_MS));
     if (t.has("scan_period_min_ms"))
         k.scan_period_min_ms = static_cast<unsigned>(int_in(t, "scan_period_min_ms", 1, MAX_MS));
     if (t.has("scan_period_max_ms"))
@@ -79,7 +84,8 @@ void apply_knobs(NumaBalancingKnobs& k, const TomlTable& t) {
                                                "all, pids_active, pids_active_forced, four_pass");
     if (t.has("pids_active_bits")) {
         const int64_t b = t.get_int("pids_active_bits");
-        if (b != 64 && b != 128) t.fail("pids_active_bits", "must be 64 or 128, got " + std::to_string(b));
+        if (b != 64 && b != 128)
+            t.fail("pids_active_bits", "must be 64 or 128, got " + std::to_string(b));
         k.pids_active_bits = static_cast<int>(b);
     }
     if (t.has("idle_early_stop")) k.idle_early_stop = t.get_bool("idle_early_stop", true);
@@ -91,7 +97,8 @@ void apply_knobs(NumaBalancingKnobs& k, const TomlTable& t) {
     if (t.has("cow_shared_test"))
         k.cow_shared_test = enum_in<CowSharedTest>(t, "cow_shared_test", parse_cow_shared_test,
                                                    "mapcount, refcount, likely_mapped_shared");
-    if (t.has("thp_sets_tnf_shared")) k.thp_sets_tnf_shared = t.get_bool("thp_sets_tnf_shared", true);
+    if (t.has("thp_sets_tnf_shared"))
+        k.thp_sets_tnf_shared = t.get_bool("thp_sets_tnf_shared", true);
     if (t.has("thp_mapcount_check")) k.thp_mapcount_check = t.get_bool("thp_mapcount_check", false);
     if (t.has("numa_classify")) k.numa_classify = t.get_bool("numa_classify", true);
     if (t.has("numa_imbalance"))
@@ -100,7 +107,8 @@ void apply_knobs(NumaBalancingKnobs& k, const TomlTable& t) {
     if (k.scan_period_max_ms < k.scan_period_min_ms) {
         const char* key = t.has("scan_period_max_ms") ? "scan_period_max_ms" : "scan_period_min_ms";
         t.fail(key, "scan_period_max_ms (" + std::to_string(k.scan_period_max_ms) +
-                        ") is below scan_period_min_ms (" + std::to_string(k.scan_period_min_ms) + ")");
+                        ") is below scan_period_min_ms (" + std::to_string(k.scan_period_min_ms) +
+                        ")");
     }
 }
 
@@ -115,8 +123,9 @@ std::vector<std::string> profile_names() {
 NumaBalancingKnobs load_profile(const std::string& name) {
     const EmbeddedFile* f = find_embedded(kGroup, name);
     if (!f)
-        throw InputError("", "profile", "unknown kernel profile '" + name +
-                                            "' (valid: " + join(profile_names()) + ")");
+        throw InputError(
+            "", "profile",
+            "unknown kernel profile '" + name + "' (valid: " + join(profile_names()) + ")");
     const TomlTable root = TomlTable::parse_text(f->text, "profiles/" + name + ".toml");
     NumaBalancingKnobs k;
     if (auto p = root.table("profile")) {
@@ -132,8 +141,10 @@ NumaBalancingKnobs load_profile(const std::string& name) {
 void apply_knob_override(NumaBalancingKnobs& k, const std::string& assignment) {
     const size_t eq = assignment.find('=');
     auto trim = [](std::string s) {
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(s.begin());
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+            s.pop_back();
+        while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+            s.erase(s.begin());
         return s;
     };
     if (eq == std::string::npos)

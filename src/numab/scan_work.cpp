@@ -30,11 +30,14 @@ bool vma_suitable(const Task& p, const Vma& vma) {
     return vma_policy_mof(p, vma);
 }
 
-bool vma_is_accessible(const Vma& vma) { return vma.vm_flags & (VM_READ | VM_WRITE | VM_EXEC); }
+bool vma_is_accessible(const Vma& vma) {
+    return vma.vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
+}
 
 int popcount_pids(const VmaNumabState& ns) {
     int n = 0;
-    for (int w = 0; w < 2; ++w) n += std::popcount(ns.pids_active[0][w] | ns.pids_active[1][w]);
+    for (int w = 0; w < 2; ++w)
+        n += std::popcount(ns.pids_active[0][w] | ns.pids_active[1][w]);
     return n;
 }
 
@@ -50,9 +53,12 @@ void age_pids(System& sys, Vma& vma, Nanos reset_period) {
 // Highest eligibility level a mode may retry at (see the file comment).
 int max_level(VmaScanSelection s) {
     switch (s) {
-        case VmaScanSelection::PidsActiveForced: return 2;
-        case VmaScanSelection::FourPass: return 4;
-        default: return 1;
+        case VmaScanSelection::PidsActiveForced:
+            return 2;
+        case VmaScanSelection::FourPass:
+            return 4;
+        default:
+            return 1;
     }
 }
 
@@ -93,8 +99,8 @@ double task_numa_work(System& sys, Task& p) {
     const bool forced_rules = k.vma_scan == VmaScanSelection::PidsActiveForced ||
                               k.vma_scan == VmaScanSelection::FourPass;
     const Nanos delay = msecs_to_jiffies_ns(k.scan_delay_ms);
-    const Nanos reset_period = msecs_to_jiffies_ns(int64_t{VMA_PID_RESET_PERIOD_DELAYS} *
-                                                   k.scan_delay_ms);
+    const Nanos reset_period =
+        msecs_to_jiffies_ns(int64_t{VMA_PID_RESET_PERIOD_DELAYS} * k.scan_delay_ms);
     double kernel_ns = 0;
     int level = 1;
     bool stopped_in_vma = false;  // the kernel's "vma != NULL" at out:
@@ -104,7 +110,8 @@ double task_numa_work(System& sys, Task& p) {
         bool pids_skipped = false;
         start = mm.numa_scan_offset;
         size_t vi = 0;
-        while (vi < mm.vmas.size() && mm.vmas[vi]->end <= start) ++vi;
+        while (vi < mm.vmas.size() && mm.vmas[vi]->end <= start)
+            ++vi;
         if (vi == mm.vmas.size()) {
             reset_ptenuma_scan(p);
             start = 0;

@@ -15,7 +15,8 @@ void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, i
 
     const int nodes = sys.nr_nodes();
     if (p.numa_faults.empty()) {
-        p.numa_faults.assign(static_cast<size_t>(8 * nodes), 0);  // 4 stats x nodes x {shared, priv}
+        p.numa_faults.assign(static_cast<size_t>(8 * nodes),
+                             0);  // 4 stats x nodes x {shared, priv}
         p.total_numa_faults = 0;
         std::fill(std::begin(p.numa_faults_locality), std::end(p.numa_faults_locality), 0);
     }
@@ -43,8 +44,10 @@ void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, i
     }
     if (flags & TNF_MIGRATED) p.numa_pages_migrated += static_cast<unsigned long>(pages);
     if (flags & TNF_MIGRATE_FAIL) p.numa_faults_locality[2] += static_cast<unsigned long>(pages);
-    p.numa_faults[task_faults_idx(sys, NUMA_MEMBUF, mem_node, priv)] += static_cast<unsigned long>(pages);
-    p.numa_faults[task_faults_idx(sys, NUMA_CPUBUF, cpu_node, priv)] += static_cast<unsigned long>(pages);
+    p.numa_faults[task_faults_idx(sys, NUMA_MEMBUF, mem_node, priv)] +=
+        static_cast<unsigned long>(pages);
+    p.numa_faults[task_faults_idx(sys, NUMA_CPUBUF, cpu_node, priv)] +=
+        static_cast<unsigned long>(pages);
     p.numa_faults_locality[local] += static_cast<unsigned long>(pages);
 }
 

@@ -18,7 +18,9 @@ unsigned pid_bit(const System& sys, int pid) {
     return hash_32(static_cast<uint32_t>(pid), sys.knobs.pids_active_bits == 128 ? 7 : 6);
 }
 
-bool test_pid_bit(const uint64_t (&slot)[2], unsigned bit) { return (slot[bit >> 6] >> (bit & 63)) & 1; }
+bool test_pid_bit(const uint64_t (&slot)[2], unsigned bit) {
+    return (slot[bit >> 6] >> (bit & 63)) & 1;
+}
 
 }  // namespace
 
@@ -39,8 +41,8 @@ bool vma_is_accessed(System& sys, Mm& mm, Vma& vma, Task& current) {
 
     // 1. The first NUMA_UNCONDITIONAL_PASSES passes scan every VMA: mm-wide in v6.6-6.7,
     // counted from the VMA's own first pass since v6.8.
-    const int passes = k.per_vma_start_scan_seq ? mm.numa_scan_seq - ns.start_scan_seq
-                                                : mm.numa_scan_seq;
+    const int passes =
+        k.per_vma_start_scan_seq ? mm.numa_scan_seq - ns.start_scan_seq : mm.numa_scan_seq;
     if (passes < NUMA_UNCONDITIONAL_PASSES) return true;
 
     // 2. The current task faulted in this VMA recently (either pids_active slot).

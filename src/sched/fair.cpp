@@ -200,6 +200,9 @@ void schedule(System& sys, int cpu) {
         if (!prev) {
             rq.idle_stamp = sys.now;
             newidle_balance(sys, cpu);
+            // A task pulled by the balance may already have been picked (move_task schedules
+            // an idle destination); then this CPU is busy again.
+            if (rq.curr) return;
             for (Task* t : rq.queued)
                 if (!next || t->vruntime < next->vruntime) next = t;
             if (!next) return;

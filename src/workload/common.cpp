@@ -11,11 +11,14 @@ namespace numasim {
 
 int highest_cpu_plus_one(const Topology& topo) {
     int hi = -1;
-    for (const CpuInfo& c : topo.cpus) hi = std::max(hi, c.id);
+    for (const CpuInfo& c : topo.cpus)
+        hi = std::max(hi, c.id);
     return hi + 1;
 }
 
-std::vector<int> node_cpu_list(const Topology& topo, int node) { return topo.nodes[node].cpus; }
+std::vector<int> node_cpu_list(const Topology& topo, int node) {
+    return topo.nodes[node].cpus;
+}
 
 MemPolicy make_policy(MpolMode mode, uint64_t nodes) {
     MemPolicy p;
@@ -24,8 +27,7 @@ MemPolicy make_policy(MpolMode mode, uint64_t nodes) {
     return p;
 }
 
-Vma& map_anon(System& sys, Mm& mm, uint64_t bytes, const std::string& name, bool thp,
-              bool shared) {
+Vma& map_anon(System& sys, Mm& mm, uint64_t bytes, const std::string& name, bool thp, bool shared) {
     const uint32_t flags =
         VM_READ | VM_WRITE | (thp ? VM_HUGEPAGE : 0u) | (shared ? VM_SHARED : 0u);
     return do_mmap(sys, mm, bytes, flags, name);
@@ -81,8 +83,7 @@ void make_wait_phase(Phase& ph, Nanos sleep) {
 
 uint64_t checked_size(const TomlTable& t, const char* key, uint64_t fallback, uint64_t min_bytes) {
     const uint64_t v = t.get_size(key, fallback);
-    if (v < min_bytes)
-        t.fail(key, "must be at least " + std::to_string(min_bytes) + " bytes");
+    if (v < min_bytes) t.fail(key, "must be at least " + std::to_string(min_bytes) + " bytes");
     return v;
 }
 

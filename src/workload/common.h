@@ -34,7 +34,9 @@ inline constexpr double BZERO_RATE_GBS = 10.0;
 int highest_cpu_plus_one(const Topology& topo);
 std::vector<int> node_cpu_list(const Topology& topo, int node);
 MemPolicy make_policy(MpolMode mode, uint64_t nodes);
-inline uint64_t node_bit(int node) { return uint64_t{1} << node; }
+inline uint64_t node_bit(int node) {
+    return uint64_t{1} << node;
+}
 
 // Anonymous private mapping (malloc/mmap of a large buffer), with VM_HUGEPAGE when thp is on.
 Vma& map_anon(System& sys, Mm& mm, uint64_t bytes, const std::string& name, bool thp,
@@ -60,12 +62,12 @@ RunTimes run_times(const System& sys, const std::vector<const Task*>& tasks);
 // A stateful program built from closures: `next` fills the phase or returns false to exit. Most
 // models need a little state per task (a step counter), which the closure captures.
 class FnProgram : public TaskProgram {
-public:
+  public:
     using Fn = std::function<bool(Task&, Phase&)>;
     explicit FnProgram(Fn fn) : fn_(std::move(fn)) {}
     bool next_phase(Task& task, Phase& phase) override { return fn_(task, phase); }
 
-private:
+  private:
     Fn fn_;
 };
 

@@ -18,7 +18,9 @@ WorkloadRegistrar::WorkloadRegistrar(std::string name, std::string description,
     std::sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
 }
 
-const std::vector<WorkloadInfo>& workload_registry() { return registry(); }
+const std::vector<WorkloadInfo>& workload_registry() {
+    return registry();
+}
 
 const WorkloadInfo* find_workload(const std::string& name) {
     for (const auto& w : registry())

@@ -60,7 +60,8 @@ struct NumabWorld {
         p.mm = &mm;
         p.cpu = cpu;
         p.cpus_allowed.assign((sys.nr_cpus() + 63) / 64, 0);
-        for (int c = 0; c < sys.nr_cpus(); ++c) p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+        for (int c = 0; c < sys.nr_cpus(); ++c)
+            p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
         p.nr_cpus_allowed = sys.nr_cpus();
         p.numa_scan_period = sys.knobs.scan_delay_ms;
         mm.tasks.push_back(&p);
@@ -83,7 +84,8 @@ struct NumabWorld {
         p.numa_faults[task_faults_idx(sys, NUMA_MEM, nid, 0)] = shared;
         p.numa_faults[task_faults_idx(sys, NUMA_MEM, nid, 1)] = priv;
         p.total_numa_faults = 0;
-        for (int n = 0; n < sys.nr_nodes(); ++n) p.total_numa_faults += task_faults(sys, p, n);
+        for (int n = 0; n < sys.nr_nodes(); ++n)
+            p.total_numa_faults += task_faults(sys, p, n);
     }
 
     System sys;

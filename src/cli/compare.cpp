@@ -1,0 +1,253 @@
+#include "cli/compare.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "config/input_error.h"
+#include "report/json_out.h"
+#include "report/mmtests_table.h"
+#include "report/monitor_tables.h"
+#include "report/seed_tables.h"
+#include "sim/rng.h"
+
+namespace numasim {
+
+Variant parse_variant(const std::string& spec) {
+    Variant v;
+    const auto colon = spec.find(':');
+    if (colon == std::string::npos || colon == 0)
+        throw InputError("command line", "--variant " + spec,
+                         "expected NAME:key=value[,key=value...], e.g. vanilla:profile=v4.18");
+    v.name = spec.substr(0, colon);
+    std::string rest = spec.substr(colon + 1);
+    size_t pos = 0;
+    while (pos <= rest.size() && !rest.empty()) {
+        const size_t comma = rest.find(',', pos);
+        const std::string kv = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos)
+            throw InputError("command line", "--variant " + spec, "'" + kv + "' is not key=value");
+        const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+        if (key == "profile")
+            v.overrides.profile = value;
+        else if (key == "machine")
+            v.overrides.machine = value;
+        else
+            v.overrides.knob_assignments.push_back(kv);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return v;
+}
+
+std::vector<VariantRuns> run_variants(const std::string& scenario_path,
+                                      const ScenarioOverrides& common,
+                                      const std::vector<Variant>& variants, int jobs,
+                                      const std::function<void()>& progress) {
+    std::vector<VariantRuns> out;
+    for (const Variant& v : variants) {
+        ScenarioOverrides ov = common;
+        if (v.overrides.profile) ov.profile = v.overrides.profile;
+        if (v.overrides.machine) ov.machine = v.overrides.machine;
+        for (const auto& a : v.overrides.knob_assignments) ov.knob_assignments.push_back(a);
+        out.push_back({v.name, load_scenario_file(scenario_path, ov), {}});
+    }
+    // One flat list of (variant, iteration) runs shared by the workers; iteration i of every
+    // variant uses the same seed, so variants are compared on common random numbers.
+    std::vector<std::pair<size_t, int>> work;
+    for (size_t vi = 0; vi < out.size(); ++vi) {
+        out[vi].runs.resize(out[vi].scenario.iterations);
+        for (int i = 0; i < out[vi].scenario.iterations; ++i) work.emplace_back(vi, i);
+    }
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    std::exception_ptr error;
+    auto worker = [&] {
+        for (size_t k = next++; k < work.size(); k = next++) {
+            const auto [vi, i] = work[k];
+            const Scenario& sc = out[vi].scenario;
+            try {
+                out[vi].runs[i] = run_once(sc, i == 0 ? sc.seed : derive_seed(sc.seed, i));
+            } catch (...) {
+                std::lock_guard<std::mutex> g(mu);
+                if (!error) error = std::current_exception();
+            }
+            if (progress) progress();
+        }
+    };
+    std::vector<std::thread> pool;
+    const int n = std::max(1, std::min<int>(jobs, static_cast<int>(work.size())));
+    for (int w = 1; w < n; ++w) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+    return out;
+}
+
+std::vector<RunOperation> run_operations(const RunResult& r) {
+    std::vector<RunOperation> ops;
+    for (const auto& w : r.workloads) {
+        if (w.contains("operations")) {
+            for (const auto& o : w["operations"])
+                ops.push_back({o["name"].get<std::string>(), o["value"].get<double>(),
+                               o["better"].get<std::string>() == "lower"});
+        }
+    }
+    if (ops.empty()) ops.push_back({"elsp", ns_to_s(r.elapsed), true});
+    return ops;
+}
+
+namespace {
+
+std::vector<std::string> names(const std::vector<VariantRuns>& v) {
+    std::vector<std::string> n;
+    for (const auto& x : v) n.push_back(x.name);
+    return n;
+}
+
+std::vector<Operation> operations(const std::vector<VariantRuns>& v) {
+    std::vector<Operation> ops;
+    std::map<std::string, size_t> index;
+    for (size_t c = 0; c < v.size(); ++c)
+        for (const auto& r : v[c].runs)
+            for (const auto& o : run_operations(r)) {
+                auto it = index.find(o.name);
+                if (it == index.end()) {
+                    it = index.emplace(o.name, ops.size()).first;
+                    ops.push_back({o.name, o.lower_is_better ? Better::Lower : Better::Higher,
+                                   std::vector<std::vector<double>>(v.size())});
+                }
+                ops[it->second].samples[c].push_back(o.value);
+            }
+    return ops;
+}
+
+CompareTable compare_table(const std::vector<VariantRuns>& v, const CompareReportOptions& o) {
+    CompareOptions co;
+    co.rule = o.rule;
+    co.stat_set = o.stats_2019 ? StatSet::Multiops2019 : StatSet::Current;
+    co.means_only = o.means_only;
+    return build_compare_table(names(v), operations(v), co);
+}
+
+MonitorTable duration_table(const std::vector<VariantRuns>& v) {
+    std::vector<DurationTimes> t;
+    for (const auto& x : v) {
+        DurationTimes d;
+        for (const auto& r : x.runs) {
+            d.user += r.user_s;
+            d.system += r.system_s;
+            d.elapsed += ns_to_s(r.elapsed);
+        }
+        t.push_back(d);
+    }
+    return build_duration_table(names(v), t);
+}
+
+// Counters summed over all iterations of a variant, by kernel name.
+std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
+    std::map<std::string, int64_t> m;
+    for (const auto& r : x.runs) {
+        for (size_t i = 0; i < kVmNames.size(); ++i)
+            m[std::string(kVmNames[i])] += static_cast<int64_t>(r.counters.vm[i]);
+        m["cs"] += static_cast<int64_t>(r.counters.cs);
+        m["migrations"] += static_cast<int64_t>(r.counters.migrations);
+        m["faults"] += static_cast<int64_t>(r.counters[Vm::pgfault]);
+        m["cache-misses"] += static_cast<int64_t>(r.counters.llc_misses);
+        m["sched:sched_move_numa"] += static_cast<int64_t>(r.counters.sched_move_numa);
+        m["sched:sched_stick_numa"] += static_cast<int64_t>(r.counters.sched_stick_numa);
+        m["sched:sched_swap_numa"] += static_cast<int64_t>(r.counters.sched_swap_numa);
+        m["migrate:mm_migrate_pages"] += static_cast<int64_t>(r.counters.mm_migrate_pages);
+    }
+    return m;
+}
+
+MonitorTable ops_table(const std::vector<VariantRuns>& v) {
+    std::vector<VmstatDelta> d;
+    for (const auto& x : v) {
+        VmstatDelta m;
+        for (const auto& [k, val] : counter_totals(x)) m[k] = static_cast<double>(val);
+        d.push_back(m);
+    }
+    return build_mmtests_vmstat_table(names(v), d);
+}
+
+std::vector<std::map<std::string, int64_t>> all_totals(const std::vector<VariantRuns>& v) {
+    std::vector<std::map<std::string, int64_t>> t;
+    for (const auto& x : v) t.push_back(counter_totals(x));
+    return t;
+}
+
+bool has_specjbb(const std::vector<VariantRuns>& v) {
+    for (const auto& r : v.front().runs)
+        for (const auto& w : r.workloads)
+            if (w.value("type", "") == "specjbb2005") return true;
+    return false;
+}
+
+// Mean bops over iterations, per variant: the posting's "Prev Current %Change" rows.
+SpecjbbBlock specjbb_block(const std::vector<VariantRuns>& v) {
+    SpecjbbBlock b;
+    b.title = v.front().scenario.machine.description;
+    b.settings = names(v);
+    SpecjbbRow row;
+    for (const auto& x : v) {
+        double sum = 0;
+        int jvms = 0;
+        for (const auto& r : x.runs)
+            for (const auto& w : r.workloads)
+                if (w.value("type", "") == "specjbb2005") {
+                    sum += w.value("bops", 0.0);
+                    jvms = w.value("jvms", 0);
+                }
+        row.jvms = jvms;
+        row.values.push_back(x.runs.empty() ? 0 : sum / static_cast<double>(x.runs.size()));
+    }
+    b.rows.push_back(row);
+    return b;
+}
+
+}  // namespace
+
+std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportOptions& o) {
+    const auto& sc = v.front().scenario;
+    std::string s = fmt::format("numasim compare: {} on {}, {} iteration(s) per variant\n\n",
+                                sc.name, sc.machine.name, sc.iterations);
+    s += render_compare_table(compare_table(v, o)) + "\n";
+    s += render_monitor_table(duration_table(v)) + "\n";
+    s += render_monitor_table(ops_table(v)) + "\n";
+    const auto totals = all_totals(v);
+    s += render_perf_stats_table(sc.name, names(v), event_rows(kPerfStatEvents, totals)) + "\n";
+    s += render_vmstat_table(sc.name, names(v), event_rows(kVmstatNumaEvents, totals));
+    if (has_specjbb(v)) s += "\n" + render_specjbb_block(specjbb_block(v));
+    return s;
+}
+
+nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareReportOptions& o) {
+    const auto totals = all_totals(v);
+    nlohmann::json j = {{"scenario", v.front().scenario.name},
+                        {"machine", v.front().scenario.machine.name},
+                        {"variants", names(v)},
+                        {"compare", to_json(compare_table(v, o))},
+                        {"duration", to_json(duration_table(v))},
+                        {"ops", to_json(ops_table(v))},
+                        {"perf_stats", event_table_json("perf stats", names(v),
+                                                        event_rows(kPerfStatEvents, totals))},
+                        {"vmstat", event_table_json("vmstat", names(v),
+                                                    event_rows(kVmstatNumaEvents, totals))}};
+    if (has_specjbb(v)) j["specjbb"] = to_json(specjbb_block(v));
+    nlohmann::json runs = nlohmann::json::object();
+    for (const auto& x : v) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const auto& r : x.runs) a.push_back(result_json(x.scenario, r));
+        runs[x.name] = a;
+    }
+    j["runs"] = runs;
+    return j;
+}
+
+}  // namespace numasim

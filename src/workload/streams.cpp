@@ -1,0 +1,419 @@
+// `streams`: a workload described entirely in the scenario file - processes, their memory
+// regions and, per thread, a list of phases of access streams. docs/scenario-workloads.md.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "engine/process.h"
+#include "engine/system.h"
+#include "workload/common.h"
+#include "workload/registry.h"
+
+namespace numasim {
+
+namespace {
+
+enum class Kind { Private, Shared, File };
+enum class FirstTouch { None, Node, Thread };
+
+struct RegionSpec {
+    std::string name;
+    uint64_t size = 0;
+    Kind kind = Kind::Private;
+    bool thp = false;
+    std::optional<MemPolicy> policy;
+    FirstTouch first_touch = FirstTouch::None;
+    int first_touch_node = 0;
+    bool sliced = false;  // some stream uses per-thread slices of it
+};
+
+struct StreamSpec {
+    int region = 0;
+    AccessStream proto;  // everything but the region
+    bool per_thread = false;
+};
+
+struct PhaseSpec {
+    std::vector<StreamSpec> streams;
+    double rate_gbs = 0;
+    double work = 0;
+    Nanos cpu_time = 0, sleep = 0;
+    int64_t repeat = 1;
+    std::optional<std::vector<int>> affinity;  // empty vector: all CPUs
+    std::optional<MemPolicy> mempolicy;
+    double ops_per_byte = 0, mlp = 0;
+};
+
+struct ThreadSpec {
+    std::vector<PhaseSpec> phases;
+    bool loop = false;
+};
+
+struct ProcessSpec {
+    std::string name;
+    int count = 1;
+    std::vector<RegionSpec> regions;
+    std::vector<ThreadSpec> threads;  // one per thread
+};
+
+// "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every CPU (empty list).
+std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
+    std::string s;
+    try {
+        s = t.get_string("affinity");
+    } catch (const InputError&) {
+        std::vector<int> out;
+        for (int64_t c : t.get_int_array("affinity")) {
+            if (c < 0 || c >= topo.nr_cpus())
+                t.fail("affinity", fmt::format("CPU {} does not exist", c));
+            out.push_back(static_cast<int>(c));
+        }
+        if (out.empty()) t.fail("affinity", "empty CPU list");
+        return out;
+    }
+    if (s == "all") return {};
+    int n = -1;
+    if (s.rfind("node:", 0) == 0) n = std::atoi(s.c_str() + 5);
+    if (n < 0 || n >= topo.nr_nodes() || s.size() <= 5)
+        t.fail("affinity", "expected a CPU list, \"node:N\" with an existing node, or \"all\"");
+    return topo.nodes[n].cpus;
+}
+
+std::optional<MemPolicy> read_policy(const TomlTable& t, const Topology& topo, const char* key) {
+    if (!t.has(key)) return std::nullopt;
+    MpolMode m;
+    if (!parse_mpol_mode(t.get_string(key), m))
+        t.fail(key, "unknown policy (default, bind, interleave, preferred, local)");
+    MemPolicy p = make_policy(m, 0);
+    if (m == MpolMode::Bind || m == MpolMode::Interleave || m == MpolMode::Preferred) {
+        if (!t.has("nodes")) t.fail(key, fmt::format("policy '{}' needs `nodes`", to_string(m)));
+        for (int64_t n : t.get_int_array("nodes")) {
+            if (n < 0 || n >= topo.nr_nodes())
+                t.fail("nodes", fmt::format("node {} does not exist", n));
+            p.nodes |= node_bit(static_cast<int>(n));
+        }
+        if (!p.nodes) t.fail("nodes", "empty node list");
+    }
+    return p;
+}
+
+RegionSpec read_region(const TomlTable& t, const Topology& topo) {
+    RegionSpec r;
+    r.name = t.get_string("name");
+    r.size = t.get_size("size");
+    if (r.size < PAGE_SIZE) t.fail("size", "must be at least one page (4096 bytes)");
+    const std::string k = t.get_string("kind", "private");
+    if (k == "private")
+        r.kind = Kind::Private;
+    else if (k == "shared")
+        r.kind = Kind::Shared;
+    else if (k == "file")
+        r.kind = Kind::File;
+    else
+        t.fail("kind", "unknown kind '" + k + "' (private, shared, file)");
+    r.thp = t.get_bool("thp", false);
+    if (r.thp && r.kind == Kind::File) t.fail("thp", "THP applies to anonymous memory only");
+    r.policy = read_policy(t, topo, "policy");
+    const std::string ft = t.get_string("first_touch", "none");
+    if (ft == "none") {
+        r.first_touch = FirstTouch::None;
+    } else if (ft == "thread") {
+        r.first_touch = FirstTouch::Thread;
+    } else if (ft.rfind("node:", 0) == 0 && ft.size() > 5) {
+        r.first_touch = FirstTouch::Node;
+        r.first_touch_node = std::atoi(ft.c_str() + 5);
+        if (r.first_touch_node < 0 || r.first_touch_node >= topo.nr_nodes())
+            t.fail("first_touch", "node does not exist");
+    } else {
+        t.fail("first_touch", "expected \"none\", \"thread\" or \"node:N\"");
+    }
+    t.finish();
+    return r;
+}
+
+StreamSpec read_stream(const TomlTable& t, std::vector<RegionSpec>& regions) {
+    StreamSpec s;
+    const std::string name = t.get_string("region");
+    auto it = std::find_if(regions.begin(), regions.end(),
+                           [&](const RegionSpec& r) { return r.name == name; });
+    if (it == regions.end()) t.fail("region", "no region named '" + name + "' in this process");
+    s.region = static_cast<int>(it - regions.begin());
+    const std::string pat = t.get_string("pattern", "sweep");
+    if (pat == "sweep")
+        s.proto.pattern = Pattern::Sweep;
+    else if (pat == "random")
+        s.proto.pattern = Pattern::Random;
+    else if (pat == "hotset")
+        s.proto.pattern = Pattern::HotSet;
+    else
+        t.fail("pattern", "unknown pattern '" + pat + "' (sweep, random, hotset)");
+    auto frac = [&](const char* k, double d) {
+        const double v = t.get_double(k, d);
+        if (v < 0 || v > 1) t.fail(k, "must be between 0 and 1");
+        return v;
+    };
+    s.proto.share = t.get_double("share", 1.0);
+    if (s.proto.share <= 0) t.fail("share", "must be positive");
+    s.proto.write_fraction = frac("write_fraction", 0.0);
+    s.proto.hot_fraction = frac("hot_fraction", s.proto.hot_fraction);
+    s.proto.hot_share = frac("hot_share", s.proto.hot_share);
+    s.per_thread = t.get_bool("per_thread", false);
+    if (s.per_thread) it->sliced = true;
+    t.finish();
+    return s;
+}
+
+PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const Topology& topo) {
+    PhaseSpec p;
+    for (const TomlTable& s : t.tables("streams"))
+        p.streams.push_back(read_stream(s, regions));
+    double total = 0;
+    for (const StreamSpec& s : p.streams)
+        total += s.proto.share;
+    for (StreamSpec& s : p.streams)
+        s.proto.share /= total;  // shares are relative weights
+    if (t.has("work")) p.work = static_cast<double>(t.get_size("work"));
+    p.cpu_time = t.get_duration_ns("cpu_time", 0);
+    p.sleep = t.get_duration_ns("sleep", 0);
+    if (!p.streams.empty()) {
+        p.rate_gbs = t.get_double("rate_gbs");
+        if (p.rate_gbs <= 0) t.fail("rate_gbs", "must be positive");
+        if (p.work <= 0 && p.cpu_time <= 0)
+            t.fail_here("a phase with streams needs `work` (bytes) or `cpu_time`");
+    } else if (p.work > 0) {
+        t.fail("work", "a phase without streams moves no bytes; use cpu_time or sleep");
+    }
+    if (p.streams.empty() && p.cpu_time <= 0 && p.sleep <= 0 && !t.has("affinity") &&
+        !t.has("policy"))
+        t.fail_here("empty phase: give streams, cpu_time or sleep");
+    p.repeat = t.get_int("repeat", 1);
+    if (p.repeat < 1) t.fail("repeat", "must be at least 1");
+    if (t.has("affinity")) p.affinity = read_affinity(t, topo);
+    p.mempolicy = read_policy(t, topo, "policy");
+    p.ops_per_byte = t.get_double("ops_per_byte", 0);
+    p.mlp = t.get_double("mlp", 0);
+    if (p.ops_per_byte < 0) t.fail("ops_per_byte", "cannot be negative");
+    if (p.mlp < 0) t.fail("mlp", "cannot be negative");
+    t.finish();
+    return p;
+}
+
+ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
+    ProcessSpec ps;
+    ps.name = t.get_string("name", fmt::format("proc{}", idx));
+    ps.count = static_cast<int>(t.get_int("count", 1));
+    if (ps.count < 1) t.fail("count", "must be at least 1");
+    for (const TomlTable& r : t.tables("region")) {
+        ps.regions.push_back(read_region(r, topo));
+        for (size_t i = 0; i + 1 < ps.regions.size(); ++i)
+            if (ps.regions[i].name == ps.regions.back().name)
+                r.fail("name", "duplicate region name '" + ps.regions.back().name + "'");
+    }
+    const auto tts = t.tables("thread");
+    if (tts.empty()) t.fail_here("a process needs at least one [[...thread]] table");
+    const bool has_threads = t.has("threads");
+    const int64_t nthreads = has_threads ? t.get_int("threads") : -1;
+    if (has_threads && nthreads < 1) t.fail("threads", "must be at least 1");
+    for (const TomlTable& tt : tts) {
+        ThreadSpec ts;
+        // One template without `count` describes every thread of the process.
+        const int64_t count = tt.get_int("count", tts.size() == 1 && has_threads ? nthreads : 1);
+        if (count < 1) tt.fail("count", "must be at least 1");
+        ts.loop = tt.get_bool("loop", false);
+        for (const TomlTable& ph : tt.tables("phases"))
+            ts.phases.push_back(read_phase(ph, ps.regions, topo));
+        if (ts.phases.empty()) tt.fail("phases", "a thread needs at least one phase");
+        tt.finish();
+        for (int64_t i = 0; i < count; ++i)
+            ps.threads.push_back(ts);
+    }
+    if (has_threads && static_cast<int64_t>(ps.threads.size()) != nthreads)
+        t.fail("threads", fmt::format("is {} but the thread tables describe {} threads", nthreads,
+                                      ps.threads.size()));
+    t.finish();
+    return ps;
+}
+
+class Streams : public Workload {
+  public:
+    Streams(const TomlTable& t, const Topology& topo) {
+        name_ = t.get_string("name", "streams");
+        const auto procs = t.tables("process");
+        if (procs.empty())
+            t.fail_here("a streams workload needs at least one [[workload.process]]");
+        for (size_t i = 0; i < procs.size(); ++i)
+            specs_.push_back(read_process(procs[i], topo, static_cast<int>(i)));
+    }
+
+    bool finite() const override {
+        for (const ProcessSpec& p : specs_)
+            for (const ThreadSpec& t : p.threads)
+                if (t.loop) return false;
+        return true;
+    }
+
+    void setup(System& sys, int index) override {
+        sys_ = &sys;
+        index_ = index;
+        int ti = 0;
+        for (size_t pi = 0; pi < specs_.size(); ++pi) {
+            const ProcessSpec& ps = specs_[pi];
+            std::vector<std::shared_ptr<MemObject>> objects(ps.regions.size());
+            for (int inst = 0; inst < ps.count; ++inst) {
+                Mm& mm = mm_create(sys);
+                for (size_t r = 0; r < ps.regions.size(); ++r)
+                    map_region(sys, mm, ps, ps.regions[r], objects[r]);
+                const std::string comm =
+                    ps.count > 1 ? fmt::format("{}.{}", ps.name, inst) : ps.name;
+                const bool init = std::any_of(
+                    ps.regions.begin(), ps.regions.end(),
+                    [](const RegionSpec& r) { return r.first_touch != FirstTouch::None; });
+                progs_.push_back(make_program(ps, 0, init, ti, comm));
+                Task& leader =
+                    create_process(sys, mm, nullptr, comm, progs_.back().get(), index, ti);
+                if (!init) spawn(leader, ps, ti, comm);
+                ti += static_cast<int>(ps.threads.size());
+            }
+        }
+    }
+
+    nlohmann::json metrics(const System& sys, Nanos) const override {
+        const auto tasks = workload_tasks(sys, index_);
+        const RunTimes rt = run_times(sys, tasks);
+        nlohmann::json per = nlohmann::json::array();
+        double ops = 0, bytes = 0;
+        for (const Task* t : tasks) {
+            per.push_back(task_json(sys, *t));
+            ops += t->total_ops;
+            bytes += t->total_bytes;
+        }
+        return {{"name", name_},
+                {"finished", rt.finished},
+                {"elapsed_s", ns_to_s(rt.end - rt.start)},
+                {"user_s", rt.user_s},
+                {"system_s", rt.sys_s},
+                {"ops", ops},
+                {"bytes", bytes},
+                {"tasks", per}};
+    }
+
+    std::string summary(const System& sys, Nanos elapsed) const override {
+        const auto m = metrics(sys, elapsed);
+        return fmt::format("streams {}: {} tasks, elapsed {:.2f} s, {:.3f} GB moved, {:.0f} ops\n",
+                           name_, m["tasks"].size(), m["elapsed_s"].get<double>(),
+                           m["bytes"].get<double>() / 1e9, m["ops"].get<double>());
+    }
+
+  private:
+    void map_region(System& sys, Mm& mm, const ProcessSpec& ps, const RegionSpec& r,
+                    std::shared_ptr<MemObject>& obj) {
+        // Shared and file regions are the same pages in every instance of the process.
+        uint32_t flags = VM_READ | VM_WRITE;
+        if (r.kind == Kind::Shared) flags |= VM_SHARED;
+        if (r.kind == Kind::File) flags |= VM_FILE;
+        if (r.thp) flags |= VM_HUGEPAGE;
+        const uint64_t pages = (r.size + PAGE_SIZE - 1) / PAGE_SIZE;
+        if (r.kind != Kind::Private && !obj)
+            obj = std::make_shared<MemObject>(pages, r.kind == Kind::File);
+        Vma& v = do_mmap(sys, mm, r.size, flags, r.name, r.kind == Kind::Private ? nullptr : obj);
+        v.policy = r.policy;
+        add_region(sys, v, 0, pages, r.name);
+        const uint64_t n = ps.threads.size(), slice = std::max<uint64_t>(1, pages / n);
+        if (r.sliced)
+            for (uint64_t i = 0; i < n; ++i)
+                add_region(sys, v, std::min(i * slice, pages - slice), slice,
+                           fmt::format("{}#{}", r.name, i));
+    }
+
+    void spawn(Task& leader, const ProcessSpec& ps, int first_ti, const std::string& comm) {
+        for (size_t i = 1; i < ps.threads.size(); ++i) {
+            progs_.push_back(make_program(ps, static_cast<int>(i), false, first_ti, comm));
+            create_thread(*sys_, leader, comm, progs_.back().get(), first_ti + static_cast<int>(i));
+        }
+    }
+
+    static void fill(Phase& ph, const PhaseSpec& s, Mm& mm, const ProcessSpec& ps, int thread) {
+        for (const StreamSpec& ss : s.streams) {
+            AccessStream a = ss.proto;
+            const std::string& rn = ps.regions[ss.region].name;
+            a.region = find_region(mm, ss.per_thread ? fmt::format("{}#{}", rn, thread) : rn);
+            ph.streams.push_back(a);
+        }
+        ph.rate_gbs = s.rate_gbs > 0 ? s.rate_gbs : 1.0;
+        ph.work_bytes = s.work;
+        ph.cpu_time = s.cpu_time;
+        if (s.streams.empty() && s.cpu_time <= 0) ph.cpu_time = NSEC_PER_USEC;  // a pure sleep
+        ph.sleep_after = s.sleep;
+        if (s.affinity) {
+            if (s.affinity->empty())
+                ph.clear_affinity = true;
+            else
+                ph.set_affinity = *s.affinity;
+        }
+        ph.set_mempolicy = s.mempolicy;
+        ph.ops_per_byte = s.ops_per_byte;
+        ph.mlp = s.mlp;
+    }
+
+    // Thread 0 of a process with first_touch regions writes them first (bound to the node for
+    // "node:N"), then starts the other threads; every thread then runs its phase list.
+    std::unique_ptr<TaskProgram> make_program(const ProcessSpec& ps, int thread, bool init,
+                                              int first_ti, const std::string& comm) {
+        size_t init_next = init ? 0 : ps.regions.size();
+        bool restore = false;
+        size_t phase = 0;
+        int64_t rep = 0;
+        return std::make_unique<FnProgram>([this, &ps, thread, init, first_ti, comm, init_next,
+                                            restore, phase, rep](Task& t, Phase& ph) mutable {
+            while (init_next < ps.regions.size()) {
+                const RegionSpec& r = ps.regions[init_next++];
+                if (r.first_touch == FirstTouch::None) continue;
+                ph.rate_gbs = BZERO_RATE_GBS;
+                ph.streams.push_back({.region = find_region(*t.mm, r.name), .write_fraction = 1.0});
+                ph.work_bytes = static_cast<double>(r.size);
+                ph.set_mempolicy = r.first_touch == FirstTouch::Node
+                                       ? make_policy(MpolMode::Bind, node_bit(r.first_touch_node))
+                                       : MemPolicy{};
+                restore = true;
+                return true;
+            }
+            if (init) {
+                init = false;
+                spawn(t, ps, first_ti, comm);
+            }
+            const ThreadSpec& ts = ps.threads[thread];
+            if (phase >= ts.phases.size()) {
+                if (!ts.loop) return false;
+                phase = 0;
+            }
+            fill(ph, ts.phases[phase], *t.mm, ps, thread);
+            if (restore && !ph.set_mempolicy) ph.set_mempolicy = MemPolicy{};
+            restore = false;
+            if (++rep >= ts.phases[phase].repeat) {
+                rep = 0;
+                ++phase;
+            }
+            return true;
+        });
+    }
+
+    std::string name_;
+    std::vector<ProcessSpec> specs_;
+    System* sys_ = nullptr;
+    int index_ = 0;
+    std::vector<std::unique_ptr<TaskProgram>> progs_;
+};
+
+const WorkloadRegistrar reg(
+    "streams", "generic workload described in the scenario (processes, regions, phases)",
+    [](const TomlTable& t, const Topology& m) { return std::make_unique<Streams>(t, m); });
+
+}  // namespace
+
+}  // namespace numasim

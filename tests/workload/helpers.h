@@ -1,0 +1,42 @@
+// Running a workload from a TOML snippet on a preset machine, for the workload tests.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "engine/engine.h"
+#include "engine/system.h"
+#include "machine/presets.h"
+#include "numab/knobs.h"
+#include "workload/registry.h"
+
+namespace numasim::test {
+
+struct Run {
+    std::unique_ptr<System> sys;
+    std::unique_ptr<Workload> w;
+    Nanos end = 0;
+};
+
+// Builds the workload of `[[workload]]` #0 in `toml` on `machine` and runs it for `seconds`.
+inline Run run_workload(const std::string& machine, const std::string& toml, double seconds,
+                        uint64_t seed = 1) {
+    Run r;
+    r.sys = std::make_unique<System>(load_preset(machine), NumaBalancingKnobs{}, seed);
+    const TomlTable doc = TomlTable::parse_text(toml, "test.toml");
+    const TomlTable t = doc.tables("workload").at(0);
+    const WorkloadInfo* info = find_workload(t.get_string("type"));
+    if (!info) throw std::runtime_error("no workload " + t.get_string("type"));
+    r.w = info->factory(t, r.sys->topo);
+    t.finish();
+    r.w->setup(*r.sys, 0);
+    if (seconds > 0) {
+        Engine eng(*r.sys);
+        r.end = eng.run(static_cast<Nanos>(seconds * NSEC_PER_SEC));
+    }
+    return r;
+}
+
+}  // namespace numasim::test
