@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -315,17 +316,31 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
     return out;
 }
 
+namespace {
+// toml++ keeps a table's keys sorted; users think in file order, so sort by source position.
+std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml::table& t) {
+    std::vector<std::pair<std::string, const toml::node*>> out;
+    for (const auto& [k, v] : t) out.emplace_back(std::string(k.str()), &v);
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        const auto& x = a.second->source().begin;
+        const auto& y = b.second->source().begin;
+        return x.line != y.line ? x.line < y.line : x.column < y.column;
+    });
+    return out;
+}
+}  // namespace
+
 std::vector<std::string> TomlTable::keys() const {
     std::vector<std::string> out;
-    for (const auto& [k, v] : *table_) out.emplace_back(k.str());
+    for (const auto& [k, v] : in_file_order(*table_)) out.push_back(k);
     return out;
 }
 
 void TomlTable::finish() const {
-    for (const auto& [k, v] : *table_) {
-        if (!used_.count(k.str())) {
-            std::string w = key_path(k.str());
-            if (v.source().begin.line > 0) w += fmt::format(" (line {})", v.source().begin.line);
+    for (const auto& [k, v] : in_file_order(*table_)) {
+        if (!used_.count(k)) {
+            std::string w = key_path(k);
+            if (v->source().begin.line > 0) w += fmt::format(" (line {})", v->source().begin.line);
             throw InputError(*file_, w, "unknown key");
         }
     }

@@ -55,6 +55,7 @@ struct System {
     std::vector<Rq> rqs;
     int next_pid = 1000;  // pids of simulated tasks start here; hash_32 sees realistic values
     uint64_t next_group_order = 0;
+    int balancing_depth = 0;  // >0 while a load balance runs: no nested newidle balancing
 
     Rng rng_access;  // which protnone pages random streams touch
     Rng rng_sched;   // tie-breaks in the scheduler

@@ -77,6 +77,19 @@ struct LbEnv {
     FbqType fbq = FbqType::All;
 };
 
+// sibling_imbalance() (v6.6): the task-count difference that evens out running tasks per core
+// between two groups; an empty local group takes at least one task off a busy sibling.
+long sibling_imbalance(const LbEnv& env, const SgStats& busiest, const SgStats& local) {
+    if (env.idle == CpuIdleType::NotIdle || busiest.sum_nr_running == 0) return 0;
+    const long nb = busiest.weight, nl = local.weight;
+    const long rb = busiest.sum_nr_running, rl = local.sum_nr_running;
+    if (nb == nl) return std::max(0L, rb - rl);
+    long imb = std::max(0L, nl * rb - nb * rl);
+    imb = (2 * imb + nl + nb) / (nl + nb);
+    if (imb <= 1 && rl == 0 && rb > 1) imb = 2;
+    return imb;
+}
+
 // find_busiest_group() + calculate_imbalance(), reduced to the group types we model.
 const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>& groups) {
     const SchedDomain& sd = *env.sd;
@@ -109,26 +122,34 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
                                               busiest->nr_preferred_running);
     if (busiest->type < local->type) return nullptr;
     if (local->type == GroupType::HasSpare) {
-        if (busiest->type == GroupType::HasSpare) {
+        const long sibling = sibling_imbalance(env, *busiest, *local);
+        // prefer_sibling spreads running tasks evenly over sibling groups before anything else.
+        const bool force = sd.prefer_sibling && sibling > 1;
+        if (!force && busiest->type != GroupType::Overloaded) {
+            if (env.idle == CpuIdleType::NotIdle) return nullptr;  // let an idle CPU pull
             if (busiest->weight > 1 && local->idle_cpus <= busiest->idle_cpus + 1) return nullptr;
             if (busiest->sum_nr_running == 1) return nullptr;
         }
         env.type = MigrationType::Task;
-        if (busiest->type == GroupType::Overloaded && !sd.shares_llc) {
-            env.imbalance = static_cast<long>(local->weight) - static_cast<long>(local->sum_nr_running);
-            env.imbalance = std::max(1L, env.imbalance);
-        } else {
+        if (busiest->type == GroupType::Overloaded && !sd.shares_llc && !force) {
+            // Fill the local group's spare capacity.
+            env.imbalance = std::max(1L, static_cast<long>(local->weight) -
+                                             static_cast<long>(local->sum_nr_running));
+            return busiest;
+        }
+        if (busiest->weight == 1 || sd.prefer_sibling)
+            env.imbalance = sibling;
+        else
             env.imbalance = std::max<long>(0, static_cast<long>(local->idle_cpus) -
                                                   static_cast<long>(busiest->idle_cpus));
-            if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
-                const int imb_nr = sys.knobs.numa_imbalance == NumaImbalance::ImbNumaNr
-                                       ? sd.imb_numa_nr
-                                       : std::numeric_limits<int>::max();
-                env.imbalance = adjust_numa_imbalance(
-                    env.imbalance, static_cast<int>(local->sum_nr_running) + 1, imb_nr);
-            }
-            env.imbalance >>= 1;
+        if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
+            const int imb_nr = sys.knobs.numa_imbalance == NumaImbalance::ImbNumaNr
+                                   ? sd.imb_numa_nr
+                                   : std::numeric_limits<int>::max();
+            env.imbalance = adjust_numa_imbalance(
+                env.imbalance, static_cast<int>(local->sum_nr_running) + 1, imb_nr);
         }
+        env.imbalance >>= 1;  // tasks to move to restore balance
         return env.imbalance > 0 ? busiest : nullptr;
     }
     // Local group is busy too: balance the average load per capacity.
@@ -244,7 +265,9 @@ void trigger_load_balance(System& sys, int cpu) {
         unsigned interval = rq.balance_interval_ms[l];
         if (idle == CpuIdleType::NotIdle) interval *= SD_BUSY_FACTOR;
         if (should_we_balance(sys, cpu, sd, idle)) {
+            ++sys.balancing_depth;
             const bool pulled = load_balance(sys, cpu, l, idle);
+            --sys.balancing_depth;
             // Back off while balanced, return to the minimum when work moved.
             rq.balance_interval_ms[l] =
                 pulled ? sd.min_interval_ms : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
@@ -254,10 +277,14 @@ void trigger_load_balance(System& sys, int cpu) {
 }
 
 void newidle_balance(System& sys, int cpu) {
+    // A CPU emptied by a pull must not pull straight back inside the same balance.
+    if (sys.balancing_depth) return;
+    ++sys.balancing_depth;
     Rq& rq = sys.rqs[cpu];
     const auto& doms = sys.sched.domains[cpu];
-    for (size_t l = 0; l < doms.size() && rq.queued.empty(); ++l)
+    for (size_t l = 0; l < doms.size() && rq.queued.empty() && !rq.curr; ++l)
         load_balance(sys, cpu, l, CpuIdleType::NewlyIdle);
+    --sys.balancing_depth;
 }
 
 int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {

@@ -57,27 +57,24 @@ SchedTopology build_sched_domains(const Topology& t) {
 
     st.domains.resize(t.nr_cpus());
     for (const auto& cpu : t.cpus) {
-        std::vector<SchedDomain> levels;
-        auto push = [&](SchedDomain sd) {
-            if (!levels.empty() && levels.back().span == sd.span) return;  // degenerate
-            if (sd.span.size() <= 1) return;
-            levels.push_back(std::move(sd));
-        };
+        // Every topology level first, degenerate ones included: the kernel computes
+        // imb_numa_nr before it removes levels whose span equals their child's.
+        std::vector<SchedDomain> all;
         SchedDomain smt;
         smt.name = "SMT";
         smt.shares_llc = true;
         smt.imbalance_pct = SD_IMBALANCE_PCT_SMT;
         smt.span = t.smt_siblings(cpu.id);
-        push(smt);
+        all.push_back(smt);
         SchedDomain mc;
         mc.name = "MC";
         mc.shares_llc = true;
         mc.span = t.llc_cpus(cpu.id);
-        push(mc);
+        all.push_back(mc);
         SchedDomain pkg;
         pkg.name = "PKG";
         pkg.span = cpus_where(t, [&](const CpuInfo& c) { return c.node == cpu.node; });
-        push(pkg);
+        all.push_back(pkg);
         for (int d : st.numa_distances) {
             if (d == st.numa_distances.front()) continue;  // the local distance
             SchedDomain nd;
@@ -88,59 +85,73 @@ SchedTopology build_sched_domains(const Topology& t) {
             nd.span = cpus_where(t, [&](const CpuInfo& c) {
                 return t.node_distance(cpu.node, c.node) <= d;
             });
-            push(nd);
+            all.push_back(nd);
         }
-        // Groups: the spans of the level below, as seen from each CPU of this level's span.
+        // imb_numa_nr (v5.18): at the first domain above the LLC, the number of LLCs it spans
+        // (or an eighth of its CPUs if it spans one), scaled up for the higher levels by how
+        // many first-NUMA-level spans they cover.
+        int imb = 0;
+        size_t imb_span = 1;
+        for (size_t l = 1; l < all.size(); ++l) {
+            SchedDomain& sd = all[l];
+            if (!sd.shares_llc && all[l - 1].shares_llc) {
+                const size_t nr_llcs = sd.span.size() / all[l - 1].span.size();
+                imb = nr_llcs == 1 ? static_cast<int>(sd.span.size() >> 3) : static_cast<int>(nr_llcs);
+                imb = std::max(1, imb);
+                sd.imb_numa_nr = imb;
+                size_t top = l + 1;
+                while (top < all.size() && !all[top].numa) ++top;
+                imb_span = top < all.size() ? all[top].span.size() : sd.span.size();
+            } else if (!sd.shares_llc) {
+                const int factor = std::max<int>(1, static_cast<int>(sd.span.size() / imb_span));
+                sd.imb_numa_nr = imb * factor;
+            }
+        }
+        // Degenerate levels go: single-CPU spans, and a parent with its child's span. The
+        // parent's NUMA identity survives (a NUMA level keeps its flags and imb_numa_nr).
+        std::vector<SchedDomain> levels;
+        for (auto& sd : all) {
+            if (sd.span.size() <= 1) continue;
+            if (!levels.empty() && levels.back().span == sd.span) {
+                if (sd.numa) levels.back() = sd;
+                continue;
+            }
+            levels.push_back(std::move(sd));
+        }
+        // Groups: the child domains' spans. At NUMA levels the spans overlap, and, as
+        // build_overlap_sched_groups() does, a CPU already covered by a group starts none.
         for (size_t l = 0; l < levels.size(); ++l) {
             auto& sd = levels[l];
             sd.level = static_cast<int>(l);
             sd.min_interval_ms = static_cast<unsigned>(sd.span.size());
-            std::set<std::vector<int>> groups;
-            for (int c : sd.span) {
-                if (l == 0) {
-                    groups.insert({c});
-                    continue;
-                }
-                // The child span of CPU c at level l-1, rebuilt from c's point of view.
-                const std::string& child = levels[l - 1].name;
+            std::vector<char> covered(t.nr_cpus(), 0);
+            auto pos = std::find(sd.span.begin(), sd.span.end(), cpu.id) - sd.span.begin();
+            for (size_t k = 0; k < sd.span.size(); ++k) {
+                const int c = sd.span[(pos + k) % sd.span.size()];
+                if (covered[c]) continue;
                 std::vector<int> g;
-                if (child == "SMT")
+                if (l == 0) {
+                    g = {c};
+                } else if (levels[l - 1].name == "SMT") {
                     g = t.smt_siblings(c);
-                else if (child == "MC")
+                } else if (levels[l - 1].name == "MC") {
                     g = t.llc_cpus(c);
-                else if (child == "PKG")
+                } else if (levels[l - 1].name == "PKG") {
                     g = cpus_where(t, [&](const CpuInfo& x) { return x.node == t.node_of(c); });
-                else {
-                    const auto& childspan = levels[l - 1].span;
+                } else {
+                    // CPU c's own NUMA domain one level down: nodes within the child's reach.
                     int dchild = 0;
-                    for (int x : childspan)
+                    for (int x : levels[l - 1].span)
                         dchild = std::max(dchild, t.node_distance(cpu.node, t.node_of(x)));
                     g = cpus_where(t, [&](const CpuInfo& x) {
                         return t.node_distance(t.node_of(c), x.node) <= dchild;
                     });
                 }
-                groups.insert(g);
+                for (int x : g) covered[x] = 1;
+                sd.groups.push_back(std::move(g));
             }
-            sd.groups.assign(groups.begin(), groups.end());
-        }
-        // imb_numa_nr (v5.18, build_sched_domains): set at the first domain above the LLC.
-        int imb = 0;
-        size_t imb_span = 0;
-        for (size_t l = 0; l < levels.size(); ++l) {
-            auto& sd = levels[l];
-            if (sd.shares_llc || l == 0) continue;
-            if (imb == 0 && levels[l - 1].shares_llc) {
-                const size_t nr_llcs = sd.span.size() / levels[l - 1].span.size();
-                imb = nr_llcs == 1 ? static_cast<int>(sd.span.size() >> 3) : static_cast<int>(nr_llcs);
-                imb = std::max(1, imb);
-                sd.imb_numa_nr = imb;
-                size_t top = l;
-                while (top < levels.size() && !levels[top].numa) ++top;
-                imb_span = top < levels.size() ? levels[top].span.size() : sd.span.size();
-            } else if (imb) {
-                const int factor = std::max<int>(1, static_cast<int>(sd.span.size() / imb_span));
-                sd.imb_numa_nr = imb * factor;
-            }
+            // SD_PREFER_SIBLING: every non-NUMA level carries it; the parent reads the child's.
+            sd.prefer_sibling = l > 0 && !levels[l - 1].numa;
         }
         st.domains[cpu.id] = std::move(levels);
     }

@@ -31,6 +31,7 @@ struct SchedDomain {
     int cache_nice_tries = SD_CACHE_NICE_TRIES_DEFAULT;
     int imb_numa_nr = 0;
     unsigned min_interval_ms = 1;  // sd->min_interval = span weight
+    bool prefer_sibling = false;   // the child level has SD_PREFER_SIBLING: spread tasks evenly
 };
 
 struct SchedTopology {

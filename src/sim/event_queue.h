@@ -3,6 +3,7 @@
 // makes a run byte-for-byte reproducible.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <queue>
 #include <vector>

@@ -28,14 +28,14 @@ NumaBalancingKnobs off() {
 struct CostWorld {
     explicit CostWorld(const std::string& preset) : sys(load_preset(preset), off(), 1) {}
     ~CostWorld() {
-        for (Rq& rq : sys.rqs) rq.curr = nullptr;
+        for (Rq& rq : sys.rqs)
+            rq.curr = nullptr;
     }
 
     // A region of `mb` MiB whose pages are all present on `nid` (totals set directly).
     Region& region_on(double mb, int nid) {
         Mm& mm = mm_create(sys);
-        Vma& v = do_mmap(sys, mm, static_cast<uint64_t>(mb * (1 << 20)), VM_READ | VM_WRITE,
-                         "r");
+        Vma& v = do_mmap(sys, mm, static_cast<uint64_t>(mb * (1 << 20)), VM_READ | VM_WRITE, "r");
         Region& r = add_region(sys, v, 0, v.nr_pages(), "r");
         r.node_pages[nid] = r.count;
         r.present = r.count;
@@ -187,13 +187,13 @@ TEST(CostModel, BandwidthContentionRaisesTheNodeMultiplier) {
     // (30 GB/s each), remote 0.333 + 140/50 = 3.133 ns (20.4 GB/s each): ~101 GB/s of demand
     // on a node that sustains 60 GB/s.
     std::vector<Task*> ts;
-    for (int cpu = 0; cpu < 4; ++cpu) ts.push_back(&w.run_on(cpu, w.region_on(64, 0), 30.0,
-                                                          Pattern::Sweep, 50));
+    for (int cpu = 0; cpu < 4; ++cpu)
+        ts.push_back(&w.run_on(cpu, w.region_on(64, 0), 30.0, Pattern::Sweep, 50));
     const double uncontended = 64.0 / 30;  // CPU 0, local: 0.333 + 90 / 50 ns per line
     w.sys.cost.update(w.sys);
     EXPECT_GT(w.sys.cost.node_multiplier(0), 1.5);
     EXPECT_DOUBLE_EQ(w.sys.cost.node_multiplier(1), 1.0);  // nothing reads node 1
-    EXPECT_GT(w.sys.cost.link_multiplier(1, 0), 1.1);       // 41 GB/s over a 20.8 GB/s link
+    EXPECT_GT(w.sys.cost.link_multiplier(1, 0), 1.1);      // 41 GB/s over a 20.8 GB/s link
     EXPECT_DOUBLE_EQ(w.sys.cost.link_multiplier(0, 1), 1.0);
     EXPECT_GT(w.line_ns(*ts[0]), uncontended * 1.2);
     // A single light stream does not.

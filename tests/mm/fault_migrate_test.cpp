@@ -38,8 +38,7 @@ TEST(FirstTouch, BasePageOnTheFaultingNode) {
 TEST(FirstTouch, ThpAllocatesA512PageBlock) {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& vma =
-        do_mmap(w.sys, mm, 4 * HPAGE_PMD_SIZE, VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    Vma& vma = do_mmap(w.sys, mm, 4 * HPAGE_PMD_SIZE, VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
     ASSERT_EQ(vma.start % HPAGE_PMD_SIZE, 0u);
     Region& r = add_region(w.sys, vma, 0, vma.nr_pages(), "r");
     Task& p = w.task_on(0);
@@ -90,7 +89,8 @@ struct Migrate : ::testing::Test {
     NodeMemory& n0 = w.sys.mem.nodes[0];
     NodeMemory& n1 = w.sys.mem.nodes[1];
     void SetUp() override {
-        for (uint64_t i = 0; i < 4; ++i) handle_mm_fault(w.sys, p0, vma, i, true);
+        for (uint64_t i = 0; i < 4; ++i)
+            handle_mm_fault(w.sys, p0, vma, i, true);
         ASSERT_EQ(r.node_pages[0], 4u);
     }
 };
@@ -152,7 +152,8 @@ TEST(MigrateThp, WholeFolioMoves) {
     EXPECT_EQ(w.c(Vm::numa_pages_migrated), 512u);
     EXPECT_EQ(r.node_pages[1], 512u);
     EXPECT_EQ(r.node_pages[0], 0u);
-    for (uint64_t i = 0; i < 512; ++i) ASSERT_EQ(vma.frame(i).nid, 1);
+    for (uint64_t i = 0; i < 512; ++i)
+        ASSERT_EQ(vma.frame(i).nid, 1);
     // Failure of a THP counts 512 failed base pages and one THP failure.
     w.sys.mem.nodes[0].free_pages = 100;
     EXPECT_EQ(migrate_misplaced_folio(w.sys, p0, vma, 0, HPAGE_PMD_NR, 0, kns), MIGRATE_EAGAIN);
@@ -170,7 +171,8 @@ struct Fork : ::testing::Test {
     Task& ct = w.task_on(2);  // the child runs on node 1
     void SetUp() override {
         add_region(w.sys, pv, 0, 8, "heap");
-        for (uint64_t i = 0; i < 8; ++i) handle_mm_fault(w.sys, pt, pv, i, true);
+        for (uint64_t i = 0; i < 8; ++i)
+            handle_mm_fault(w.sys, pt, pv, i, true);
     }
 };
 
@@ -218,7 +220,8 @@ TEST_F(Fork, ChildWriteCopiesOnlyThatPage) {
     EXPECT_EQ(cr->present, 8u);
     EXPECT_EQ(find_region(parent, "heap")->node_pages[0], 8u);
     // The other pages are still shared.
-    for (uint64_t i : {0u, 1u, 2u, 4u, 7u}) EXPECT_EQ(pv.frame(i).mapcount, 2) << i;
+    for (uint64_t i : {0u, 1u, 2u, 4u, 7u})
+        EXPECT_EQ(pv.frame(i).mapcount, 2) << i;
     // A second write by the child to the same page is no fault at all.
     EXPECT_EQ(do_wp_page(w.sys, ct, cv, 3), 0.0);
     EXPECT_EQ(w.c(Vm::pgfault), faults + 1);
@@ -239,7 +242,7 @@ TEST_F(Fork, ParentWriteFirstThenChildReuses) {
     EXPECT_EQ(w.c(Vm::pgalloc), 9u);
     EXPECT_EQ(pv.frame(0).mapcount, 1);
     EXPECT_EQ(cv.frame(0).mapcount, 1);  // the child is now the only mapper of the old frame
-    do_wp_page(w.sys, ct, cv, 0);       // reuse, no copy
+    do_wp_page(w.sys, ct, cv, 0);        // reuse, no copy
     EXPECT_EQ(w.c(Vm::pgalloc), 9u);
     EXPECT_FALSE(cv.shares_object_page(0));
 }
@@ -270,8 +273,8 @@ TEST(FileMapping, SharedByNProcessesHasMapcountN) {
     std::vector<Vma*> vmas;
     for (int i = 0; i < n; ++i) {
         Mm& mm = mm_create(w.sys);
-        vmas.push_back(&do_mmap(w.sys, mm, pages * PAGE_SIZE, VM_READ | VM_EXEC | VM_FILE, "lib",
-                                file));
+        vmas.push_back(
+            &do_mmap(w.sys, mm, pages * PAGE_SIZE, VM_READ | VM_EXEC | VM_FILE, "lib", file));
     }
     EXPECT_EQ(file->mappers.size(), 3u);
     for (int i = 0; i < n; ++i) {
@@ -283,7 +286,8 @@ TEST(FileMapping, SharedByNProcessesHasMapcountN) {
     EXPECT_EQ(file->frames[4].nid, 0);
     EXPECT_EQ(w.c(Vm::pgalloc), 1u);
     EXPECT_EQ(w.c(Vm::pgfault), 3u);
-    for (Vma* v : vmas) EXPECT_EQ(&v->frame(4), &file->frames[4]);
+    for (Vma* v : vmas)
+        EXPECT_EQ(&v->frame(4), &file->frames[4]);
     // An executable file page mapped by several processes is not migrated (shared library).
     EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, *vmas[2], 4, 1, 1), MIGRATE_EACCES);
 }
@@ -315,7 +319,9 @@ TEST(FileMapping, PrivateWriteCopiesThePageCachePage) {
 
 // --- host memory per simulated page ---
 
-TEST(MemoryFootprint, PageFrameIsEightBytes) { EXPECT_EQ(sizeof(PageFrame), 8u); }
+TEST(MemoryFootprint, PageFrameIsEightBytes) {
+    EXPECT_EQ(sizeof(PageFrame), 8u);
+}
 
 uint64_t vma_host_bytes(const Vma& v, bool count_object) {
     uint64_t b = v.present.memory_bytes() + v.protnone.memory_bytes() +

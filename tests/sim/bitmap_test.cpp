@@ -38,7 +38,7 @@ TEST(Bitmap, ClearRangeAcrossWordBoundary) {
     EXPECT_FALSE(b.test(63));
     EXPECT_FALSE(b.test(64));
     EXPECT_TRUE(b.test(65));
-    b.clear_range(100, 200);  // to the end of the last, partial word
+    b.clear_range(100, 200);          // to the end of the last, partial word
     EXPECT_EQ(b.count(0, 200), 98u);  // 0..99 minus 63, 64
 }
 

@@ -33,7 +33,8 @@ TEST(EventQueue, OrdersByTimeThenInsertion) {
 
 TEST(EventQueue, ManyEventsAtOneTimeKeepInsertionOrder) {
     EventQueue q;
-    for (int i = 0; i < 1000; ++i) q.push(100, 0, i, -i);
+    for (int i = 0; i < 1000; ++i)
+        q.push(100, 0, i, -i);
     for (int i = 0; i < 1000; ++i) {
         const Event e = q.pop();
         ASSERT_EQ(e.a, i);

@@ -12,7 +12,8 @@ namespace {
 
 std::vector<uint64_t> draws(Rng r, int n) {
     std::vector<uint64_t> v;
-    for (int i = 0; i < n; ++i) v.push_back(r.next_u64());
+    for (int i = 0; i < n; ++i)
+        v.push_back(r.next_u64());
     return v;
 }
 
@@ -27,7 +28,8 @@ TEST(Rng, DifferentStreamOrSeedDiffers) {
     // Not merely shifted: no value of one stream's first 16 appears in the other's.
     const auto b = draws(Rng(42, "engine.access"), 16);
     const std::set<uint64_t> sa(a.begin(), a.end());
-    for (uint64_t x : b) EXPECT_FALSE(sa.count(x));
+    for (uint64_t x : b)
+        EXPECT_FALSE(sa.count(x));
 }
 
 TEST(Rng, UniformInUnitInterval) {
@@ -54,11 +56,14 @@ TEST(Rng, BelowStaysInRangeAndCoversIt) {
         ++hist[v];
     }
     // Each value expected 10000 times, sd sqrt(70000 * 1/7 * 6/7) = 92.6; allow 5 sd.
-    for (int h : hist) EXPECT_NEAR(h, 10000, 463);
-    for (int i = 0; i < 100; ++i) EXPECT_EQ(r.below(1), 0u);
+    for (int h : hist)
+        EXPECT_NEAR(h, 10000, 463);
+    for (int i = 0; i < 100; ++i)
+        EXPECT_EQ(r.below(1), 0u);
     // A bound that is not a power of two near 2^64 still stays in range.
     const uint64_t big = (uint64_t{1} << 63) + 12345;
-    for (int i = 0; i < 1000; ++i) EXPECT_LT(r.below(big), big);
+    for (int i = 0; i < 1000; ++i)
+        EXPECT_LT(r.below(big), big);
 }
 
 TEST(Rng, BernoulliEdges) {
@@ -71,12 +76,14 @@ TEST(Rng, BernoulliEdges) {
 
 TEST(Rng, GeometricOfOneIsZeroAndMeanMatches) {
     Rng r(4, "g");
-    for (int i = 0; i < 100; ++i) EXPECT_EQ(r.geometric(1.0), 0u);
+    for (int i = 0; i < 100; ++i)
+        EXPECT_EQ(r.geometric(1.0), 0u);
     // Failures before the first success: mean (1 - p) / p = 3 for p = 0.25; variance
     // (1 - p) / p^2 = 12, sd of the mean over 50000 draws = 0.0155; allow 5 sd.
     double sum = 0;
     const int n = 50000;
-    for (int i = 0; i < n; ++i) sum += static_cast<double>(r.geometric(0.25));
+    for (int i = 0; i < n; ++i)
+        sum += static_cast<double>(r.geometric(0.25));
     EXPECT_NEAR(sum / n, 3.0, 0.078);
 }
 
@@ -84,7 +91,8 @@ TEST(Rng, ExponentialMean) {
     Rng r(5, "e");
     double sum = 0;
     const int n = 50000;
-    for (int i = 0; i < n; ++i) sum += r.exponential(4.0);
+    for (int i = 0; i < n; ++i)
+        sum += r.exponential(4.0);
     // Mean 1/4, sd 1/4, sd of the mean 0.25 / sqrt(50000) = 0.00112; allow 5 sd.
     EXPECT_NEAR(sum / n, 0.25, 0.0056);
 }
@@ -127,7 +135,8 @@ TEST(Rng, BinomialMeanOnEveryPath) {
     EXPECT_EQ(r.binomial(0, 0.5), 0u);
     EXPECT_EQ(r.binomial(100, 0.0), 0u);
     EXPECT_EQ(r.binomial(100, 1.0), 100u);
-    for (int i = 0; i < 1000; ++i) EXPECT_LE(r.binomial(40, 0.95), 40u);
+    for (int i = 0; i < 1000; ++i)
+        EXPECT_LE(r.binomial(40, 0.95), 40u);
 }
 
 TEST(Rng, PoissonMeanOnBothPaths) {
@@ -149,7 +158,8 @@ TEST(Rng, DeriveSeedIsDeterministicAndDistinct) {
     EXPECT_EQ(derive_seed(7, 3), derive_seed(7, 3));
     std::set<uint64_t> seen;
     for (uint64_t base : {0ULL, 1ULL, 7ULL, 0xdeadbeefULL})
-        for (uint64_t i = 0; i < 1000; ++i) seen.insert(derive_seed(base, i));
+        for (uint64_t i = 0; i < 1000; ++i)
+            seen.insert(derive_seed(base, i));
     EXPECT_EQ(seen.size(), 4000u);
     EXPECT_NE(derive_seed(0, 0), 0u);
 }
