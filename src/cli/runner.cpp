@@ -49,7 +49,8 @@ RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
                            {"faults", t->nr_faults},
                            {"numa_preferred_nid", t->numa_preferred_nid},
                            {"numa_pages_migrated", t->numa_pages_migrated},
-                           {"proc_sched", sched_show_numa(sys, *t)}});
+                           {"proc_sched", t->state == TaskState::Dead ? t->proc_sched_at_exit
+                                                                      : sched_show_numa(sys, *t)}});
     }
     for (size_t i = 0; i < workloads.size(); ++i) {
         nlohmann::json w = workloads[i]->metrics(sys, end);

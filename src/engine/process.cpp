@@ -6,6 +6,7 @@
 #include "mm/fault.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"
+#include "numab/proc_sched.h"
 #include "sched/fair.h"
 
 namespace numasim {
@@ -165,6 +166,8 @@ void do_exit(System& sys, Task& p) {
     dequeue_sleeping_task(sys, p);
     p.state = TaskState::Dead;
     p.exit_time = sys.now;
+    // The fault statistics die with the task; keep what /proc/<pid>/sched showed last.
+    p.proc_sched_at_exit = sched_show_numa(sys, p);
     task_numa_free(sys, p);
     Mm& mm = *p.mm;
     mm.tasks.erase(std::find(mm.tasks.begin(), mm.tasks.end(), &p));

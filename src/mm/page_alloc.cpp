@@ -35,7 +35,8 @@ bool node_has_room(const NodeMemory& m, uint64_t nr, uint64_t wmark) {
 }  // namespace
 
 MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int cpu) {
-    if (vma.policy) return *vma.policy;
+    // MPOL_DEFAULT on a VMA means "no VMA policy" (mbind(MPOL_DEFAULT) removes it).
+    if (vma.policy && vma.policy->mode != MpolMode::Default) return *vma.policy;
     if (p.has_mempolicy && p.mempolicy.mode != MpolMode::Default) return p.mempolicy;
     // preferred_node_policy[numa_node_id()]: MPOL_PREFERRED on this node with MOF|MORON.
     MemPolicy def;

@@ -64,6 +64,7 @@ struct Task {
     uint64_t nr_migrations = 0;  // se.nr_migrations
     uint64_t nr_faults = 0;      // page faults (perf "faults")
     Nanos start_time = 0, exit_time = -1;
+    std::string proc_sched_at_exit;  // /proc/<pid>/sched NUMA lines read just before exit
 
     // --- NUMA balancing (include/linux/sched.h) ---
     unsigned numa_scan_period = 0;      // ms

@@ -385,6 +385,11 @@ class Streams : public Workload {
             }
             if (init) {
                 init = false;
+                // The binding ends before the threads are created (they inherit the policy).
+                if (restore) {
+                    t.mempolicy = MemPolicy{};
+                    t.has_mempolicy = false;
+                }
                 spawn(t, ps, first_ti, comm);
             }
             const ThreadSpec& ts = ps.threads[thread];
