@@ -35,15 +35,7 @@ public:
         const ScenarioOverrides common = opts_.overrides();
         std::vector<Variant> vs;
         for (const auto& s : variants_) vs.push_back(parse_variant(s));
-        if (vs.empty()) {
-            for (const auto& sv : load_scenario_file(path_, common).variants) {
-                Variant v{sv.name, {}};
-                v.overrides.profile = sv.profile;
-                v.overrides.machine = sv.machine;
-                v.overrides.knob_assignments = sv.set;
-                vs.push_back(v);
-            }
-        }
+        if (vs.empty()) vs = scenario_variants(load_scenario_file(path_, common));
         if (vs.size() < 2)
             throw InputError(path_, "variant",
                              "compare needs at least two variants ([[variant]] tables or --variant)");

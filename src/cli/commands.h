@@ -21,6 +21,7 @@ protected:
 
 std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_validate_command();
 std::unique_ptr<Command> make_machines_command();
 std::unique_ptr<Command> make_workloads_command();
 std::unique_ptr<Command> make_profiles_command();

@@ -36,12 +36,27 @@ Variant parse_variant(const std::string& spec) {
             v.overrides.profile = value;
         else if (key == "machine")
             v.overrides.machine = value;
+        else if (key.find('.') != std::string::npos)
+            v.overrides.params.push_back(kv);  // a scenario-file key, e.g. workload.jvms=4
         else
             v.overrides.knob_assignments.push_back(kv);
         if (comma == std::string::npos) break;
         pos = comma + 1;
     }
     return v;
+}
+
+std::vector<Variant> scenario_variants(const Scenario& sc) {
+    std::vector<Variant> out;
+    for (const auto& sv : sc.variants) {
+        Variant v{sv.name, {}};
+        v.overrides.profile = sv.profile;
+        v.overrides.machine = sv.machine;
+        v.overrides.knob_assignments = sv.set;
+        v.overrides.params = sv.params;
+        out.push_back(std::move(v));
+    }
+    return out;
 }
 
 std::vector<VariantRuns> run_variants(const std::string& scenario_path,
@@ -54,6 +69,7 @@ std::vector<VariantRuns> run_variants(const std::string& scenario_path,
         if (v.overrides.profile) ov.profile = v.overrides.profile;
         if (v.overrides.machine) ov.machine = v.overrides.machine;
         for (const auto& a : v.overrides.knob_assignments) ov.knob_assignments.push_back(a);
+        for (const auto& a : v.overrides.params) ov.params.push_back(a);
         out.push_back({v.name, load_scenario_file(scenario_path, ov), {}});
     }
     // One flat list of (variant, iteration) runs shared by the workers; iteration i of every

@@ -21,8 +21,11 @@ struct Variant {
     ScenarioOverrides overrides;
 };
 
-// Parses "name:key=value,key=value" (keys: profile, machine, or any knob).
+// Parses "name:key=value,key=value" (keys: profile, machine, a dotted scenario key such as
+// workload.jvms, or any knob).
 Variant parse_variant(const std::string& spec);
+// The scenario file's [[variant]] tables as variants.
+std::vector<Variant> scenario_variants(const Scenario& sc);
 
 struct VariantRuns {
     std::string name;

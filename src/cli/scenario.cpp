@@ -68,6 +68,7 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
         if (v.has("profile")) sv.profile = v.get_string("profile");
         if (v.has("machine")) sv.machine = v.get_string("machine");
         if (v.has("set")) sv.set = v.get_string_array("set");
+        if (v.has("params")) sv.params = v.get_string_array("params");
         // Validate now: the profile exists and every assignment parses.
         NumaBalancingKnobs k = sc.knobs;
         if (sv.profile) {
@@ -87,6 +88,9 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
         v.finish();
         sc.variants.push_back(std::move(sv));
     }
+    // `numasim validate` reads these; a plain run ignores them.
+    root.has("effect");
+    root.has("validate");
     sc.workload_tables = root.tables("workload");
     if (sc.workload_tables.empty()) root.fail_here("no [[workload]] table: nothing to run");
     for (const auto& w : sc.workload_tables) {
@@ -115,12 +119,12 @@ std::vector<std::unique_ptr<Workload>> Scenario::make_workloads() const {
 }
 
 Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov) {
-    return load(TomlTable::parse_file(path), ov);
+    return load(TomlTable::parse_file(path, ov.params), ov);
 }
 
 Scenario load_scenario_text(std::string_view text, const std::string& name,
                             const ScenarioOverrides& ov) {
-    return load(TomlTable::parse_text(text, name), ov);
+    return load(TomlTable::parse_text(text, name, ov.params), ov);
 }
 
 }  // namespace numasim

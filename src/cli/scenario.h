@@ -21,7 +21,8 @@ class Workload;
 struct ScenarioVariant {
     std::string name;
     std::optional<std::string> profile, machine;
-    std::vector<std::string> set;  // knob assignments, "smallimp=0"
+    std::vector<std::string> set;     // knob assignments, "smallimp=0"
+    std::vector<std::string> params;  // scenario-file assignments, "workload.jvms=4"
 };
 
 struct Scenario {
@@ -51,6 +52,7 @@ struct ScenarioOverrides {
     std::optional<uint64_t> seed;
     std::optional<int> iterations;
     std::optional<Nanos> duration;
+    std::vector<std::string> params;  // "workload.duration=\"20s\"": any key of the file
 };
 
 // Parses and validates everything (including building each workload once) so that any error

@@ -12,6 +12,9 @@ void ScenarioOptions::add_to(CLI::App& app) {
     app.add_option("--machine", machine, "machine preset, machine file, hwloc:FILE.xml or hwloc:host");
     app.add_option("--profile", profile, "kernel profile (v4.18, v4.19, v6.1, v6.6, v6.12)");
     app.add_option("--set", set, "knob or switch override, e.g. --set smallimp=0 (repeatable)");
+    app.add_option("--param", params,
+                   "set any key of the scenario file, e.g. --param 'workload.duration=\"20s\"' "
+                   "(TOML value; repeatable)");
     app.add_option("--seed", seed, "seed (default: the scenario's)");
     app.add_option("--iterations", iterations, "iterations (default: the scenario's)");
     app.add_option("--duration", duration, "upper bound of simulated time, e.g. 30s");
@@ -23,6 +26,7 @@ ScenarioOverrides ScenarioOptions::overrides() const {
     if (!machine.empty()) ov.machine = machine;
     if (!profile.empty()) ov.profile = profile;
     ov.knob_assignments = set;
+    ov.params = params;
     if (seed >= 0) ov.seed = static_cast<uint64_t>(seed);
     if (iterations > 0) ov.iterations = iterations;
     if (!duration.empty()) {

@@ -11,7 +11,7 @@ namespace numasim {
 
 struct ScenarioOptions {
     std::string machine, profile, duration;
-    std::vector<std::string> set;
+    std::vector<std::string> set, params;
     int64_t seed = -1;
     int iterations = 0;
     int jobs = 0;  // 0: one per hardware thread

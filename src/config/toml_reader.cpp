@@ -100,9 +100,66 @@ TomlTable::TomlTable(std::shared_ptr<const toml::table> root, const toml::table*
                      std::shared_ptr<const std::string> file, std::string path)
     : root_(std::move(root)), table_(t), file_(std::move(file)), path_(std::move(path)) {}
 
+namespace {
+
+// Sets `path` (split at dots) below `t` to `value`, through every table of an array of tables.
+bool assign_path(toml::table& t, std::string_view path, const toml::node& value) {
+    const auto dot = path.find('.');
+    const std::string head(path.substr(0, dot));
+    if (dot == std::string_view::npos) {
+        t.insert_or_assign(head, value);
+        return true;
+    }
+    toml::node* n = t.get(head);
+    if (!n) return false;
+    const std::string_view rest = path.substr(dot + 1);
+    if (toml::table* sub = n->as_table()) return assign_path(*sub, rest, value);
+    bool any = false;
+    if (toml::array* arr = n->as_array())
+        for (auto& e : *arr)
+            if (toml::table* sub = e.as_table()) any |= assign_path(*sub, rest, value);
+    return any;
+}
+
+void apply_assignments(toml::table& root, const std::vector<std::string>& assignments) {
+    for (const auto& a : assignments) {
+        const auto eq = a.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw InputError("command line", a, "expected key.path=value");
+        const std::string path = a.substr(0, eq);
+        toml::table v;
+        try {
+            const std::string doc = "v = " + a.substr(eq + 1);
+            v = toml::parse(std::string_view(doc), std::string_view("command line"));
+        } catch (const toml::parse_error& e) {
+            throw InputError("command line", a,
+                             "the value is not TOML (quote strings): " + std::string(e.description()));
+        }
+        if (!assign_path(root, path, *v.get("v")))
+            throw InputError("command line", a, "no table '" + path.substr(0, path.rfind('.')) +
+                                                    "' in the scenario to assign into");
+    }
+}
+
+}  // namespace
+
 TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) {
+    return parse_text(text, name, {});
+}
+
+TomlTable TomlTable::parse_file(const std::string& path, const std::vector<std::string>& assignments) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot open file");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_text(ss.str(), path, assignments);
+}
+
+TomlTable TomlTable::parse_text(std::string_view text, const std::string& name,
+                                const std::vector<std::string>& assignments) {
     try {
         auto root = std::make_shared<toml::table>(toml::parse(text, name));
+        apply_assignments(*root, assignments);
         const toml::table* t = root.get();
         return TomlTable(std::move(root), t, std::make_shared<std::string>(name), "");
     } catch (const toml::parse_error& e) {
@@ -112,13 +169,7 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) 
     }
 }
 
-TomlTable TomlTable::parse_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "", "cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_text(ss.str(), path);
-}
+TomlTable TomlTable::parse_file(const std::string& path) { return parse_file(path, {}); }
 
 std::string TomlTable::key_path(std::string_view key) const {
     if (path_.empty()) return std::string(key);

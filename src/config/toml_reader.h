@@ -25,6 +25,11 @@ public:
     // Parse errors become InputError with the line and column of the problem.
     static TomlTable parse_file(const std::string& path);
     static TomlTable parse_text(std::string_view text, const std::string& name);
+    // As above, then assigns each "dotted.key=value" (value in TOML syntax, e.g.
+    // workload.duration="20s"). A path through an array of tables applies to every element.
+    static TomlTable parse_file(const std::string& path, const std::vector<std::string>& assignments);
+    static TomlTable parse_text(std::string_view text, const std::string& name,
+                                const std::vector<std::string>& assignments);
 
     bool has(std::string_view key) const;
 

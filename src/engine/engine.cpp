@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "engine/process.h"
@@ -35,11 +36,11 @@ Nanos Engine::run(Nanos end) {
     while (!sys_.events.empty()) {
         const Event e = sys_.events.pop();
         sys_.now = e.when;
-        for (int c = 0; c < sys_.nr_cpus(); ++c) {
-            // Rotate the order so that no CPU always sees shared pages first.
-            const int cpu = static_cast<int>((c + ticks_) % static_cast<uint64_t>(sys_.nr_cpus()));
-            advance_cpu(cpu, e.when);
-        }
+        // Start the CPU walk at a random CPU each time so that no CPU always sees shared pages
+        // first (on real hardware the order in which CPUs touch a page is a race).
+        const uint64_t first = sys_.rng_sched.below(static_cast<uint64_t>(sys_.nr_cpus()));
+        for (int c = 0; c < sys_.nr_cpus(); ++c)
+            advance_cpu(static_cast<int>((first + c) % static_cast<uint64_t>(sys_.nr_cpus())), e.when);
         if (e.kind == EV_STOP) break;
         if (live_tasks() == 0) {
             for (const auto& t : sys_.tasks) last_exit = std::max(last_exit, t->exit_time);
@@ -214,6 +215,33 @@ uint64_t next_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write
     return j;
 }
 
+// The word of "interesting" bits (see next_interesting) covering pages [64w, 64w + 64).
+uint64_t interesting_word(const Vma& vma, uint64_t w, bool write) {
+    uint64_t bits = ~vma.present.word(w) | vma.protnone.word(w);
+    if (write && vma.own_mask.size()) bits |= ~vma.own_mask.word(w);
+    return bits;
+}
+
+// The n-th (from 0) interesting page in [from, hi), or hi: whole words are skipped by popcount,
+// so skipping over many untouched PROT_NONE pages costs one step per 64 pages.
+uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write, uint64_t n) {
+    while (from < hi) {
+        const uint64_t w = from >> 6;
+        const unsigned lo_bit = from & 63;
+        const uint64_t wend = (w + 1) << 6;
+        const unsigned hi_bit = hi >= wend ? 64 : static_cast<unsigned>(hi & 63);
+        uint64_t bits = interesting_word(vma, w, write) & word_mask(lo_bit, hi_bit);
+        const uint64_t c = static_cast<uint64_t>(std::popcount(bits));
+        if (n < c) {
+            for (uint64_t k = 0; k < n; ++k) bits &= bits - 1;
+            return (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
+        }
+        n -= c;
+        from = wend;
+    }
+    return hi;
+}
+
 bool region_quiet(const Region& r, bool write) {
     return r.present == r.count && r.protnone == 0 && !(write && r.vma->own_mask.size());
 }
@@ -268,16 +296,11 @@ bool Engine::touch_streams(Task& p, double bytes) {
             }
             const double q = -std::expm1(-accesses * share / static_cast<double>(npages));
             const uint64_t lo = r.first + b, hi = r.first + e;
-            uint64_t skip = sys_.rng_access.geometric(q);
-            for (uint64_t j = next_interesting(vma, lo, hi, may_write); j < hi;
-                 j = next_interesting(vma, j + 1, hi, may_write)) {
-                if (skip > 0) {
-                    --skip;
-                    continue;
-                }
+            for (uint64_t j = nth_interesting(vma, lo, hi, may_write, sys_.rng_access.geometric(q));
+                 j < hi;
+                 j = nth_interesting(vma, j + 1, hi, may_write, sys_.rng_access.geometric(q))) {
                 const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);
                 if (!handle_touch(p, vma, j, write)) return false;
-                skip = sys_.rng_access.geometric(q);
             }
             b = e;
         }

@@ -22,9 +22,12 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
         rq.balance_interval_ms.resize(levels);
         for (size_t l = 0; l < levels; ++l) {
             rq.balance_interval_ms[l] = sched.domains[c][l].min_interval_ms;
-            // Stagger the first balance per CPU as the kernel's jiffies-based timers do.
-            rq.next_balance[l] = msecs_to_ns(sched.domains[c][l].min_interval_ms) +
-                                 static_cast<Nanos>(c % HZ) * TICK_NSEC / 4;
+            // The first balance of each CPU and level falls somewhere in its first interval,
+            // as the kernel's jiffies-based timers do relative to when a CPU came up. This
+            // is also where runs with different seeds start to differ.
+            const Nanos interval = msecs_to_ns(sched.domains[c][l].min_interval_ms);
+            rq.next_balance[l] =
+                interval + static_cast<Nanos>(rng_sched.below(static_cast<uint64_t>(interval)));
         }
     }
     cost.init(*this);

@@ -127,6 +127,9 @@ class Autonumabench : public Workload {
                 {"elapsed_s", ns_to_s(rt.end - rt.start)},
                 {"user_s", rt.user_s},
                 {"system_s", rt.sys_s},
+                // mmtests' autonumabench operations (SummariseMultiops, 2019-2025 naming).
+                {"operations", {compare_operation("syst-" + test_, rt.sys_s, true),
+                                compare_operation("elsp-" + test_, ns_to_s(rt.end - rt.start), true)}},
                 {"tasks", per}};
     }
 

@@ -87,4 +87,8 @@ uint64_t checked_size(const TomlTable& t, const char* key, uint64_t fallback, ui
     return v;
 }
 
+nlohmann::json compare_operation(const std::string& name, double value, bool lower_is_better) {
+    return {{"name", name}, {"value", value}, {"better", lower_is_better ? "lower" : "higher"}};
+}
+
 }  // namespace numasim

@@ -51,6 +51,10 @@ std::vector<const Task*> workload_tasks(const System& sys, int index);
 // Per-task figures every workload reports (getrusage, /proc/<pid>/sched).
 nlohmann::json task_json(const System& sys, const Task& p);
 
+// One entry of a workload's "operations" list: the figure `numasim compare` summarises, under
+// the name mmtests gives it ("elsp-NUMA01", "tput-8"), and which direction is better.
+nlohmann::json compare_operation(const std::string& name, double value, bool lower_is_better);
+
 struct RunTimes {
     Nanos start = 0;       // earliest start_time
     Nanos end = 0;         // latest exit_time, or now if some task still runs

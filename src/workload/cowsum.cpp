@@ -87,6 +87,7 @@ class Cowsum : public Workload {
                 {"processes", procs_},
                 {"seconds", ns_to_s(run_ns_)},
                 {"total_passes", total},
+                {"operations", {compare_operation("passes", total, false)}},
                 {"passes_per_process", total / procs_},
                 {"passes_per_second", total / ns_to_s(run_ns_)},
                 {"tasks", per}};

@@ -83,6 +83,9 @@ struct JbbConfig {
     Nanos measurement = DEFAULT_MEASUREMENT;
     bool thp = false;
     bool pretouch = true;
+    // Warehouse counts run one after another in one JVM run, as SPECjbb2005 itself steps
+    // through 1..N warehouses (each point: ramp-up, then the measurement interval).
+    std::vector<int> points;
 };
 
 JbbConfig read_config(const TomlTable& t, const Topology& topo) {
@@ -117,7 +120,8 @@ JbbConfig read_config(const TomlTable& t, const Topology& topo) {
     if (c.measurement <= 0) t.fail("duration", "must be positive");
     c.thp = t.get_bool("thp", false);
     c.pretouch = t.get_bool("pretouch", true);
-    specjbb_sweep_points(t, topo);  // validates (and marks) warehouse_sweep
+    c.points = specjbb_sweep_points(t, topo);
+    c.warehouses = *std::max_element(c.points.begin(), c.points.end());
     return c;
 }
 
@@ -193,8 +197,9 @@ class Specjbb2005 : public Workload {
     }
 
     nlohmann::json metrics(const System& sys, Nanos) const override {
-        nlohmann::json per = nlohmann::json::array(), jv = nlohmann::json::array();
-        std::vector<double> bops(cfg_.jvms, 0.0);
+        nlohmann::json per = nlohmann::json::array();
+        const size_t np = cfg_.points.size();
+        std::vector<std::vector<double>> bops(np, std::vector<double>(cfg_.jvms, 0.0));
         for (const Task* t : workload_tasks(sys, index_)) {
             auto j = task_json(sys, *t);
             auto it = meas_.find(t->index);
@@ -203,34 +208,51 @@ class Specjbb2005 : public Workload {
                 const double secs = ns_to_s(end - it->second.t0);
                 const double b = secs > 0 ? (t->total_ops - it->second.ops0) / secs : 0.0;
                 j["bops"] = b;
-                bops[it->second.jvm] += b;
+                j["warehouses_point"] = cfg_.points[it->second.point];
+                bops[it->second.point][it->second.jvm] += b;
             }
             per.push_back(j);
         }
-        double total = 0;
-        for (int j = 0; j < cfg_.jvms; ++j) {
-            jv.push_back({{"jvm", j}, {"bops", bops[j]}, {"gc_threads", jvms_[j].gc_threads}});
-            total += bops[j];
+        nlohmann::json points = nlohmann::json::array(), ops = nlohmann::json::array();
+        double last_total = 0;
+        nlohmann::json last_jv = nlohmann::json::array();
+        for (size_t p = 0; p < np; ++p) {
+            nlohmann::json jv = nlohmann::json::array();
+            double total = 0;
+            for (int j = 0; j < cfg_.jvms; ++j) {
+                jv.push_back({{"jvm", j}, {"bops", bops[p][j]}, {"gc_threads", jvms_[j].gc_threads}});
+                total += bops[p][j];
+            }
+            points.push_back({{"warehouses", cfg_.points[p]}, {"bops", total}, {"bops_per_jvm", jv}});
+            // mmtests' specjbb operation: total throughput at this warehouse count.
+            ops.push_back(compare_operation(fmt::format("tput-{}", cfg_.points[p]), total, false));
+            last_total = total;
+            last_jv = jv;
         }
         return {{"layout", cfg_.layout_name},
                 {"jvms", cfg_.jvms},
-                {"warehouses", cfg_.warehouses},
+                {"warehouses", cfg_.points.back()},
                 {"heap_bytes", cfg_.heap},
                 {"ramp_up_s", ns_to_s(cfg_.ramp_up)},
                 {"measurement_s", ns_to_s(cfg_.measurement)},
-                {"bops", total},
-                {"bops_per_jvm", jv},
+                {"bops", last_total},
+                {"bops_per_jvm", last_jv},
+                {"points", points},
+                {"operations", ops},
                 {"tasks", per}};
     }
 
     std::string summary(const System& sys, Nanos elapsed) const override {
         const auto m = metrics(sys, elapsed);
-        std::string s =
-            fmt::format("specjbb2005 {} {} JVM(s) x {} warehouses: {:.0f} bops\n", cfg_.layout_name,
-                        cfg_.jvms, cfg_.warehouses, m["bops"].get<double>());
-        for (const auto& j : m["bops_per_jvm"])
-            s += fmt::format("  JVM {}: {:.0f} bops\n", j["jvm"].get<int>(),
-                             j["bops"].get<double>());
+        std::string s = fmt::format("specjbb2005 {} {} JVM(s)\n", cfg_.layout_name, cfg_.jvms);
+        for (const auto& p : m["points"]) {
+            s += fmt::format("  {:>3} warehouses: {:.0f} bops (", p["warehouses"].get<int>(),
+                             p["bops"].get<double>());
+            for (const auto& j : p["bops_per_jvm"])
+                s += fmt::format("{}JVM {} {:.0f}", j["jvm"].get<int>() ? ", " : "",
+                                 j["jvm"].get<int>(), j["bops"].get<double>());
+            s += ")\n";
+        }
         return s;
     }
 
@@ -242,22 +264,30 @@ class Specjbb2005 : public Workload {
         Region* shared = nullptr;
         Region* young = nullptr;
         std::vector<Region*> slices;
+        Nanos first_point = 0;  // when the warehouses of the first point started
+        int current_warehouses = 1;
     };
     struct Measure {
         int jvm = 0;
+        size_t point = 0;
         Nanos t0 = 0;
         double ops0 = 0;
     };
 
-    Nanos measure_start() const { return start_ + cfg_.ramp_up; }
-    Nanos run_end() const { return measure_start() + cfg_.measurement; }
+    Nanos point_length() const { return cfg_.ramp_up + cfg_.measurement; }
+    // The last warehouse point of a JVM whose first point started at `first`.
+    Nanos run_end(const Jvm& jvm) const {
+        return jvm.first_point + static_cast<Nanos>(cfg_.points.size()) * point_length();
+    }
 
-    // JBBmain: pre-touch the heap (AlwaysPreTouch), start the warehouse and GC threads, then
-    // wait for the end of the measurement interval.
+    // JBBmain: pre-touch the heap (AlwaysPreTouch), start the GC threads, then for each
+    // warehouse point start that many warehouse threads and wait for the point to end.
     std::unique_ptr<TaskProgram> make_main(int j) {
         int step = 0;
-        return std::make_unique<FnProgram>([this, j, step](Task& t, Phase& ph) mutable {
-            const Jvm& jvm = jvms_[j];
+        size_t point = 0;
+        return std::make_unique<FnProgram>([this, j, step, point](Task& t, Phase& ph) mutable {
+            Jvm& jvm = jvms_[j];
+            const Nanos now = task_clock(*sys_, t);
             if (step == 0) {
                 step = 1;
                 if (!jvm.cpus.empty()) ph.set_affinity = jvm.cpus;  // numactl --cpunodebind
@@ -272,32 +302,44 @@ class Specjbb2005 : public Workload {
             }
             if (step == 1) {
                 step = 2;
-                for (int w = 0; w < cfg_.warehouses; ++w) {
-                    programs_.push_back(make_warehouse(j, w));
-                    create_thread(*sys_, t, "java", programs_.back().get(), next_index_++);
-                }
+                jvm.first_point = now;
                 for (int g = 0; g < jvm.gc_threads; ++g) {
                     programs_.push_back(make_gc(j));
                     create_thread(*sys_, t, "java-gc", programs_.back().get(), next_index_++);
                 }
             }
-            if (task_clock(*sys_, t) >= run_end()) return false;
-            make_wait_phase(ph, std::min(MAIN_POLL, run_end() - task_clock(*sys_, t)));
+            const Nanos point_end = jvm.first_point + static_cast<Nanos>(point) * point_length();
+            if (now >= point_end) {
+                if (point == cfg_.points.size()) return false;
+                const Nanos start = point_end;
+                jvm.current_warehouses = cfg_.points[point];
+                for (int w = 0; w < cfg_.points[point]; ++w) {
+                    programs_.push_back(make_warehouse(j, w, point, start));
+                    create_thread(*sys_, t, "java", programs_.back().get(), next_index_++);
+                }
+                ++point;
+            }
+            const Nanos next = jvm.first_point + static_cast<Nanos>(point) * point_length();
+            make_wait_phase(ph, std::max<Nanos>(1, std::min(MAIN_POLL, next - now)));
             return true;
         });
     }
 
-    std::unique_ptr<TaskProgram> make_warehouse(int j, int w) {
+    std::unique_ptr<TaskProgram> make_warehouse(int j, int w, size_t point, Nanos start) {
         bool measuring = false;
-        return std::make_unique<FnProgram>([this, j, w, measuring](Task& t, Phase& ph) mutable {
+        const Nanos measure_start = start + cfg_.ramp_up;
+        const Nanos end = measure_start + cfg_.measurement;
+        return std::make_unique<FnProgram>([this, j, w, point, measure_start, end,
+                                            measuring](Task& t, Phase& ph) mutable {
             const Nanos now = task_clock(*sys_, t);
-            if (now >= run_end()) return false;
-            if (!measuring && now >= measure_start()) {
+            if (now >= end) return false;
+            if (!measuring && now >= measure_start) {
                 measuring = true;
-                meas_[t.index] = Measure{j, now, t.total_ops};
+                meas_[t.index] = Measure{j, point, now, t.total_ops};
             }
             const Jvm& jvm = jvms_[j];
-            const uint64_t tlab = jvm.young->count * w / cfg_.warehouses;
+            const int warehouses = cfg_.points[point];
+            const uint64_t tlab = jvm.young->count * w / warehouses;
             ph.rate_gbs = WAREHOUSE_RATE_GBS;
             ph.streams.push_back({.region = jvm.slices[w],
                                   .pattern = Pattern::HotSet,
@@ -327,12 +369,12 @@ class Specjbb2005 : public Workload {
     std::unique_ptr<TaskProgram> make_gc(int j) {
         bool started = false;
         return std::make_unique<FnProgram>([this, j, started](Task& t, Phase& ph) mutable {
-            const Nanos now = task_clock(*sys_, t);
-            if (now >= run_end()) return false;
             const Jvm& jvm = jvms_[j];
+            const Nanos now = task_clock(*sys_, t);
+            if (now >= run_end(jvm)) return false;
             const double young = static_cast<double>(jvm.young->bytes());
             // Eden fills at the warehouses' allocation rate (nominal, bytes per ns).
-            const double alloc_rate = cfg_.warehouses * WAREHOUSE_RATE_GBS * ALLOC_SHARE;
+            const double alloc_rate = jvm.current_warehouses * WAREHOUSE_RATE_GBS * ALLOC_SHARE;
             const Nanos period = std::max(MIN_GC_PERIOD, static_cast<Nanos>(young / alloc_rate));
             if (!started) {  // the first collection comes when eden first fills
                 started = true;
@@ -343,7 +385,7 @@ class Specjbb2005 : public Workload {
             ph.streams.push_back(
                 {.region = jvm.young, .pattern = Pattern::Random, .write_fraction = 0.5});
             ph.work_bytes = std::max(1.0, young * GC_SURVIVOR_FRACTION / jvm.gc_threads);
-            ph.sleep_after = std::min(period, std::max<Nanos>(1, run_end() - now));
+            ph.sleep_after = std::min(period, std::max<Nanos>(1, run_end(jvm) - now));
             return true;
         });
     }

@@ -1,0 +1,49 @@
+// numasim validate [--quick] [--strict] [--dir experiments] [-j N] [--only NAME]...
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/validate.h"
+
+namespace numasim {
+
+namespace {
+
+class ValidateCommand : public Command {
+public:
+    void add_to(CLI::App& app) override {
+        sub_ = app.add_subcommand(
+            "validate", "run the experiments that reproduce the seed postings and print "
+                        "published and simulated effects side by side");
+        sub_->add_option("--dir", dir_, "experiment directory")->check(CLI::ExistingDirectory);
+        sub_->add_flag("--quick", o_.quick,
+                       "reduced scale (each experiment's [validate] quick overrides), "
+                       "directions only");
+        sub_->add_flag("--strict", strict_, "exit 1 if a headline effect misses");
+        sub_->add_option("--only", o_.only, "experiment file stems to run");
+        sub_->add_option("-j,--jobs", o_.jobs, "worker threads");
+    }
+
+    int execute() override {
+        if (o_.jobs <= 0) o_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const auto rows = run_validation(dir_, o_);
+        const std::string out = validation_text(rows);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        if (strict_)
+            for (const auto& r : rows)
+                if (r.headline && !r.pass) return 1;
+        return 0;
+    }
+
+private:
+    std::string dir_ = "experiments";
+    bool strict_ = false;
+    ValidateOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_validate_command() { return std::make_unique<ValidateCommand>(); }
+
+}  // namespace numasim

@@ -1,0 +1,261 @@
+#include "cli/validate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "cli/compare.h"
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "engine/counters.h"
+
+namespace numasim {
+
+namespace {
+
+struct EffectSpec {
+    std::string name, metric, from, to, expect, group;
+    bool has_published = false;
+    double pub_from = 0, pub_to = 0;
+    double lo = 0, hi = 0;
+    bool headline = true;
+};
+
+const std::vector<std::string> kExpectations = {"sign",     "factor2",    "rise",   "fall",
+                                                "rise_10x", "fall_10x",   "change_pct",
+                                                "near",     "majority_rise", "argmax_in"};
+
+EffectSpec read_effect(const TomlTable& t) {
+    EffectSpec e;
+    e.name = t.get_string("name");
+    e.metric = t.get_string("metric");
+    e.from = t.get_string("from");
+    e.to = t.get_string("to");
+    e.expect = t.get_string("expect");
+    if (std::find(kExpectations.begin(), kExpectations.end(), e.expect) == kExpectations.end())
+        t.fail("expect", "unknown expectation '" + e.expect + "'");
+    if (t.has("published")) {
+        const auto p = t.get_double_array("published");
+        if (p.size() != 2) t.fail("published", "expected [from, to]");
+        e.has_published = true;
+        e.pub_from = p[0];
+        e.pub_to = p[1];
+    }
+    if (t.has("range")) {
+        const auto r = t.get_double_array("range");
+        if (r.size() != 2 || r[0] > r[1]) t.fail("range", "expected [lo, hi] with lo <= hi");
+        e.lo = r[0];
+        e.hi = r[1];
+    } else if (e.expect == "change_pct" || e.expect == "near" || e.expect == "argmax_in") {
+        t.fail_here("expectation '" + e.expect + "' needs `range`");
+    }
+    if ((e.expect == "sign" || e.expect == "factor2") && !e.has_published)
+        t.fail_here("expectation '" + e.expect + "' needs `published`");
+    e.group = t.get_string("group", "");
+    e.headline = t.get_bool("headline", true);
+    t.finish();
+    return e;
+}
+
+double pct_change(double from, double to) {
+    if (from == 0) return to == 0 ? 0.0 : (to > 0 ? INFINITY : -INFINITY);
+    return (to - from) / std::fabs(from) * 100.0;
+}
+
+// The value of `metric` in one run; nullopt if the run does not have it.
+std::optional<double> metric_of(const RunResult& r, const std::string& metric) {
+    if (metric == "elapsed_s") return ns_to_s(r.elapsed);
+    if (metric == "system_s") return r.system_s;
+    if (metric == "user_s") return r.user_s;
+    if (metric == "hint_local_pct") {
+        const double f = static_cast<double>(r.counters[Vm::numa_hint_faults]);
+        return f > 0 ? 100.0 * static_cast<double>(r.counters[Vm::numa_hint_faults_local]) / f : 100.0;
+    }
+    if (metric.rfind("vmstat.", 0) == 0) {
+        const auto j = vmstat_json(r.counters);
+        const std::string k = metric.substr(7);
+        if (j.contains(k)) return j[k].get<double>();
+        return std::nullopt;
+    }
+    if (metric.rfind("sched.", 0) == 0) {
+        const auto j = sched_json(r.counters);
+        const std::string k = metric.substr(6);
+        if (j.contains(k) && j[k].is_number()) return j[k].get<double>();
+        return std::nullopt;
+    }
+    for (const auto& o : run_operations(r))
+        if (o.name == metric) return o.value;
+    return std::nullopt;
+}
+
+double mean_metric(const VariantRuns& v, const std::string& metric, const std::string& file) {
+    double sum = 0;
+    for (const auto& r : v.runs) {
+        auto m = metric_of(r, metric);
+        if (!m) throw InputError(file, "effect.metric", "no metric '" + metric + "' in the runs");
+        sum += *m;
+    }
+    return v.runs.empty() ? 0 : sum / static_cast<double>(v.runs.size());
+}
+
+const VariantRuns& variant(const std::vector<VariantRuns>& runs, const std::string& name,
+                           const std::string& file) {
+    for (const auto& v : runs)
+        if (v.name == name) return v;
+    throw InputError(file, "effect", "no variant named '" + name + "'");
+}
+
+// Names of operations matching "prefix*", in the order of their numeric suffix.
+std::vector<std::string> pattern_metrics(const VariantRuns& v, const std::string& pattern) {
+    const std::string prefix = pattern.substr(0, pattern.size() - 1);
+    std::vector<std::pair<double, std::string>> found;
+    for (const auto& o : run_operations(v.runs.front()))
+        if (o.name.rfind(prefix, 0) == 0) found.emplace_back(std::atof(o.name.c_str() + prefix.size()), o.name);
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& f : found) out.push_back(f.second);
+    return out;
+}
+
+// Decides pass or miss; in quick mode only the direction counts.
+void judge(EffectResult& r, const EffectSpec& e, bool quick) {
+    const double sim = pct_change(r.sim_from, r.sim_to);
+    const double pub = e.has_published ? pct_change(e.pub_from, e.pub_to) : 0;
+    std::string x = e.expect;
+    if (quick) {
+        if (x == "factor2") x = "sign";
+        if (x == "rise_10x") x = "rise";
+        if (x == "fall_10x") x = "fall";
+    }
+    if (x == "sign")
+        r.pass = (sim > 0) == (pub > 0) && sim != 0;
+    else if (x == "factor2")
+        r.pass = (sim > 0) == (pub > 0) && std::fabs(sim) >= std::fabs(pub) / 2 &&
+                 std::fabs(sim) <= std::fabs(pub) * 2;
+    else if (x == "rise")
+        r.pass = r.sim_to > r.sim_from;
+    else if (x == "fall")
+        r.pass = r.sim_to < r.sim_from;
+    else if (x == "rise_10x")
+        r.pass = r.sim_to > 10 * r.sim_from && r.sim_to > 0;
+    else if (x == "fall_10x")
+        r.pass = r.sim_to * 10 < r.sim_from;
+    else if (x == "change_pct" || x == "near")
+        r.pass = quick && x == "change_pct" ? (sim > 0) == ((e.lo + e.hi) / 2 > 0)
+                                            : sim >= e.lo && sim <= e.hi;
+}
+
+}  // namespace
+
+std::vector<EffectResult> run_validation(const std::string& dir, const ValidateOptions& o) {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    std::vector<EffectResult> rows;
+    std::map<std::string, std::vector<double>> groups;
+    for (const auto& file : files) {
+        const std::string stem = std::filesystem::path(file).stem().string();
+        if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), stem) == o.only.end())
+            continue;
+        const TomlTable doc = TomlTable::parse_file(file);
+        std::vector<EffectSpec> effects;
+        for (const auto& t : doc.tables("effect")) effects.push_back(read_effect(t));
+        if (effects.empty()) continue;
+        ScenarioOverrides ov;
+        if (o.quick)
+            if (auto v = doc.table("validate"); v && v->has("quick")) ov.params = v->get_string_array("quick");
+        const Scenario sc = load_scenario_file(file, ov);
+        const auto runs = run_variants(file, ov, scenario_variants(sc), o.jobs);
+        for (const auto& e : effects) {
+            const VariantRuns& a = variant(runs, e.from, file);
+            const VariantRuns& b = variant(runs, e.to, file);
+            EffectResult r;
+            r.experiment = stem;
+            r.name = e.name;
+            r.metric = e.metric;
+            r.expect = e.expect;
+            r.has_published = e.has_published;
+            r.published_from = e.pub_from;
+            r.published_to = e.pub_to;
+            r.headline = e.headline;
+            r.group = e.group;
+            if (!e.metric.empty() && e.metric.back() == '*') {
+                // A sweep: compare every point.
+                const auto names = pattern_metrics(a, e.metric);
+                int rises = 0;
+                double best = -INFINITY;
+                std::string best_name;
+                for (const auto& n : names) {
+                    const double c = pct_change(mean_metric(a, n, file), mean_metric(b, n, file));
+                    rises += c > 0;
+                    if (c > best) {
+                        best = c;
+                        best_name = n;
+                    }
+                }
+                r.sim_from = static_cast<double>(names.size());
+                r.sim_to = rises;
+                if (e.expect == "majority_rise") {
+                    r.pass = 2 * rises > static_cast<int>(names.size());
+                    r.note = fmt::format("{} of {} points rise", rises, names.size());
+                } else {
+                    const double at = std::atof(best_name.c_str() + e.metric.size() - 1);
+                    r.pass = at >= e.lo && at <= e.hi;
+                    r.note = fmt::format("largest gain {:+.2f}% at {}", best, best_name);
+                    if (o.quick) continue;  // needs the full sweep
+                }
+            } else {
+                r.sim_from = mean_metric(a, e.metric, file);
+                r.sim_to = mean_metric(b, e.metric, file);
+                judge(r, e, o.quick);
+            }
+            if (!e.group.empty()) groups[e.group].push_back(pct_change(r.sim_from, r.sim_to));
+            rows.push_back(r);
+        }
+    }
+    for (const auto& [g, changes] : groups) {
+        EffectResult r;
+        r.experiment = "(all)";
+        r.name = g + ": mean change over " + std::to_string(changes.size()) + " cases";
+        r.expect = "mean_positive";
+        double m = 0;
+        for (double c : changes) m += c;
+        m /= static_cast<double>(changes.size());
+        r.sim_from = 0;
+        r.sim_to = m;
+        r.pass = m > 0;
+        r.note = fmt::format("mean {:+.2f}%", m);
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+std::string validation_text(const std::vector<EffectResult>& rows) {
+    std::string s = fmt::format("{:<34} {:<44} {:<28} {:<28} {}\n", "experiment", "effect",
+                                "published", "simulated", "result");
+    auto fig = [](double v) {
+        return std::fabs(v) >= 1000 || v == std::floor(v) ? fmt::format("{:.0f}", v)
+                                                          : fmt::format("{:.2f}", v);
+    };
+    for (const auto& r : rows) {
+        std::string pub = "-", sim;
+        if (r.has_published)
+            pub = fmt::format("{} -> {} ({:+.1f}%)", fig(r.published_from), fig(r.published_to),
+                              pct_change(r.published_from, r.published_to));
+        if (!r.note.empty())
+            sim = r.note;
+        else
+            sim = fmt::format("{} -> {} ({:+.1f}%)", fig(r.sim_from), fig(r.sim_to),
+                              pct_change(r.sim_from, r.sim_to));
+        s += fmt::format("{:<34} {:<44} {:<28} {:<28} {}{}\n", r.experiment, r.name, pub, sim,
+                         r.pass ? "pass" : "MISS", r.headline ? "" : " (info)");
+    }
+    return s;
+}
+
+}  // namespace numasim

@@ -1,0 +1,46 @@
+// `numasim validate`: runs every experiment file that declares published effects ([[effect]]
+// tables), compares the simulated change between two variants with the posting's, and prints
+// published and simulated figures side by side with a pass or miss per effect.
+//
+// An effect names a metric (a workload operation such as "tput-8", "elsp-NUMA01_THREADLOCAL"
+// or "passes"; "vmstat.<counter>", "sched.<counter>", "elapsed_s", "system_s", or
+// "hint_local_pct"), the two variants, the published figures, and what must hold:
+//   sign        the simulated change has the published change's sign
+//   factor2     ... and is within a factor of 2 of it
+//   rise, fall  the simulated metric goes up / down
+//   rise_10x, fall_10x   ... by more than 10x
+//   change_pct  the simulated change in % lies in `range` = [lo, hi]
+//   near        the simulated change is within `range` = [-tol, +tol] % ... same as change_pct
+//   majority_rise   (with a metric pattern "tput-*") more than half of the points rise
+//   argmax_in   (pattern) the largest relative gain is at a point whose number is in `range`
+// Effects with the same `group` are also summarised: the mean of their simulated changes must
+// be positive (`group_expect = "mean_positive"`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace numasim {
+
+struct ValidateOptions {
+    bool quick = false;  // the experiments' [validate] quick overrides; check directions only
+    int jobs = 0;  // 0: one per hardware thread
+    std::vector<std::string> only;  // experiment file stems to run (empty: all)
+};
+
+struct EffectResult {
+    std::string experiment, name, metric, expect;
+    double published_from = 0, published_to = 0;
+    bool has_published = false;
+    double sim_from = 0, sim_to = 0;
+    bool pass = false;
+    bool headline = true;
+    std::string group;
+    std::string note;
+};
+
+// Runs the experiments in `dir`; returns one row per effect (and per group summary).
+std::vector<EffectResult> run_validation(const std::string& dir, const ValidateOptions& o);
+std::string validation_text(const std::vector<EffectResult>& rows);
+
+}  // namespace numasim
