@@ -40,7 +40,7 @@ namespace numasim {
 namespace {
 
 class PhaseList : public TaskProgram {
-public:
+  public:
     explicit PhaseList(std::vector<Phase> phases) : phases_(std::move(phases)) {}
     bool next_phase(Task&, Phase& out) override {
         if (next_ >= phases_.size()) return false;
@@ -48,7 +48,7 @@ public:
         return true;
     }
 
-private:
+  private:
     std::vector<Phase> phases_;
     size_t next_ = 0;
 };
@@ -133,7 +133,8 @@ Sim thread_local_sweeps(Topology topo, int procs, int threads, uint64_t mb_per_p
         const uint64_t pages = v.nr_pages();
         Task* leader = nullptr;
         for (int t = 0; t < threads; ++t) {
-            const uint64_t first = pages * static_cast<uint64_t>(t) / static_cast<uint64_t>(threads);
+            const uint64_t first =
+                pages * static_cast<uint64_t>(t) / static_cast<uint64_t>(threads);
             const uint64_t last =
                 pages * static_cast<uint64_t>(t + 1) / static_cast<uint64_t>(threads);
             Region& r = add_region(sys, v, first, last - first, "slice" + std::to_string(t));
@@ -218,7 +219,8 @@ void BM_MemoryPerPage(benchmark::State& state) {
                 PhaseList prog({});
                 Task& p = create_process(*sys, mm, nullptr, "toucher", &prog, 0, 0);
                 const double t0 = now_s();
-                for (uint64_t i = 0; i < vma.nr_pages(); ++i) handle_mm_fault(*sys, p, vma, i, true);
+                for (uint64_t i = 0; i < vma.nr_pages(); ++i)
+                    handle_mm_fault(*sys, p, vma, i, true);
                 const double touch = now_s() - t0;
                 double ns = 0;
                 change_prot_numa(*sys, p, vma, vma.start, vma.end, ns);

@@ -31,7 +31,7 @@ namespace {
 
 // A TaskProgram that runs a fixed list of phases (tests/scenario/sim_fixture.h has the same).
 class PhaseList : public TaskProgram {
-public:
+  public:
     explicit PhaseList(std::vector<Phase> phases) : phases_(std::move(phases)) {}
     bool next_phase(Task&, Phase& out) override {
         if (next_ >= phases_.size()) return false;
@@ -39,7 +39,7 @@ public:
         return true;
     }
 
-private:
+  private:
     std::vector<Phase> phases_;
     size_t next_ = 0;
 };
@@ -93,11 +93,13 @@ OneVma one_vma(const std::string& preset, int threads, uint64_t bytes, uint64_t 
     add_region(sys, *s.vma, 0, s.vma->nr_pages(), "data");
     for (int i = 0; i < threads; ++i) {
         s.programs.push_back(std::make_unique<PhaseList>(std::vector<Phase>{}));
-        Task& t = i == 0 ? create_process(sys, mm, nullptr, "main", s.programs.back().get(), 0, 0)
-                         : create_thread(sys, *s.tasks.front(), "thread", s.programs.back().get(), i);
+        Task& t = i == 0
+                      ? create_process(sys, mm, nullptr, "main", s.programs.back().get(), 0, 0)
+                      : create_thread(sys, *s.tasks.front(), "thread", s.programs.back().get(), i);
         s.tasks.push_back(&t);
     }
-    for (Task* t : s.tasks) move_task(sys, *t, cpu);
+    for (Task* t : s.tasks)
+        move_task(sys, *t, cpu);
     const uint64_t n = std::min(s.vma->nr_pages(), touch_bytes >> PAGE_SHIFT);
     for (uint64_t i = 0; i < n; ++i)
         if (!s.vma->present.test(i)) handle_mm_fault(sys, *s.tasks.front(), *s.vma, i, true);
@@ -225,7 +227,9 @@ void BM_TaskNumaWork(benchmark::State& state) {
         benchmark::Counter(static_cast<double>(changed), benchmark::Counter::kAvgIterations);
     state.SetBytesProcessed(state.iterations() *
                             static_cast<int64_t>(std::min<uint64_t>(bytes, uint64_t{2048} << 20)));
-    state.SetLabel(c == 0 ? "4GiB present: 256MiB window" : c == 1 ? "2GiB all protnone" : "2GiB untouched");
+    state.SetLabel(c == 0   ? "4GiB present: 256MiB window"
+                   : c == 1 ? "2GiB all protnone"
+                            : "2GiB untouched");
 }
 BENCHMARK(BM_TaskNumaWork)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
 
@@ -258,10 +262,10 @@ Population make_population(const std::string& preset, int procs, int threads, ui
             AccessStream sh{&shared, Pattern::HotSet, 0.2, 0.3};
             pop.programs.push_back(
                 std::make_unique<PhaseList>(std::vector<Phase>{endless({own, sh}, 4.0)}));
-            leader = t == 0 ? &create_process(sys, mm, nullptr, "proc", pop.programs.back().get(),
-                                              0, 0)
-                            : (create_thread(sys, *leader, "thread", pop.programs.back().get(), t),
-                               leader);
+            leader =
+                t == 0
+                    ? &create_process(sys, mm, nullptr, "proc", pop.programs.back().get(), 0, 0)
+                    : (create_thread(sys, *leader, "thread", pop.programs.back().get(), t), leader);
         }
     }
     pop.engine = std::make_unique<Engine>(sys);
@@ -372,7 +376,8 @@ void BM_TaskNumaMigrate(benchmark::State& state) {
     const int pref0 = p->numa_preferred_nid;
     const int target = (sys.task_node(*p) + 1) % sys.nr_nodes();
     std::vector<int> cpus(sys.tasks.size());
-    for (size_t i = 0; i < cpus.size(); ++i) cpus[i] = sys.tasks[i]->cpu;
+    for (size_t i = 0; i < cpus.size(); ++i)
+        cpus[i] = sys.tasks[i]->cpu;
     int64_t moved = 0, stuck = 0;
     for (auto _ : state) {
         state.PauseTiming();
@@ -410,7 +415,8 @@ void BM_SchedulerTick(benchmark::State& state) {
     const int n = sys.nr_cpus();
     for (auto _ : state) {
         sys.now += TICK_NSEC;
-        for (int c = 0; c < n; ++c) scheduler_tick(sys, c);
+        for (int c = 0; c < n; ++c)
+            scheduler_tick(sys, c);
     }
     state.SetItemsProcessed(state.iterations() * n);
     state.SetLabel(std::to_string(n) + " CPUs, " + std::to_string(sys.tasks.size()) + " tasks");
@@ -427,11 +433,11 @@ void BM_EngineTick(benchmark::State& state) {
     static Population p288 = make_population("x86-8s-144c", 2, 144, 8, 64, 5 * NSEC_PER_SEC);
     Population& pop = state.range(0) == 48 ? p48 : p288;
     System& sys = *pop.sys;
-    for (auto _ : state) pop.engine->run(sys.now + TICK_NSEC);
+    for (auto _ : state)
+        pop.engine->run(sys.now + TICK_NSEC);
     state.SetItemsProcessed(state.iterations());
-    state.counters["sim_x_realtime"] =
-        benchmark::Counter(static_cast<double>(TICK_NSEC) / 1e9,
-                           benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["sim_x_realtime"] = benchmark::Counter(
+        static_cast<double>(TICK_NSEC) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
     state.SetLabel(sys.topo.name + ", " + std::to_string(sys.tasks.size()) + " tasks");
 }
 BENCHMARK(BM_EngineTick)->ArgName("tasks")->Arg(48)->Arg(288)->Unit(benchmark::kMicrosecond);
@@ -443,8 +449,10 @@ void BM_CostModelUpdate(benchmark::State& state) {
     Population& pop = population(static_cast<int>(state.range(0)));
     System& sys = *pop.sys;
     int running = 0;
-    for (const Rq& rq : sys.rqs) running += rq.curr && rq.curr->has_phase;
-    for (auto _ : state) sys.cost.update(sys);
+    for (const Rq& rq : sys.rqs)
+        running += rq.curr && rq.curr->has_phase;
+    for (auto _ : state)
+        sys.cost.update(sys);
     state.SetItemsProcessed(state.iterations());
     state.counters["running"] = running;
 }

@@ -86,7 +86,8 @@ for f in "${files[@]}"; do
         printf '%-40s FAILED (see %s)\n' "$dir/$base" "$OUT/$tag.err"
         continue
     fi
-    python3 - "$OUT/$tag.json" "$WALL" "${RSS_KB:-0}" "$OUT/machines.txt" "$dir/$base" <<'EOF'
+    python3 - "$OUT/$tag.json" "$WALL" "${RSS_KB:-0}" "$OUT/machines.txt" "$dir/$base" \
+        2> "$OUT/$tag.py.err" <<'EOF' || printf '%-40s FAILED (no JSON; see %s)\n' "$dir/$base" "$OUT/$tag.err"
 import json, re, sys
 path, wall, rss_kb, machines, name = sys.argv[1], float(sys.argv[2]), int(sys.argv[3] or 0), sys.argv[4], sys.argv[5]
 j = json.load(open(path))

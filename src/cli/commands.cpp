@@ -7,6 +7,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
     c.push_back(make_run_command());
     c.push_back(make_compare_command());
     c.push_back(make_validate_command());
+    c.push_back(make_perf_bench_numa_command());
     c.push_back(make_machines_command());
     c.push_back(make_workloads_command());
     c.push_back(make_profiles_command());

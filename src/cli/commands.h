@@ -22,6 +22,7 @@ protected:
 std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_compare_command();
 std::unique_ptr<Command> make_validate_command();
+std::unique_ptr<Command> make_perf_bench_numa_command();
 std::unique_ptr<Command> make_machines_command();
 std::unique_ptr<Command> make_workloads_command();
 std::unique_ptr<Command> make_profiles_command();

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "config/input_error.h"
+#include "engine/system.h"
+#include <set>
 #include "machine/hardware_table.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
@@ -15,6 +17,25 @@ namespace {
 
 constexpr const char* kDefaultProfile = "v6.12";  // the newest release the reference describes
 constexpr int64_t kDefaultDurationS = 60;
+
+// Sets the workloads up on a scratch machine (no simulation) and refuses memory the machine
+// cannot hold: the model has no swap, so such a run could only stall.
+void check_fits(const Scenario& sc) {
+    System sys(sc.machine, sc.knobs, sc.seed);
+    auto workloads = sc.make_workloads();
+    std::set<const MemObject*> seen;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        workloads[i]->setup(sys, static_cast<int>(i));
+        for (const auto& mm : sys.mms)
+            for (const auto& v : mm->vmas)
+                if (seen.insert(v->object.get()).second) bytes += v->object->nr_pages * PAGE_SIZE;
+        if (bytes > sc.machine.total_mem_bytes())
+            sc.workload_tables[i].fail_here(fmt::format(
+                "the workloads map {:.1f} GiB but the machine has {:.1f} GiB of memory",
+                bytes / 1073741824.0, sc.machine.total_mem_bytes() / 1073741824.0));
+    }
+}
 
 Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
     Scenario sc;
@@ -105,6 +126,7 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
     // Build once to validate every parameter and reject unknown keys now.
     sc.make_workloads();
     for (const auto& w : sc.workload_tables) w.finish();
+    check_fits(sc);
     root.finish();
     return sc;
 }

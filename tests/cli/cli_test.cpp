@@ -1,0 +1,166 @@
+// End-to-end tests of the numasim binary: JSON keys, examples, bad input, determinism.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Output {
+    int status;
+    std::string out;
+};
+
+// Runs `numasim ARGS` from the source directory; stderr is folded into the output.
+Output numasim(const std::string& args) {
+    const std::string cmd =
+        std::string("cd ") + NUMASIM_SOURCE_DIR + " && " + NUMASIM_BINARY + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+    const int st = pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const auto path = std::filesystem::temp_directory_path() / name;
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+TEST(Cli, JsonHasEveryCounter) {
+    const Output o = numasim("run --json --duration 8s");
+    ASSERT_EQ(o.status, 0) << o.out;
+    const auto j = nlohmann::json::parse(o.out);
+    for (const char* k : {"elapsed_s", "user_s", "system_s", "vmstat", "sched", "workloads", "tasks"})
+        EXPECT_TRUE(j.contains(k)) << k;
+    for (const char* k : {"numa_hit", "numa_miss", "numa_foreign", "numa_local", "numa_other",
+                          "numa_interleave", "pgmigrate_success", "pgmigrate_fail",
+                          "numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
+                          "numa_hint_faults_local", "numa_pages_migrated"})
+        EXPECT_TRUE(j["vmstat"].contains(k)) << k;
+    for (const char* k : {"cs", "migrations", "sched_move_numa", "sched_swap_numa",
+                          "sched_stick_numa", "sched_skip_vma_numa"})
+        EXPECT_TRUE(j["sched"].contains(k)) << k;
+    for (const char* k : {"unsuitable", "shared_ro", "inaccessible", "scan_delay", "pid_inactive",
+                          "ignore_pid_inactive", "seq_completed"})
+        EXPECT_TRUE(j["sched"]["sched_skip_vma_numa"].contains(k)) << k;
+    EXPECT_NE(j["tasks"][0]["proc_sched"].get<std::string>().find("numa_preferred_nid"),
+              std::string::npos);
+}
+
+TEST(Cli, SameSeedSameBytesWhateverTheWorkers) {
+    const std::string args = "run examples/variants.toml --json --iterations 3 --duration 10s";
+    const Output a = numasim(args + " -j 1");
+    const Output b = numasim(args + " -j 2");
+    const Output c = numasim(args + " -j 2");
+    ASSERT_EQ(a.status, 0) << a.out;
+    EXPECT_EQ(a.out, b.out);
+    EXPECT_EQ(b.out, c.out);
+}
+
+TEST(Cli, EveryExampleRuns) {
+    for (const auto& e : std::filesystem::directory_iterator(std::string(NUMASIM_SOURCE_DIR) + "/examples")) {
+        if (e.path().extension() != ".toml") continue;
+        SCOPED_TRACE(e.path().string());
+        const Output o = numasim("run " + e.path().string() + " --iterations 1 --duration 3s");
+        EXPECT_EQ(o.status, 0) << o.out;
+        EXPECT_NE(o.out.find("numasim:"), std::string::npos);
+    }
+}
+
+TEST(Cli, BadInputNamesFileKeyAndLine) {
+    const std::string f = write_temp("numasim_bad.toml",
+                                     "[scenario]\nmachine = \"tiny-2n\"\nduraton = \"5s\"\n"
+                                     "[[workload]]\ntype = \"cowsum\"\n");
+    const Output o = numasim("run " + f);
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.out.find(f), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("scenario.duraton"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("line 3"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("unknown key"), std::string::npos) << o.out;
+}
+
+TEST(Cli, ImpossibleRequestsAreErrors) {
+    const std::string pinned = write_temp(
+        "numasim_pinned.toml",
+        "[scenario]\nmachine = \"tiny-2n\"\n[[workload]]\ntype = \"streams\"\n"
+        "[[workload.process]]\nname = \"p\"\n[[workload.process.region]]\nname = \"r\"\n"
+        "size = \"1MiB\"\n[[workload.process.thread]]\nphases = [ { affinity = [0, 9], "
+        "streams = [ { region = \"r\" } ], rate_gbs = 1.0, cpu_time = \"1s\" } ]\n");
+    const Output a = numasim("run " + pinned);
+    EXPECT_EQ(a.status, 2) << a.out;
+    EXPECT_NE(a.out.find(pinned), std::string::npos) << a.out;
+    const std::string big = write_temp(
+        "numasim_big.toml",
+        "[scenario]\nmachine = \"tiny-2n\"\n[[workload]]\ntype = \"streams\"\n"
+        "[[workload.process]]\nname = \"p\"\n[[workload.process.region]]\nname = \"r\"\n"
+        "size = \"64GiB\"\n[[workload.process.thread]]\nphases = [ { streams = [ { region = "
+        "\"r\" } ], rate_gbs = 1.0, cpu_time = \"1s\" } ]\n");
+    const Output b = numasim("run " + big);
+    EXPECT_EQ(b.status, 2) << b.out;
+    EXPECT_NE(b.out.find("workload"), std::string::npos) << b.out;
+}
+
+TEST(Cli, FailedRunLeavesNoTraceFile) {
+    const auto trace = std::filesystem::temp_directory_path() / "numasim_never.trace";
+    std::filesystem::remove(trace);
+    const Output o = numasim("run examples/knobs.toml --set smallimp=-5 --trace " + trace.string());
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_FALSE(std::filesystem::exists(trace));
+}
+
+TEST(Cli, TraceIsFtraceText) {
+    const auto trace = std::filesystem::temp_directory_path() / "numasim_ok.trace";
+    const Output o =
+        numasim("run examples/knobs.toml --profile v6.12 --trace " + trace.string());
+    ASSERT_EQ(o.status, 0) << o.out;
+    std::ifstream in(trace);
+    std::string line;
+    int events = 0;
+    while (std::getline(in, line)) {
+        // "<comm>-<pid> [<cpu>] ..... <sec>.<usec>: <event>: <fields>"
+        if (line.find(": sched_") == std::string::npos) continue;
+        ++events;
+        EXPECT_NE(line.find("] ..... "), std::string::npos) << line;
+        const bool skip = line.find(": sched_skip_vma_numa: ") != std::string::npos;
+        EXPECT_NE(line.find(skip ? "reason=" : "pid="), std::string::npos) << line;
+    }
+    EXPECT_GT(events, 0);
+}
+
+TEST(Cli, ListsOneLineEach) {
+    const Output m = numasim("machines");
+    ASSERT_EQ(m.status, 0);
+    for (const char* p : {"haswell-2s", "haswell-2s-24c", "power8-2s4n", "power9-2s", "power7-4s",
+                          "x86-8s-144c", "cascadelake-2s"})
+        EXPECT_NE(m.out.find(p), std::string::npos) << p;
+    EXPECT_NE(numasim("workloads").out.find("autonumabench"), std::string::npos);
+    EXPECT_NE(numasim("profiles").out.find("v6.12"), std::string::npos);
+}
+
+TEST(Cli, PerfBenchNumaPrintsPerfLines) {
+    const Output o = numasim("perf-bench-numa mem -p 2 -t 2 -P 64 -s 5 -zZ0qcm --thp 1");
+    ASSERT_EQ(o.status, 0) << o.out;
+    EXPECT_NE(o.out.find("secs latency to NUMA-converge"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("GB/sec total speed"), std::string::npos) << o.out;
+}
+
+TEST(Cli, CompareWithVariantsPrintsTables) {
+    const Output o = numasim(
+        "compare examples/variants.toml --iterations 2 --duration 10s -V base:profile=v6.12 "
+        "-V old:profile=v6.1");
+    ASSERT_EQ(o.status, 0) << o.out;
+    for (const char* s : {"Amean", "elsp-NUMA02", "Duration User", "Ops NUMA hint faults",
+                          "Ops AutoNUMA cost", "sched:sched_move_numa", "numa_pages_migrated"})
+        EXPECT_NE(o.out.find(s), std::string::npos) << s;
+}
+
+}  // namespace
