@@ -223,7 +223,7 @@ SpecjbbBlock specjbb_block(const std::vector<VariantRuns>& v) {
         row.jvms = jvms;
         row.values.push_back(x.runs.empty() ? 0 : sum / static_cast<double>(x.runs.size()));
     }
-    b.rows.push_back(row);
+    b.rows.push_back(std::move(row));
     return b;
 }
 

@@ -130,6 +130,7 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
               {"pids", r.counters.pids_active_pids},
               {"colliding_pids", r.counters.pids_active_colliding_pids},
               {"collision_rate", pids > 0 ? r.counters.pids_active_colliding_pids / pids : 0.0}}},
+            {"engine", {{"ticks", r.events}}},
             {"workloads", r.workloads},
             {"tasks", r.tasks}};
 }

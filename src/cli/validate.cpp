@@ -25,9 +25,9 @@ struct EffectSpec {
     bool headline = true;
 };
 
-const std::vector<std::string> kExpectations = {"sign",     "factor2",    "rise",   "fall",
-                                                "rise_10x", "fall_10x",   "change_pct",
-                                                "near",     "majority_rise", "argmax_in"};
+const std::vector<std::string> kExpectations = {
+    "sign", "factor2", "rise", "fall", "rise_10x", "fall_10x", "change_pct", "near",
+    "majority_rise", "argmax_in", "in_range"};
 
 EffectSpec read_effect(const TomlTable& t) {
     EffectSpec e;
@@ -50,7 +50,8 @@ EffectSpec read_effect(const TomlTable& t) {
         if (r.size() != 2 || r[0] > r[1]) t.fail("range", "expected [lo, hi] with lo <= hi");
         e.lo = r[0];
         e.hi = r[1];
-    } else if (e.expect == "change_pct" || e.expect == "near" || e.expect == "argmax_in") {
+    } else if (e.expect == "change_pct" || e.expect == "near" || e.expect == "argmax_in" ||
+               e.expect == "in_range") {
         t.fail_here("expectation '" + e.expect + "' needs `range`");
     }
     if ((e.expect == "sign" || e.expect == "factor2") && !e.has_published)
@@ -144,6 +145,8 @@ void judge(EffectResult& r, const EffectSpec& e, bool quick) {
         r.pass = r.sim_to > 10 * r.sim_from && r.sim_to > 0;
     else if (x == "fall_10x")
         r.pass = r.sim_to * 10 < r.sim_from;
+    else if (x == "in_range")
+        r.pass = r.sim_to >= e.lo && r.sim_to <= e.hi;
     else if (x == "change_pct" || x == "near")
         r.pass = quick && x == "change_pct" ? (sim > 0) == ((e.lo + e.hi) / 2 > 0)
                                             : sim >= e.lo && sim <= e.hi;
@@ -179,9 +182,9 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
             r.name = e.name;
             r.metric = e.metric;
             r.expect = e.expect;
-            r.has_published = e.has_published;
-            r.published_from = e.pub_from;
-            r.published_to = e.pub_to;
+            r.has_published = e.has_published || e.expect == "in_range";
+            r.published_from = e.expect == "in_range" ? e.lo : e.pub_from;
+            r.published_to = e.expect == "in_range" ? e.hi : e.pub_to;
             r.headline = e.headline;
             r.group = e.group;
             if (!e.metric.empty() && e.metric.back() == '*') {
@@ -247,7 +250,10 @@ std::string validation_text(const std::vector<EffectResult>& rows) {
         if (r.has_published)
             pub = fmt::format("{} -> {} ({:+.1f}%)", fig(r.published_from), fig(r.published_to),
                               pct_change(r.published_from, r.published_to));
-        if (!r.note.empty())
+        if (r.expect == "in_range") {
+            pub = fmt::format("{} .. {}", fig(r.published_from), fig(r.published_to));
+            sim = fig(r.sim_to);
+        } else if (!r.note.empty())
             sim = r.note;
         else
             sim = fmt::format("{} -> {} ({:+.1f}%)", fig(r.sim_from), fig(r.sim_to),

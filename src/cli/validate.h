@@ -13,6 +13,8 @@
 //   near        the simulated change is within `range` = [-tol, +tol] % ... same as change_pct
 //   majority_rise   (with a metric pattern "tput-*") more than half of the points rise
 //   argmax_in   (pattern) the largest relative gain is at a point whose number is in `range`
+//   in_range    the simulated `to` value itself lies in `range` (absolute figures, e.g. the
+//               counts the qemu oracle measured on a real kernel)
 // Effects with the same `group` are also summarised: the mean of their simulated changes must
 // be positive (`group_expect = "mean_positive"`).
 #pragma once

@@ -53,6 +53,7 @@ void CostModel::init(const System& sys) {
         ncore = std::max(ncore, c.core + 1);
     }
     llc_footprint_.assign(nllc, 0);
+    llc_keys_.assign(nllc, {});
     core_busy_.assign(ncore, 0);
     core_threads_.assign(ncore, 0);
     for (const auto& c : t.cpus) ++core_threads_[c.core];
@@ -151,19 +152,20 @@ double CostModel::ns_per_byte(const System& sys, const Task& p, int cpu,
 void CostModel::update(const System& sys) {
     std::fill(core_busy_.begin(), core_busy_.end(), 0);
     std::fill(llc_footprint_.begin(), llc_footprint_.end(), 0.0);
-    // LLC footprints: distinct memory objects touched by the tasks running on each LLC.
-    std::vector<std::pair<int, uint64_t>> seen;  // (llc, object id ^ first page)
+    // LLC footprints: distinct memory objects touched by the tasks running on each LLC. Each
+    // LLC keeps its own short list of keys, so the de-duplication stays linear in the tasks.
+    for (auto& keys : llc_keys_) keys.clear();
     for (const Rq& rq : sys.rqs) {
         const Task* t = rq.curr;
         if (!t || !t->has_phase) continue;
         ++core_busy_[core_of_cpu_[rq.cpu]];
         const int llc = llc_of_cpu_[rq.cpu];
+        auto& keys = llc_keys_[llc];
         for (const AccessStream& s : t->phase.streams) {
             // Mappings of the same object share cache lines (COW-shared or file pages).
             const uint64_t key = s.region->vma->object->id * 1000003u + s.region->first;
-            const auto k = std::make_pair(llc, key);
-            if (std::find(seen.begin(), seen.end(), k) != seen.end()) continue;
-            seen.push_back(k);
+            if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+            keys.push_back(key);
             llc_footprint_[llc] += static_cast<double>(s.region->bytes());
         }
     }

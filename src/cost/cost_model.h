@@ -59,6 +59,7 @@ private:
     std::vector<double> lat_;
     std::vector<double> node_mult_, link_mult_, node_util_;
     std::vector<double> llc_footprint_;  // per LLC: bytes of distinct regions touched
+    std::vector<std::vector<uint64_t>> llc_keys_;  // per LLC: regions counted this update
     std::vector<int> llc_of_cpu_;
     std::vector<int> core_busy_;         // per core: running tasks now
     std::vector<int> core_of_cpu_;

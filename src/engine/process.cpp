@@ -60,7 +60,7 @@ Region& add_region(System& sys, Vma& vma, uint64_t first_page, uint64_t count,
     }
     r->protnone = vma.protnone.count(first_page, first_page + count);
     Region& ref = *r;
-    vma.regions.push_back(r.get());
+    vma.add_region(r.get());
     vma.mm->regions.push_back(std::move(r));
     return ref;
 }
@@ -132,8 +132,10 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.object->mappers.push_back(&cv);
         // Both sides now share every present frame; later private writes copy (do_wp_page).
         const uint64_t n = cv.nr_pages();
-        for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n))
+        for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n)) {
             if (pv->shares_object_page(i)) ++pv->frame(i).mapcount;
+            ++child.rss_pages;
+        }
         if (pv->own) {
             // Pages the parent already copied privately are copied for the child as well (a
             // simplification: the kernel would share them copy-on-write a second time).

@@ -43,7 +43,7 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 }  // namespace
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
-    for (Region* r : vma.regions) {
+    for (Region* r : vma.regions_near(first)) {
         const uint64_t n = overlap(*r, first, nr);
         if (!n) continue;
         r->node_pages[nid] += delta * static_cast<int64_t>(n);
@@ -52,7 +52,7 @@ void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int de
 }
 
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta) {
-    for (Region* r : vma.regions) {
+    for (Region* r : vma.regions_near(first)) {
         const uint64_t n = overlap(*r, first, nr);
         if (n) r->protnone += delta * static_cast<int64_t>(n);
     }
@@ -77,6 +77,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
                 f.mapcount = 1;
             }
             vma.present.set_range(first, first + HPAGE_PMD_NR);
+            vma.mm->rss_pages += HPAGE_PMD_NR;
             vma.pmd_mapped.set((vma.page_addr(first) >> 21) - (vma.start >> 21));
             account_region_pages(vma, first, HPAGE_PMD_NR, nid, +1);
             ++sys.counters[Vm::thp_fault_alloc];
@@ -91,6 +92,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
         !(private_write && vma.is_file())) {
         ++shared.mapcount;
         vma.present.set(idx);
+        ++vma.mm->rss_pages;
         account_region_pages(vma, idx, 1, shared.nid, +1);
         return ns;
     }
@@ -117,6 +119,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     f.flags = PF_ALLOC;
     f.mapcount = 1;
     vma.present.set(idx);
+    ++vma.mm->rss_pages;
     account_region_pages(vma, idx, 1, nid, +1);
     return ns + clear_ns(sys, cpu, nid, PAGE_SIZE);
 }

@@ -1,6 +1,7 @@
 #include "mm/vma.h"
 
 #include <atomic>
+#include <algorithm>
 #include <new>
 
 #include "mm/mm.h"
@@ -29,6 +30,29 @@ bool Vma::thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
     first = page_index(bstart);
     last = page_index(bend);
     return true;
+}
+
+void Vma::add_region(Region* r) {
+    regions.push_back(r);
+    region_index_valid_ = false;
+}
+
+const std::vector<Region*>& Vma::regions_near(uint64_t idx) {
+    if (!region_index_valid_) {
+        const uint64_t chunks = (nr_pages() >> HPAGE_PMD_ORDER) + 1;
+        region_index_.assign(chunks, {});
+        for (Region* r : regions) {
+            if (r->count == 0) continue;
+            // A range starting in chunk c can reach chunk c + 1 (at most HPAGE_PMD_NR pages),
+            // so each chunk lists the regions overlapping it or the chunk after it.
+            const uint64_t lo = r->first >> HPAGE_PMD_ORDER;
+            const uint64_t hi = (r->first + r->count - 1) >> HPAGE_PMD_ORDER;
+            for (uint64_t c = lo == 0 ? 0 : lo - 1; c <= hi && c < chunks; ++c)
+                region_index_[c].push_back(r);
+        }
+        region_index_valid_ = true;
+    }
+    return region_index_[std::min<uint64_t>(idx >> HPAGE_PMD_ORDER, region_index_.size() - 1)];
 }
 
 Vma* Mm::find_vma(uint64_t addr) {

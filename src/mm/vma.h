@@ -94,6 +94,12 @@ struct Vma {
     std::optional<VmaNumabState> numab_state;
     std::vector<Region*> regions;  // regions over this VMA, for counter upkeep
 
+    // Regions that may overlap pages [idx, idx + HPAGE_PMD_NR): those overlapping idx's 2 MiB
+    // chunk or the next one. Counter upkeep runs on every fault, so it must not walk every
+    // region of a VMA that threads have carved into many slices.
+    const std::vector<Region*>& regions_near(uint64_t idx);
+    void add_region(Region* r);
+
     uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
     uint64_t page_index(uint64_t addr) const { return (addr - start) >> PAGE_SHIFT; }
     uint64_t page_addr(uint64_t idx) const { return start + (idx << PAGE_SHIFT); }
@@ -112,6 +118,10 @@ struct Vma {
 
     // THP blocks are the 2 MiB-aligned virtual ranges that lie wholly inside the VMA.
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
+
+private:
+    std::vector<std::vector<Region*>> region_index_;  // per 512-page chunk
+    bool region_index_valid_ = false;
 };
 
 }  // namespace numasim

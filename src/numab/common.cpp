@@ -40,12 +40,7 @@ bool numa_is_active_node(const System& sys, int nid, const NumaGroup& ng) {
     return group_faults_cpu(sys, ng, nid) * ACTIVE_NODE_FRACTION > ng.max_faults_cpu;
 }
 
-uint64_t get_mm_rss(const Mm& mm) {
-    uint64_t rss = 0;
-    for (const auto& v : mm.vmas)
-        if (v->present.size()) rss += v->present.count(0, v->nr_pages());
-    return rss;
-}
+uint64_t get_mm_rss(const Mm& mm) { return mm.rss_pages; }
 
 void reset_ptenuma_scan(Task& p) {
     ++p.mm->numa_scan_seq;

@@ -45,7 +45,10 @@ struct NumabWorld {
             f.flags = PF_ALLOC;
             f.mapcount = 1;
         }
-        if (present) vma.present.set_range(0, pages);
+        if (present) {
+            vma.present.set_range(0, pages);
+            mm.rss_pages += pages;
+        }
         mm.vmas.push_back(std::move(v));
         return vma;
     }
