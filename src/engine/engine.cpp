@@ -225,7 +225,21 @@ uint64_t interesting_word(const Vma& vma, uint64_t w, bool write) {
 // The n-th (from 0) interesting page in [from, hi), or hi: whole words are skipped by popcount,
 // so skipping over many untouched PROT_NONE pages costs one step per 64 pages.
 uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write, uint64_t n) {
+    // Possibly shared pages of a write are not counted per block; otherwise whole blocks whose
+    // interesting pages are fewer than n are skipped by their counts.
+    const bool counted = !(write && vma.own_mask.size());
+    constexpr int shift = Vma::BLOCK_SHIFT;
     while (from < hi) {
+        if (counted && (from & ((uint64_t{1} << shift) - 1)) == 0 &&
+            from + (uint64_t{1} << shift) <= hi) {
+            const uint64_t b = from >> shift;
+            const uint64_t c = uint64_t{vma.blk_absent[b]} + vma.blk_protnone[b];
+            if (n >= c) {
+                n -= c;
+                from += uint64_t{1} << shift;
+                continue;
+            }
+        }
         const uint64_t w = from >> 6;
         const unsigned lo_bit = from & 63;
         const uint64_t wend = (w + 1) << 6;

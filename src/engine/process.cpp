@@ -38,6 +38,7 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     v->present = Bitmap(pages);
     v->protnone = Bitmap(pages);
     v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
+    v->init_block_counts();
     Vma& ref = *v;
     auto it = std::upper_bound(mm.vmas.begin(), mm.vmas.end(), ref.start,
                                [](uint64_t s, const std::unique_ptr<Vma>& x) { return s < x->start; });
@@ -129,6 +130,8 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.present = pv->present;
         cv.protnone = pv->protnone;
         cv.pmd_mapped = pv->pmd_mapped;
+        cv.blk_absent = pv->blk_absent;
+        cv.blk_protnone = pv->blk_protnone;
         cv.object->mappers.push_back(&cv);
         // Both sides now share every present frame; later private writes copy (do_wp_page).
         const uint64_t n = cv.nr_pages();

@@ -43,6 +43,7 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 }  // namespace
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
+    vma.count_present(first, nr, delta);
     for (Region* r : vma.regions_near(first)) {
         const uint64_t n = overlap(*r, first, nr);
         if (!n) continue;
@@ -52,6 +53,7 @@ void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int de
 }
 
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta) {
+    vma.count_protnone(first, nr, delta);
     for (Region* r : vma.regions_near(first)) {
         const uint64_t n = overlap(*r, first, nr);
         if (n) r->protnone += delta * static_cast<int64_t>(n);
@@ -125,8 +127,12 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
 }
 
 double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
+    // Only a private mapping of an object that others map (after fork, or a file) can hold a
+    // page it must copy before writing.
+    if (!vma.shares_object_page(idx) || (vma.vm_flags & VM_SHARED) ||
+        (!vma.object->is_file && vma.object->mappers.size() <= 1))
+        return 0;
     PageFrame& old = vma.frame(idx);
-    if (!vma.shares_object_page(idx)) return 0;
     if (old.mapcount <= 1 && !vma.object->is_file) {
         // The other side already copied: this mapping owns the page now (reuse, no copy). The
         // frame moves to `own` so that later writes no longer look at it.

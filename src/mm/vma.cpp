@@ -32,6 +32,44 @@ bool Vma::thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
     return true;
 }
 
+void Vma::init_block_counts() {
+    const uint64_t n = nr_pages();
+    const uint64_t blocks = (n >> BLOCK_SHIFT) + 1;
+    blk_absent.assign(blocks, 0);
+    blk_protnone.assign(blocks, 0);
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint64_t lo = b << BLOCK_SHIFT, hi = std::min(n, (b + 1) << BLOCK_SHIFT);
+        if (lo >= hi) continue;
+        blk_absent[b] = static_cast<uint32_t>((hi - lo) - present.count(lo, hi));
+        blk_protnone[b] = static_cast<uint32_t>(protnone.count(lo, hi));
+    }
+}
+
+namespace {
+template <typename F>
+void for_blocks(uint64_t first, uint64_t nr, int shift, F f) {
+    while (nr > 0) {
+        const uint64_t b = first >> shift;
+        const uint64_t end = std::min(first + nr, (b + 1) << shift);
+        f(b, end - first);
+        nr -= end - first;
+        first = end;
+    }
+}
+}  // namespace
+
+void Vma::count_present(uint64_t first, uint64_t nr, int delta) {
+    for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
+        blk_absent[b] -= static_cast<uint32_t>(delta * static_cast<int64_t>(n));
+    });
+}
+
+void Vma::count_protnone(uint64_t first, uint64_t nr, int delta) {
+    for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
+        blk_protnone[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
+    });
+}
+
 void Vma::add_region(Region* r) {
     regions.push_back(r);
     region_index_valid_ = false;

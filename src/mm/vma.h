@@ -94,6 +94,14 @@ struct Vma {
     std::optional<VmaNumabState> numab_state;
     std::vector<Region*> regions;  // regions over this VMA, for counter upkeep
 
+    // Per block of 2^BLOCK_SHIFT pages: pages not present, and pages PROT_NONE. The access
+    // model skips whole blocks by these counts when it looks for the pages a stream touched.
+    static constexpr int BLOCK_SHIFT = 9;
+    std::vector<uint32_t> blk_absent, blk_protnone;
+    void init_block_counts();  // from the bitmaps
+    void count_present(uint64_t first, uint64_t nr, int delta);
+    void count_protnone(uint64_t first, uint64_t nr, int delta);
+
     // Regions that may overlap pages [idx, idx + HPAGE_PMD_NR): those overlapping idx's 2 MiB
     // chunk or the next one. Counter upkeep runs on every fault, so it must not walk every
     // region of a VMA that threads have carved into many slices.

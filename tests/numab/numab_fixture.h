@@ -49,6 +49,7 @@ struct NumabWorld {
             vma.present.set_range(0, pages);
             mm.rss_pages += pages;
         }
+        vma.init_block_counts();
         mm.vmas.push_back(std::move(v));
         return vma;
     }
