@@ -16,7 +16,8 @@ int cli_main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", "numasim 0.1.0");
     std::vector<std::unique_ptr<Command>> commands = make_commands();
-    for (auto& c : commands) c->add_to(app);
+    for (auto& c : commands)
+        c->add_to(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

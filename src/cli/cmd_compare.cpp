@@ -14,7 +14,7 @@ namespace numasim {
 namespace {
 
 class CompareCommand : public Command {
-public:
+  public:
     void add_to(CLI::App& app) override {
         sub_ = app.add_subcommand("compare",
                                   "run a scenario under several variants and print mmtests-style "
@@ -24,7 +24,8 @@ public:
                          "NAME:key=value[,key=value] (profile=, machine=, or any knob); "
                          "default: the scenario's [[variant]] tables");
         sub_->add_flag("--json", json_, "print one JSON object");
-        sub_->add_option("--rule", rule_, "significance rule: ci (mmtests now), ttest (2018-2024), none")
+        sub_->add_option("--rule", rule_,
+                         "significance rule: ci (mmtests now), ttest (2018-2024), none")
             ->check(CLI::IsMember({"ci", "ttest", "none"}));
         sub_->add_flag("--stats-2019", stats_2019_, "print the 2019-2024 mmtests stat rows");
         sub_->add_flag("--means-only", means_only_, "print only the Amean/Hmean rows");
@@ -34,15 +35,18 @@ public:
     int execute() override {
         const ScenarioOverrides common = opts_.overrides();
         std::vector<Variant> vs;
-        for (const auto& s : variants_) vs.push_back(parse_variant(s));
+        for (const auto& s : variants_)
+            vs.push_back(parse_variant(s));
         if (vs.empty()) vs = scenario_variants(load_scenario_file(path_, common));
         if (vs.size() < 2)
-            throw InputError(path_, "variant",
-                             "compare needs at least two variants ([[variant]] tables or --variant)");
-        const int iterations = common.iterations ? *common.iterations
-                                                 : load_scenario_file(path_, common).iterations;
+            throw InputError(
+                path_, "variant",
+                "compare needs at least two variants ([[variant]] tables or --variant)");
+        const int iterations =
+            common.iterations ? *common.iterations : load_scenario_file(path_, common).iterations;
         ProgressReporter progress(vs.size() * static_cast<size_t>(iterations));
-        const auto runs = run_variants(path_, common, vs, opts_.workers(), [&] { progress.advance(); });
+        const auto runs =
+            run_variants(path_, common, vs, opts_.workers(), [&] { progress.advance(); });
         progress.finish();
         CompareReportOptions o;
         o.rule = rule_ == "ttest"  ? SignificanceRule::TTest
@@ -50,12 +54,13 @@ public:
                                    : SignificanceRule::CiInterval;
         o.stats_2019 = stats_2019_;
         o.means_only = means_only_;
-        const std::string out = json_ ? compare_json(runs, o).dump(2) + "\n" : compare_text(runs, o);
+        const std::string out =
+            json_ ? compare_json(runs, o).dump(2) + "\n" : compare_text(runs, o);
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }
 
-private:
+  private:
     std::string path_, rule_ = "ci";
     std::vector<std::string> variants_;
     bool json_ = false, stats_2019_ = false, means_only_ = false;
@@ -64,6 +69,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Command> make_compare_command() { return std::make_unique<CompareCommand>(); }
+std::unique_ptr<Command> make_compare_command() {
+    return std::make_unique<CompareCommand>();
+}
 
 }  // namespace numasim

@@ -13,7 +13,7 @@ namespace numasim {
 namespace {
 
 class ListCommand : public Command {
-public:
+  public:
     ListCommand(std::string name, std::string help, std::function<std::string()> body)
         : name_(std::move(name)), help_(std::move(help)), body_(std::move(body)) {}
     void add_to(CLI::App& app) override { sub_ = app.add_subcommand(name_, help_); }
@@ -23,7 +23,7 @@ public:
         return 0;
     }
 
-private:
+  private:
     std::string name_, help_;
     std::function<std::string()> body_;
 };
@@ -37,7 +37,8 @@ std::unique_ptr<Command> make_machines_command() {
 std::unique_ptr<Command> make_workloads_command() {
     return std::make_unique<ListCommand>("workloads", "list the workload models", [] {
         std::string s;
-        for (const auto& w : workload_registry()) s += fmt::format("{:<20} {}\n", w.name, w.description);
+        for (const auto& w : workload_registry())
+            s += fmt::format("{:<20} {}\n", w.name, w.description);
         return s;
     });
 }
@@ -45,7 +46,8 @@ std::unique_ptr<Command> make_workloads_command() {
 std::unique_ptr<Command> make_profiles_command() {
     return std::make_unique<ListCommand>("profiles", "list the kernel profiles", [] {
         std::string s;
-        for (const auto& p : profile_names()) s += p + "\n";
+        for (const auto& p : profile_names())
+            s += p + "\n";
         return s;
     });
 }

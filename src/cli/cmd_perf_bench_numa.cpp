@@ -31,7 +31,7 @@ struct PerfOptions {
 };
 
 class PerfBenchNumaCommand : public Command {
-public:
+  public:
     void add_to(CLI::App& app) override {
         sub_ = app.add_subcommand("perf-bench-numa",
                                   "perf bench numa mem on the simulated machine (perf's options)");
@@ -43,19 +43,24 @@ public:
         s->add_option("-t,--nr_threads", o_.nr_threads, "number of threads per process");
         s->add_option("-G,--mb_global", o_.mb_global, "global memory (MBs)");
         s->add_option("-P,--mb_proc", o_.mb_proc, "process memory (MBs)");
-        s->add_option("-L,--mb_proc_locked", o_.mb_proc_locked, "process serialized/locked memory access (MBs), <= process_memory");
+        s->add_option("-L,--mb_proc_locked", o_.mb_proc_locked,
+                      "process serialized/locked memory access (MBs), <= process_memory");
         s->add_option("-T,--mb_thread", o_.mb_thread, "thread memory (MBs)");
-        s->add_option("-l,--nr_loops", o_.nr_loops, "max number of loops to run (default: unlimited)");
+        s->add_option("-l,--nr_loops", o_.nr_loops,
+                      "max number of loops to run (default: unlimited)");
         s->add_option("-s,--nr_secs", o_.nr_secs, "max number of seconds to run (default: 5 secs)");
         s->add_flag("-z,--init_zero", o_.zero_memset, "bzero the initial allocations");
         s->add_flag("-Z,--bzero", o_.bzero, "bzero the memory instead of reading/writing");
         s->add_flag("-0,--init_cpu0", o_.init_cpu0, "do the initial allocations on CPU#0");
-        s->add_flag("-m,--measure_convergence", o_.measure_convergence, "measure convergence latency");
+        s->add_flag("-m,--measure_convergence", o_.measure_convergence,
+                    "measure convergence latency");
         s->add_flag("-c,--show_convergence", o_.show_convergence, "show convergence details");
         s->add_flag("-r,--data_rand_walk", o_.rand_walk, "access the data via random walk");
         s->add_flag("--no-data_rand_walk", o_.no_rand_walk, "no random walk");
-        s->add_flag("-R,--data_reads", o_.reads, "access the data via reads (can be mixed with -W)");
-        s->add_flag("-W,--data_writes", o_.writes, "access the data via writes (can be mixed with -R)");
+        s->add_flag("-R,--data_reads", o_.reads,
+                    "access the data via reads (can be mixed with -W)");
+        s->add_flag("-W,--data_writes", o_.writes,
+                    "access the data via writes (can be mixed with -R)");
         s->add_flag("-B,--data_backwards", o_.backwards, "access the data backwards as well");
         s->add_option("-H,--thp", o_.thp, "MADV_NOHUGEPAGE < 0 < MADV_HUGEPAGE");
         s->add_option("-x,--perturb_secs", o_.perturb_secs, "perturb thread 0/0 every X secs");
@@ -68,16 +73,17 @@ public:
         // Explicit -R/-W/-B/-r select those access kinds only, as in numa.c.
         const bool explicit_kind = o_.reads || o_.writes || o_.backwards || o_.rand_walk;
         std::string text = fmt::format(
-            "[scenario]\nname = \"perf bench numa mem\"\nmachine = \"tiny-2n\"\nduration = \"{}s\"\n"
+            "[scenario]\nname = \"perf bench numa mem\"\nmachine = \"tiny-2n\"\nduration = "
+            "\"{}s\"\n"
             "[[workload]]\ntype = \"perf-bench-numa\"\n"
             "nr_proc = {}\nnr_threads = {}\nmb_global = {}\nmb_proc = {}\nmb_proc_locked = {}\n"
             "mb_thread = {}\nnr_loops = {}\nnr_secs = {}\nzero_memset = {}\nbzero = {}\n"
             "init_cpu0 = {}\nmeasure_convergence = {}\nshow_convergence = {}\n"
             "data_rand_walk = {}\ndata_reads = {}\ndata_writes = {}\ndata_backwards = {}\n"
             "serialize_startup = {}\nthp = {}\nperturb_secs = {}\n",
-            o_.nr_secs + 60, o_.nr_proc, o_.nr_threads, o_.mb_global, o_.mb_proc,
-            o_.mb_proc_locked, o_.mb_thread, o_.nr_loops, o_.nr_secs, o_.zero_memset, o_.bzero,
-            o_.init_cpu0, o_.measure_convergence, o_.show_convergence,
+            o_.nr_secs + 60, o_.nr_proc, o_.nr_threads, o_.mb_global, o_.mb_proc, o_.mb_proc_locked,
+            o_.mb_thread, o_.nr_loops, o_.nr_secs, o_.zero_memset, o_.bzero, o_.init_cpu0,
+            o_.measure_convergence, o_.show_convergence,
             explicit_kind ? o_.rand_walk : !o_.no_rand_walk, explicit_kind ? o_.reads : true,
             explicit_kind ? o_.writes : true, explicit_kind ? o_.backwards : true,
             true /* numa.c starts tasks serialized by default */, o_.thp, o_.perturb_secs);
@@ -106,7 +112,7 @@ public:
         return 0;
     }
 
-private:
+  private:
     std::string collection_;
     PerfOptions o_;
     bool json_ = false;

@@ -14,7 +14,7 @@ namespace numasim {
 namespace {
 
 class RunCommand : public Command {
-public:
+  public:
     void add_to(CLI::App& app) override {
         sub_ = app.add_subcommand("run", "run a scenario (the built-in default without a file)");
         sub_->add_option("scenario", path_, "scenario TOML file");
@@ -33,18 +33,20 @@ public:
             nlohmann::json j = result_json(sc, results.front());
             if (results.size() > 1) {
                 j["runs"] = nlohmann::json::array();
-                for (const auto& r : results) j["runs"].push_back(result_json(sc, r));
+                for (const auto& r : results)
+                    j["runs"].push_back(result_json(sc, r));
             }
             out = j.dump(2) + "\n";
         } else {
-            for (const auto& r : results) out += result_text(sc, r);
+            for (const auto& r : results)
+                out += result_text(sc, r);
         }
         if (trace) trace->commit();
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }
 
-private:
+  private:
     std::string path_, trace_;
     bool json_ = false;
     ScenarioOptions opts_;
@@ -52,6 +54,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Command> make_run_command() { return std::make_unique<RunCommand>(); }
+std::unique_ptr<Command> make_run_command() {
+    return std::make_unique<RunCommand>();
+}
 
 }  // namespace numasim

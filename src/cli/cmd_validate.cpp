@@ -11,11 +11,11 @@ namespace numasim {
 namespace {
 
 class ValidateCommand : public Command {
-public:
+  public:
     void add_to(CLI::App& app) override {
-        sub_ = app.add_subcommand(
-            "validate", "run the experiments that reproduce the seed postings and print "
-                        "published and simulated effects side by side");
+        sub_ = app.add_subcommand("validate",
+                                  "run the experiments that reproduce the seed postings and print "
+                                  "published and simulated effects side by side");
         sub_->add_option("--dir", dir_, "experiment directory")->check(CLI::ExistingDirectory);
         sub_->add_flag("--quick", o_.quick,
                        "reduced scale (each experiment's [validate] quick overrides), "
@@ -26,7 +26,8 @@ public:
     }
 
     int execute() override {
-        if (o_.jobs <= 0) o_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        if (o_.jobs <= 0)
+            o_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         const auto rows = run_validation(dir_, o_);
         const std::string out = validation_text(rows);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -36,7 +37,7 @@ public:
         return 0;
     }
 
-private:
+  private:
     std::string dir_ = "experiments";
     bool strict_ = false;
     ValidateOptions o_;
@@ -44,6 +45,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Command> make_validate_command() { return std::make_unique<ValidateCommand>(); }
+std::unique_ptr<Command> make_validate_command() {
+    return std::make_unique<ValidateCommand>();
+}
 
 }  // namespace numasim

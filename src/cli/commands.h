@@ -9,13 +9,13 @@
 namespace numasim {
 
 class Command {
-public:
+  public:
     virtual ~Command() = default;
     virtual void add_to(CLI::App& app) = 0;
     virtual int execute() = 0;
     bool selected() const { return sub_ && sub_->parsed(); }
 
-protected:
+  protected:
     CLI::App* sub_ = nullptr;
 };
 

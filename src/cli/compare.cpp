@@ -27,7 +27,8 @@ Variant parse_variant(const std::string& spec) {
     size_t pos = 0;
     while (pos <= rest.size() && !rest.empty()) {
         const size_t comma = rest.find(',', pos);
-        const std::string kv = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const std::string kv =
+            rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         const auto eq = kv.find('=');
         if (eq == std::string::npos)
             throw InputError("command line", "--variant " + spec, "'" + kv + "' is not key=value");
@@ -68,8 +69,10 @@ std::vector<VariantRuns> run_variants(const std::string& scenario_path,
         ScenarioOverrides ov = common;
         if (v.overrides.profile) ov.profile = v.overrides.profile;
         if (v.overrides.machine) ov.machine = v.overrides.machine;
-        for (const auto& a : v.overrides.knob_assignments) ov.knob_assignments.push_back(a);
-        for (const auto& a : v.overrides.params) ov.params.push_back(a);
+        for (const auto& a : v.overrides.knob_assignments)
+            ov.knob_assignments.push_back(a);
+        for (const auto& a : v.overrides.params)
+            ov.params.push_back(a);
         out.push_back({v.name, load_scenario_file(scenario_path, ov), {}});
     }
     // One flat list of (variant, iteration) runs shared by the workers; iteration i of every
@@ -77,7 +80,8 @@ std::vector<VariantRuns> run_variants(const std::string& scenario_path,
     std::vector<std::pair<size_t, int>> work;
     for (size_t vi = 0; vi < out.size(); ++vi) {
         out[vi].runs.resize(out[vi].scenario.iterations);
-        for (int i = 0; i < out[vi].scenario.iterations; ++i) work.emplace_back(vi, i);
+        for (int i = 0; i < out[vi].scenario.iterations; ++i)
+            work.emplace_back(vi, i);
     }
     std::atomic<size_t> next{0};
     std::mutex mu;
@@ -97,9 +101,11 @@ std::vector<VariantRuns> run_variants(const std::string& scenario_path,
     };
     std::vector<std::thread> pool;
     const int n = std::max(1, std::min<int>(jobs, static_cast<int>(work.size())));
-    for (int w = 1; w < n; ++w) pool.emplace_back(worker);
+    for (int w = 1; w < n; ++w)
+        pool.emplace_back(worker);
     worker();
-    for (auto& t : pool) t.join();
+    for (auto& t : pool)
+        t.join();
     if (error) std::rethrow_exception(error);
     return out;
 }
@@ -121,7 +127,8 @@ namespace {
 
 std::vector<std::string> names(const std::vector<VariantRuns>& v) {
     std::vector<std::string> n;
-    for (const auto& x : v) n.push_back(x.name);
+    for (const auto& x : v)
+        n.push_back(x.name);
     return n;
 }
 
@@ -186,7 +193,8 @@ MonitorTable ops_table(const std::vector<VariantRuns>& v) {
     std::vector<VmstatDelta> d;
     for (const auto& x : v) {
         VmstatDelta m;
-        for (const auto& [k, val] : counter_totals(x)) m[k] = static_cast<double>(val);
+        for (const auto& [k, val] : counter_totals(x))
+            m[k] = static_cast<double>(val);
         d.push_back(m);
     }
     return build_mmtests_vmstat_table(names(v), d);
@@ -194,7 +202,8 @@ MonitorTable ops_table(const std::vector<VariantRuns>& v) {
 
 std::vector<std::map<std::string, int64_t>> all_totals(const std::vector<VariantRuns>& v) {
     std::vector<std::map<std::string, int64_t>> t;
-    for (const auto& x : v) t.push_back(counter_totals(x));
+    for (const auto& x : v)
+        t.push_back(counter_totals(x));
     return t;
 }
 
@@ -245,21 +254,22 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
 
 nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareReportOptions& o) {
     const auto totals = all_totals(v);
-    nlohmann::json j = {{"scenario", v.front().scenario.name},
-                        {"machine", v.front().scenario.machine.name},
-                        {"variants", names(v)},
-                        {"compare", to_json(compare_table(v, o))},
-                        {"duration", to_json(duration_table(v))},
-                        {"ops", to_json(ops_table(v))},
-                        {"perf_stats", event_table_json("perf stats", names(v),
-                                                        event_rows(kPerfStatEvents, totals))},
-                        {"vmstat", event_table_json("vmstat", names(v),
-                                                    event_rows(kVmstatNumaEvents, totals))}};
+    nlohmann::json j = {
+        {"scenario", v.front().scenario.name},
+        {"machine", v.front().scenario.machine.name},
+        {"variants", names(v)},
+        {"compare", to_json(compare_table(v, o))},
+        {"duration", to_json(duration_table(v))},
+        {"ops", to_json(ops_table(v))},
+        {"perf_stats",
+         event_table_json("perf stats", names(v), event_rows(kPerfStatEvents, totals))},
+        {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};
     if (has_specjbb(v)) j["specjbb"] = to_json(specjbb_block(v));
     nlohmann::json runs = nlohmann::json::object();
     for (const auto& x : v) {
         nlohmann::json a = nlohmann::json::array();
-        for (const auto& r : x.runs) a.push_back(result_json(x.scenario, r));
+        for (const auto& r : x.runs)
+            a.push_back(result_json(x.scenario, r));
         runs[x.name] = a;
     }
     j["runs"] = runs;

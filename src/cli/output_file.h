@@ -8,7 +8,7 @@
 namespace numasim {
 
 class OutputFile {
-public:
+  public:
     explicit OutputFile(std::string path);
     ~OutputFile();
     OutputFile(const OutputFile&) = delete;
@@ -17,7 +17,7 @@ public:
     std::FILE* get() const { return f_; }
     void commit();
 
-private:
+  private:
     std::string path_, tmp_;
     std::FILE* f_ = nullptr;
 };

@@ -20,9 +20,11 @@ RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
     System sys(sc.machine, sc.knobs, seed);
     sys.tracer = Tracer(trace);
     auto workloads = sc.make_workloads();
-    for (size_t i = 0; i < workloads.size(); ++i) workloads[i]->setup(sys, static_cast<int>(i));
+    for (size_t i = 0; i < workloads.size(); ++i)
+        workloads[i]->setup(sys, static_cast<int>(i));
     bool finite = true;
-    for (const auto& w : workloads) finite &= w->finite();
+    for (const auto& w : workloads)
+        finite &= w->finite();
     Engine engine(sys);
     const Nanos end = engine.run(sc.duration);
     (void)finite;
@@ -42,7 +44,9 @@ RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
                            {"node", sys.task_node(*t)},
                            {"utime_s", ns_to_s(t->utime)},
                            {"stime_s", ns_to_s(t->stime)},
-                           {"state", t->state == TaskState::Dead ? "exited" : t->state == TaskState::Sleeping ? "sleeping" : "runnable"},
+                           {"state", t->state == TaskState::Dead       ? "exited"
+                                     : t->state == TaskState::Sleeping ? "sleeping"
+                                                                       : "runnable"},
                            {"nr_migrations", t->nr_migrations},
                            {"nvcsw", t->nvcsw},
                            {"nivcsw", t->nivcsw},
@@ -90,14 +94,16 @@ std::vector<RunResult> run_iterations(const Scenario& sc, int jobs, std::FILE* t
                 if (progress) progress();
             }
         });
-    for (auto& t : pool) t.join();
+    for (auto& t : pool)
+        t.join();
     if (error) std::rethrow_exception(error);
     return results;
 }
 
 nlohmann::json vmstat_json(const Counters& c) {
     nlohmann::json v = nlohmann::json::object();
-    for (size_t i = 0; i < kVmNames.size(); ++i) v[std::string(kVmNames[i])] = c.vm[i];
+    for (size_t i = 0; i < kVmNames.size(); ++i)
+        v[std::string(kVmNames[i])] = c.vm[i];
     return v;
 }
 
@@ -136,8 +142,8 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
 }
 
 std::string result_text(const Scenario& sc, const RunResult& r) {
-    std::string s = fmt::format("numasim: {} on {} (profile {}, seed {})\n", sc.name, sc.machine.name,
-                                sc.profile, r.seed);
+    std::string s = fmt::format("numasim: {} on {} (profile {}, seed {})\n", sc.name,
+                                sc.machine.name, sc.profile, r.seed);
     s += fmt::format("  elapsed {:.3f} s   user {:.3f} s   system {:.3f} s\n", ns_to_s(r.elapsed),
                      r.user_s, r.system_s);
     s += r.text;

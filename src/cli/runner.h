@@ -23,7 +23,7 @@ struct RunResult {
     Counters counters;
     nlohmann::json workloads = nlohmann::json::array();
     nlohmann::json tasks = nlohmann::json::array();
-    std::string text;  // the workloads' summaries
+    std::string text;     // the workloads' summaries
     uint64_t events = 0;  // ticks simulated, for performance reports
 };
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include "config/input_error.h"
 #include "engine/system.h"
-#include <set>
 #include "machine/hardware_table.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
@@ -31,9 +31,9 @@ void check_fits(const Scenario& sc) {
             for (const auto& v : mm->vmas)
                 if (seen.insert(v->object.get()).second) bytes += v->object->nr_pages * PAGE_SIZE;
         if (bytes > sc.machine.total_mem_bytes())
-            sc.workload_tables[i].fail_here(fmt::format(
-                "the workloads map {:.1f} GiB but the machine has {:.1f} GiB of memory",
-                bytes / 1073741824.0, sc.machine.total_mem_bytes() / 1073741824.0));
+            sc.workload_tables[i].fail_here(
+                fmt::format("the workloads map {:.1f} GiB but the machine has {:.1f} GiB of memory",
+                            bytes / 1073741824.0, sc.machine.total_mem_bytes() / 1073741824.0));
     }
 }
 
@@ -118,14 +118,16 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
         const std::string type = w.get_string("type");
         if (!find_workload(type)) {
             std::string names;
-            for (const auto& i : workload_registry()) names += (names.empty() ? "" : ", ") + i.name;
+            for (const auto& i : workload_registry())
+                names += (names.empty() ? "" : ", ") + i.name;
             w.fail("type", fmt::format("unknown workload '{}' (known: {})", type, names));
         }
         sc.workload_types.push_back(type);
     }
     // Build once to validate every parameter and reject unknown keys now.
     sc.make_workloads();
-    for (const auto& w : sc.workload_tables) w.finish();
+    for (const auto& w : sc.workload_tables)
+        w.finish();
     check_fits(sc);
     root.finish();
     return sc;

@@ -33,7 +33,7 @@ struct Scenario {
     Topology machine;
     std::string profile;
     NumaBalancingKnobs knobs;
-    Nanos duration = 0;       // upper bound on simulated time; finite workloads may end sooner
+    Nanos duration = 0;  // upper bound on simulated time; finite workloads may end sooner
     int iterations = 1;
     uint64_t seed = 1;
     std::vector<TomlTable> workload_tables;  // kept to build fresh workloads for every run

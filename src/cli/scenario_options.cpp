@@ -9,7 +9,8 @@
 namespace numasim {
 
 void ScenarioOptions::add_to(CLI::App& app) {
-    app.add_option("--machine", machine, "machine preset, machine file, hwloc:FILE.xml or hwloc:host");
+    app.add_option("--machine", machine,
+                   "machine preset, machine file, hwloc:FILE.xml or hwloc:host");
     app.add_option("--profile", profile, "kernel profile (v4.18, v4.19, v6.1, v6.6, v6.12)");
     app.add_option("--set", set, "knob or switch override, e.g. --set smallimp=0 (repeatable)");
     app.add_option("--param", params,
@@ -31,7 +32,8 @@ ScenarioOverrides ScenarioOptions::overrides() const {
     if (iterations > 0) ov.iterations = iterations;
     if (!duration.empty()) {
         auto ns = parse_duration_ns(duration);
-        if (!ns || *ns <= 0) throw InputError("command line", "--duration", "not a duration: " + duration);
+        if (!ns || *ns <= 0)
+            throw InputError("command line", "--duration", "not a duration: " + duration);
         ov.duration = *ns;
     }
     return ov;

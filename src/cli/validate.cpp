@@ -25,9 +25,9 @@ struct EffectSpec {
     bool headline = true;
 };
 
-const std::vector<std::string> kExpectations = {
-    "sign", "factor2", "rise", "fall", "rise_10x", "fall_10x", "change_pct", "near",
-    "majority_rise", "argmax_in", "in_range"};
+const std::vector<std::string> kExpectations = {"sign",          "factor2",   "rise",       "fall",
+                                                "rise_10x",      "fall_10x",  "change_pct", "near",
+                                                "majority_rise", "argmax_in", "in_range"};
 
 EffectSpec read_effect(const TomlTable& t) {
     EffectSpec e;
@@ -74,7 +74,8 @@ std::optional<double> metric_of(const RunResult& r, const std::string& metric) {
     if (metric == "user_s") return r.user_s;
     if (metric == "hint_local_pct") {
         const double f = static_cast<double>(r.counters[Vm::numa_hint_faults]);
-        return f > 0 ? 100.0 * static_cast<double>(r.counters[Vm::numa_hint_faults_local]) / f : 100.0;
+        return f > 0 ? 100.0 * static_cast<double>(r.counters[Vm::numa_hint_faults_local]) / f
+                     : 100.0;
     }
     if (metric.rfind("vmstat.", 0) == 0) {
         const auto j = vmstat_json(r.counters);
@@ -115,10 +116,12 @@ std::vector<std::string> pattern_metrics(const VariantRuns& v, const std::string
     const std::string prefix = pattern.substr(0, pattern.size() - 1);
     std::vector<std::pair<double, std::string>> found;
     for (const auto& o : run_operations(v.runs.front()))
-        if (o.name.rfind(prefix, 0) == 0) found.emplace_back(std::atof(o.name.c_str() + prefix.size()), o.name);
+        if (o.name.rfind(prefix, 0) == 0)
+            found.emplace_back(std::atof(o.name.c_str() + prefix.size()), o.name);
     std::sort(found.begin(), found.end());
     std::vector<std::string> out;
-    for (auto& f : found) out.push_back(f.second);
+    for (auto& f : found)
+        out.push_back(f.second);
     return out;
 }
 
@@ -167,11 +170,13 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
             continue;
         const TomlTable doc = TomlTable::parse_file(file);
         std::vector<EffectSpec> effects;
-        for (const auto& t : doc.tables("effect")) effects.push_back(read_effect(t));
+        for (const auto& t : doc.tables("effect"))
+            effects.push_back(read_effect(t));
         if (effects.empty()) continue;
         ScenarioOverrides ov;
         if (o.quick)
-            if (auto v = doc.table("validate"); v && v->has("quick")) ov.params = v->get_string_array("quick");
+            if (auto v = doc.table("validate"); v && v->has("quick"))
+                ov.params = v->get_string_array("quick");
         const Scenario sc = load_scenario_file(file, ov);
         const auto runs = run_variants(file, ov, scenario_variants(sc), o.jobs);
         for (const auto& e : effects) {
@@ -227,7 +232,8 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
         r.name = g + ": mean change over " + std::to_string(changes.size()) + " cases";
         r.expect = "mean_positive";
         double m = 0;
-        for (double c : changes) m += c;
+        for (double c : changes)
+            m += c;
         m /= static_cast<double>(changes.size());
         r.sim_from = 0;
         r.sim_to = m;

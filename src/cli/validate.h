@@ -26,7 +26,7 @@ namespace numasim {
 
 struct ValidateOptions {
     bool quick = false;  // the experiments' [validate] quick overrides; check directions only
-    int jobs = 0;  // 0: one per hardware thread
+    int jobs = 0;        // 0: one per hardware thread
     std::vector<std::string> only;  // experiment file stems to run (empty: all)
 };
 

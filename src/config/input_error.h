@@ -8,7 +8,7 @@
 namespace numasim {
 
 class InputError : public std::runtime_error {
-public:
+  public:
     // `where` is a key path ("workload[1].threads") or "line N"; either may be empty.
     InputError(std::string file, std::string where, std::string problem);
 
@@ -16,7 +16,7 @@ public:
     const std::string& where() const { return where_; }
     const std::string& problem() const { return problem_; }
 
-private:
+  private:
     std::string file_, where_, problem_;
 };
 

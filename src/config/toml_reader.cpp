@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "config/input_error.h"
 
@@ -17,13 +17,20 @@ namespace {
 
 std::string type_name(const toml::node& n) {
     switch (n.type()) {
-        case toml::node_type::table: return "a table";
-        case toml::node_type::array: return "an array";
-        case toml::node_type::string: return "a string";
-        case toml::node_type::integer: return "an integer";
-        case toml::node_type::floating_point: return "a number";
-        case toml::node_type::boolean: return "a boolean";
-        default: return "a date or time";
+        case toml::node_type::table:
+            return "a table";
+        case toml::node_type::array:
+            return "an array";
+        case toml::node_type::string:
+            return "a string";
+        case toml::node_type::integer:
+            return "an integer";
+        case toml::node_type::floating_point:
+            return "a number";
+        case toml::node_type::boolean:
+            return "a boolean";
+        default:
+            return "a date or time";
     }
 }
 
@@ -38,7 +45,8 @@ bool split_number_unit(std::string_view text, double& value, std::string_view& u
     value = std::strtod(num.c_str(), &end);
     if (end != num.c_str() + num.size()) return false;
     unit = text.substr(i);
-    while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+    while (!unit.empty() && unit.front() == ' ')
+        unit.remove_prefix(1);
     return true;
 }
 
@@ -132,12 +140,14 @@ void apply_assignments(toml::table& root, const std::vector<std::string>& assign
             const std::string doc = "v = " + a.substr(eq + 1);
             v = toml::parse(std::string_view(doc), std::string_view("command line"));
         } catch (const toml::parse_error& e) {
-            throw InputError("command line", a,
-                             "the value is not TOML (quote strings): " + std::string(e.description()));
+            throw InputError(
+                "command line", a,
+                "the value is not TOML (quote strings): " + std::string(e.description()));
         }
         if (!assign_path(root, path, *v.get("v")))
-            throw InputError("command line", a, "no table '" + path.substr(0, path.rfind('.')) +
-                                                    "' in the scenario to assign into");
+            throw InputError("command line", a,
+                             "no table '" + path.substr(0, path.rfind('.')) +
+                                 "' in the scenario to assign into");
     }
 }
 
@@ -147,7 +157,8 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) 
     return parse_text(text, name, {});
 }
 
-TomlTable TomlTable::parse_file(const std::string& path, const std::vector<std::string>& assignments) {
+TomlTable TomlTable::parse_file(const std::string& path,
+                                const std::vector<std::string>& assignments) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", "cannot open file");
     std::ostringstream ss;
@@ -169,7 +180,9 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name,
     }
 }
 
-TomlTable TomlTable::parse_file(const std::string& path) { return parse_file(path, {}); }
+TomlTable TomlTable::parse_file(const std::string& path) {
+    return parse_file(path, {});
+}
 
 std::string TomlTable::key_path(std::string_view key) const {
     if (path_.empty()) return std::string(key);
@@ -189,11 +202,14 @@ void TomlTable::fail(std::string_view key, const std::string& problem) const {
 
 void TomlTable::fail_here(const std::string& problem) const {
     std::string w = path_.empty() ? std::string("top level") : path_;
-    if (table_->source().begin.line > 0) w += fmt::format(" (line {})", table_->source().begin.line);
+    if (table_->source().begin.line > 0)
+        w += fmt::format(" (line {})", table_->source().begin.line);
     throw InputError(*file_, w, problem);
 }
 
-const toml::node* TomlTable::node(std::string_view key) const { return table_->get(key); }
+const toml::node* TomlTable::node(std::string_view key) const {
+    return table_->get(key);
+}
 
 bool TomlTable::has(std::string_view key) const {
     used_.emplace(key);
@@ -318,8 +334,9 @@ std::vector<double> TomlTable::get_double_array(std::string_view key) const {
 }
 
 std::vector<std::string> TomlTable::get_string_array(std::string_view key) const {
-    return read_array<std::string>(*this, require(key), key, "strings",
-                                   [](const toml::node& e) { return e.value_exact<std::string>(); });
+    return read_array<std::string>(*this, require(key), key, "strings", [](const toml::node& e) {
+        return e.value_exact<std::string>();
+    });
 }
 
 std::vector<std::vector<int64_t>> TomlTable::get_int_matrix(std::string_view key) const {
@@ -358,7 +375,9 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
         return out;
     }
     const toml::array* a = n.as_array();
-    if (!a) fail(key, "expected an array of tables ([[" + std::string(key) + "]]), found " + type_name(n));
+    if (!a)
+        fail(key,
+             "expected an array of tables ([[" + std::string(key) + "]]), found " + type_name(n));
     for (size_t i = 0; i < a->size(); ++i) {
         const toml::table* t = (*a)[i].as_table();
         if (!t) fail(key, fmt::format("element {} is not a table", i));
@@ -371,7 +390,8 @@ namespace {
 // toml++ keeps a table's keys sorted; users think in file order, so sort by source position.
 std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml::table& t) {
     std::vector<std::pair<std::string, const toml::node*>> out;
-    for (const auto& [k, v] : t) out.emplace_back(std::string(k.str()), &v);
+    for (const auto& [k, v] : t)
+        out.emplace_back(std::string(k.str()), &v);
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
         const auto& x = a.second->source().begin;
         const auto& y = b.second->source().begin;
@@ -383,7 +403,8 @@ std::vector<std::pair<std::string, const toml::node*>> in_file_order(const toml:
 
 std::vector<std::string> TomlTable::keys() const {
     std::vector<std::string> out;
-    for (const auto& [k, v] : in_file_order(*table_)) out.push_back(k);
+    for (const auto& [k, v] : in_file_order(*table_))
+        out.push_back(k);
     return out;
 }
 

@@ -21,13 +21,14 @@ class node;
 namespace numasim {
 
 class TomlTable {
-public:
+  public:
     // Parse errors become InputError with the line and column of the problem.
     static TomlTable parse_file(const std::string& path);
     static TomlTable parse_text(std::string_view text, const std::string& name);
     // As above, then assigns each "dotted.key=value" (value in TOML syntax, e.g.
     // workload.duration="20s"). A path through an array of tables applies to every element.
-    static TomlTable parse_file(const std::string& path, const std::vector<std::string>& assignments);
+    static TomlTable parse_file(const std::string& path,
+                                const std::vector<std::string>& assignments);
     static TomlTable parse_text(std::string_view text, const std::string& name,
                                 const std::vector<std::string>& assignments);
 
@@ -65,7 +66,7 @@ public:
     const std::string& path() const { return path_; }  // "" for the root, "workload[2]" ...
     std::string key_path(std::string_view key) const;
 
-private:
+  private:
     TomlTable(std::shared_ptr<const toml::table> root, const toml::table* t,
               std::shared_ptr<const std::string> file, std::string path);
     const toml::node* node(std::string_view key) const;

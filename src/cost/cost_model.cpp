@@ -39,7 +39,8 @@ void CostModel::init(const System& sys) {
     link_bw_ = t.hw.link_bandwidth_gbs;
     lat_.assign(nodes_ * nodes_, 0);
     for (int a = 0; a < nodes_; ++a)
-        for (int b = 0; b < nodes_; ++b) lat_[a * nodes_ + b] = t.hw.latency(t.node_distance(a, b));
+        for (int b = 0; b < nodes_; ++b)
+            lat_[a * nodes_ + b] = t.hw.latency(t.node_distance(a, b));
     node_mult_.assign(nodes_, 1.0);
     node_util_.assign(nodes_, 0.0);
     link_mult_.assign(nodes_ * nodes_, 1.0);
@@ -56,7 +57,8 @@ void CostModel::init(const System& sys) {
     llc_keys_.assign(nllc, {});
     core_busy_.assign(ncore, 0);
     core_threads_.assign(ncore, 0);
-    for (const auto& c : t.cpus) ++core_threads_[c.core];
+    for (const auto& c : t.cpus)
+        ++core_threads_[c.core];
 }
 
 double CostModel::copy_ns(double bytes, int from, int to) const {
@@ -73,8 +75,8 @@ double CostModel::refill_ns(double bytes, int cpu_node, int nid) const {
 
 // Time per cache line of progress for p on cpu; optionally accumulates the DRAM bytes per ns
 // the task generates toward each node (at the returned speed).
-double CostModel::line_ns(const System& sys, const Task& p, int cpu, std::vector<double>* node_bytes,
-                          double* miss_per_line) const {
+double CostModel::line_ns(const System& sys, const Task& p, int cpu,
+                          std::vector<double>* node_bytes, double* miss_per_line) const {
     const Phase& ph = p.phase;
     const int cnode = sys.cpu_to_node(cpu);
     const double mlp = ph.mlp > 0 ? ph.mlp : mlp_default_;
@@ -99,7 +101,8 @@ double CostModel::line_ns(const System& sys, const Task& p, int cpu, std::vector
     for (const AccessStream& s : ph.streams) {
         const Region* r = s.region;
         const double footprint = static_cast<double>(r->bytes());
-        const double hit = llc_hit_fraction(s.pattern, footprint, footprint * std::min(1.0, llc_share));
+        const double hit =
+            llc_hit_fraction(s.pattern, footprint, footprint * std::min(1.0, llc_share));
         double miss_lat = 0;
         if (r->present == 0) {
             miss_lat = lat_[cnode * nodes_ + cnode] * node_mult_[cnode];
@@ -154,7 +157,8 @@ void CostModel::update(const System& sys) {
     std::fill(llc_footprint_.begin(), llc_footprint_.end(), 0.0);
     // LLC footprints: distinct memory objects touched by the tasks running on each LLC. Each
     // LLC keeps its own short list of keys, so the de-duplication stays linear in the tasks.
-    for (auto& keys : llc_keys_) keys.clear();
+    for (auto& keys : llc_keys_)
+        keys.clear();
     for (const Rq& rq : sys.rqs) {
         const Task* t = rq.curr;
         if (!t || !t->has_phase) continue;
@@ -180,7 +184,8 @@ void CostModel::update(const System& sys) {
                 line_ns(sys, *rq.curr, rq.cpu, &demand, nullptr);
         for (int n = 0; n < nodes_; ++n) {
             double d = 0;
-            for (int a = 0; a < nodes_; ++a) d += demand[a * nodes_ + n];
+            for (int a = 0; a < nodes_; ++a)
+                d += demand[a * nodes_ + n];
             node_util_[n] = d / dram_bw_;
             node_mult_[n] = std::sqrt(node_mult_[n] * loaded_latency_multiplier(node_util_[n]));
         }

@@ -19,12 +19,12 @@ struct Task;
 struct Phase;
 
 struct StreamCost {
-    double ns_per_byte = 0;       // CPU time per byte of progress
+    double ns_per_byte = 0;          // CPU time per byte of progress
     double dram_bytes_per_byte = 0;  // DRAM traffic generated per byte of progress (all nodes)
 };
 
 class CostModel {
-public:
+  public:
     void init(const System& sys);
     // Recomputes contention multipliers and LLC footprints from the tasks running now.
     void update(const System& sys);
@@ -45,7 +45,7 @@ public:
     double refill_ns(double bytes, int cpu_node, int nid) const;
     double llc_bytes() const { return llc_bytes_; }
 
-private:
+  private:
     double line_ns(const System& sys, const Task& p, int cpu, std::vector<double>* node_bytes,
                    double* miss_per_line) const;
     int nodes_ = 0;
@@ -58,12 +58,12 @@ private:
     double link_bw_ = 1;
     std::vector<double> lat_;
     std::vector<double> node_mult_, link_mult_, node_util_;
-    std::vector<double> llc_footprint_;  // per LLC: bytes of distinct regions touched
+    std::vector<double> llc_footprint_;            // per LLC: bytes of distinct regions touched
     std::vector<std::vector<uint64_t>> llc_keys_;  // per LLC: regions counted this update
     std::vector<int> llc_of_cpu_;
-    std::vector<int> core_busy_;         // per core: running tasks now
+    std::vector<int> core_busy_;  // per core: running tasks now
     std::vector<int> core_of_cpu_;
-    std::vector<int> core_threads_;      // per core: SMT threads
+    std::vector<int> core_threads_;  // per core: SMT threads
 };
 
 }  // namespace numasim

@@ -8,18 +8,35 @@
 
 namespace numasim {
 
-#define NUMASIM_VMSTAT_ITEMS(X)                                                              \
-    X(numa_pte_updates) X(numa_huge_pte_updates) X(numa_hint_faults) X(numa_hint_faults_local) \
-    X(numa_pages_migrated) X(numa_hit) X(numa_miss) X(numa_foreign) X(numa_interleave)       \
-    X(numa_local) X(numa_other) X(pgmigrate_success) X(pgmigrate_fail)                      \
-    X(thp_migration_success) X(thp_migration_fail) X(thp_migration_split) X(pgfault)         \
-    X(thp_fault_alloc) X(pgalloc) X(pgfree)
+// clang-format off
+#define NUMASIM_VMSTAT_ITEMS(X) \
+    X(numa_pte_updates) \
+    X(numa_huge_pte_updates) \
+    X(numa_hint_faults) \
+    X(numa_hint_faults_local) \
+    X(numa_pages_migrated) \
+    X(numa_hit) \
+    X(numa_miss) \
+    X(numa_foreign) \
+    X(numa_interleave) \
+    X(numa_local) \
+    X(numa_other) \
+    X(pgmigrate_success) \
+    X(pgmigrate_fail) \
+    X(thp_migration_success) \
+    X(thp_migration_fail) \
+    X(thp_migration_split) \
+    X(pgfault) \
+    X(thp_fault_alloc) \
+    X(pgalloc) \
+    X(pgfree)
+// clang-format on
 
 enum class Vm : int {
 #define X(n) n,
     NUMASIM_VMSTAT_ITEMS(X)
 #undef X
-    NR
+        NR
 };
 
 inline constexpr std::array<std::string_view, static_cast<size_t>(Vm::NR)> kVmNames = {
@@ -30,17 +47,24 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Vm::NR)> kVmNa
 
 // Reasons of the sched_skip_vma_numa tracepoint (include/trace/events/sched.h, v6.7+).
 enum class SkipVmaReason : int {
-    Unsuitable, SharedRo, Inaccessible, ScanDelay, PidInactive, IgnorePidInactive, SeqCompleted, NR
+    Unsuitable,
+    SharedRo,
+    Inaccessible,
+    ScanDelay,
+    PidInactive,
+    IgnorePidInactive,
+    SeqCompleted,
+    NR
 };
 inline constexpr std::array<std::string_view, static_cast<size_t>(SkipVmaReason::NR)>
-    kSkipVmaNames = {"unsuitable",  "shared_ro",           "inaccessible", "scan_delay",
+    kSkipVmaNames = {"unsuitable",   "shared_ro",           "inaccessible", "scan_delay",
                      "pid_inactive", "ignore_pid_inactive", "seq_completed"};
 
 struct Counters {
     std::array<uint64_t, static_cast<size_t>(Vm::NR)> vm{};
     // perf stat / sched tracepoint counts.
-    uint64_t cs = 0;              // context switches
-    uint64_t migrations = 0;      // cpu-migrations (set_task_cpu to another CPU)
+    uint64_t cs = 0;          // context switches
+    uint64_t migrations = 0;  // cpu-migrations (set_task_cpu to another CPU)
     uint64_t sched_move_numa = 0;
     uint64_t sched_swap_numa = 0;
     uint64_t sched_stick_numa = 0;

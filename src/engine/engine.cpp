@@ -22,11 +22,14 @@ void account_exec(Task& p, Nanos delta) {
 
 }  // namespace
 
-Engine::Engine(System& sys) : sys_(sys) { sys_.events.push(TICK_NSEC, EV_TICK); }
+Engine::Engine(System& sys) : sys_(sys) {
+    sys_.events.push(TICK_NSEC, EV_TICK);
+}
 
 int Engine::live_tasks() const {
     int n = 0;
-    for (const auto& t : sys_.tasks) n += t->state != TaskState::Dead;
+    for (const auto& t : sys_.tasks)
+        n += t->state != TaskState::Dead;
     return n;
 }
 
@@ -40,10 +43,12 @@ Nanos Engine::run(Nanos end) {
         // first (on real hardware the order in which CPUs touch a page is a race).
         const uint64_t first = sys_.rng_sched.below(static_cast<uint64_t>(sys_.nr_cpus()));
         for (int c = 0; c < sys_.nr_cpus(); ++c)
-            advance_cpu(static_cast<int>((first + c) % static_cast<uint64_t>(sys_.nr_cpus())), e.when);
+            advance_cpu(static_cast<int>((first + c) % static_cast<uint64_t>(sys_.nr_cpus())),
+                        e.when);
         if (e.kind == EV_STOP) break;
         if (live_tasks() == 0) {
-            for (const auto& t : sys_.tasks) last_exit = std::max(last_exit, t->exit_time);
+            for (const auto& t : sys_.tasks)
+                last_exit = std::max(last_exit, t->exit_time);
             sys_.now = last_exit;
             break;
         }
@@ -87,7 +92,8 @@ void Engine::apply_phase_setup(Task& p) {
         std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
         int n = 0;
         if (ph.clear_affinity) {
-            for (int c = 0; c < sys_.nr_cpus(); ++c) p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+            for (int c = 0; c < sys_.nr_cpus(); ++c)
+                p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
             n = sys_.nr_cpus();
         } else {
             for (int c : *ph.set_affinity) {
@@ -102,7 +108,8 @@ void Engine::apply_phase_setup(Task& p) {
     p.sweep_carry.assign(ph.streams.size(), 0.0);
     for (size_t i = 0; i < ph.streams.size(); ++i)
         if (ph.streams[i].start_at_thread_offset)
-            p.sweep_pos[i] = ph.streams[i].start_page % std::max<uint64_t>(1, ph.streams[i].region->count);
+            p.sweep_pos[i] =
+                ph.streams[i].start_page % std::max<uint64_t>(1, ph.streams[i].region->count);
 }
 
 bool Engine::start_next_phase(Task& p) {
@@ -196,7 +203,8 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write) {
         ++sys_.counters[Vm::pgfault];
         ++p.nr_faults;
         ns = do_numa_page(sys_, p, vma, idx, write);
-        if (write && vma.present.test(idx) && !vma.protnone.test(idx)) ns += do_wp_page(sys_, p, vma, idx);
+        if (write && vma.present.test(idx) && !vma.protnone.test(idx))
+            ns += do_wp_page(sys_, p, vma, idx);
     } else if (write) {
         ns = do_wp_page(sys_, p, vma, idx);
     }
@@ -247,7 +255,8 @@ uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write,
         uint64_t bits = interesting_word(vma, w, write) & word_mask(lo_bit, hi_bit);
         const uint64_t c = static_cast<uint64_t>(std::popcount(bits));
         if (n < c) {
-            for (uint64_t k = 0; k < n; ++k) bits &= bits - 1;
+            for (uint64_t k = 0; k < n; ++k)
+                bits &= bits - 1;
             return (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
         }
         n -= c;
@@ -294,7 +303,8 @@ bool Engine::touch_streams(Task& p, double bytes) {
         const double accesses = sb / 64.0;
         const uint64_t hot =
             s.pattern == Pattern::HotSet
-                ? std::clamp<uint64_t>(static_cast<uint64_t>(std::llround(r.count * s.hot_fraction)), 1, r.count)
+                ? std::clamp<uint64_t>(
+                      static_cast<uint64_t>(std::llround(r.count * s.hot_fraction)), 1, r.count)
                 : r.count;
         const std::pair<uint64_t, double> parts[2] = {
             {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},

@@ -12,7 +12,7 @@ struct System;
 struct Task;
 
 class Engine {
-public:
+  public:
     explicit Engine(System& sys);
     // Runs until `end` or until no task is left; returns the time the run stopped.
     Nanos run(Nanos end);
@@ -20,7 +20,7 @@ public:
     void advance_cpu(int cpu, Nanos t);
     uint64_t ticks() const { return ticks_; }
 
-private:
+  private:
     void tick();
     bool start_next_phase(Task& p);
     void finish_phase(Task& p);

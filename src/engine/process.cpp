@@ -40,8 +40,9 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
     v->init_block_counts();
     Vma& ref = *v;
-    auto it = std::upper_bound(mm.vmas.begin(), mm.vmas.end(), ref.start,
-                               [](uint64_t s, const std::unique_ptr<Vma>& x) { return s < x->start; });
+    auto it =
+        std::upper_bound(mm.vmas.begin(), mm.vmas.end(), ref.start,
+                         [](uint64_t s, const std::unique_ptr<Vma>& x) { return s < x->start; });
     mm.vmas.insert(it, std::move(v));
     return ref;
 }
@@ -81,7 +82,8 @@ Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskP
     p.workload = workload;
     p.thread_index = thread_index;
     p.cpus_allowed.assign((sys.nr_cpus() + 63) / 64, 0);
-    for (int c = 0; c < sys.nr_cpus(); ++c) p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+    for (int c = 0; c < sys.nr_cpus(); ++c)
+        p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
     p.nr_cpus_allowed = sys.nr_cpus();
     p.start_time = sys.now;
     if (parent) {
@@ -144,7 +146,8 @@ Mm& dup_mm(System& sys, Mm& parent) {
             // simplification: the kernel would share them copy-on-write a second time).
             cv.own = std::make_shared<MemObject>(n, false);
             cv.own_mask = pv->own_mask;
-            for (uint64_t i = cv.own_mask.find_next(0, n); i < n; i = cv.own_mask.find_next(i + 1, n))
+            for (uint64_t i = cv.own_mask.find_next(0, n); i < n;
+                 i = cv.own_mask.find_next(i + 1, n))
                 cv.own->frames[i] = pv->own->frames[i];
         } else if (!(cv.vm_flags & VM_SHARED)) {
             // Private mappings keep later private pages apart from here on.

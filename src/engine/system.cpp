@@ -10,7 +10,8 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
       rng_access(s, "engine.access"),
       rng_sched(s, "sched") {
     std::vector<uint64_t> bytes;
-    for (const auto& n : topo.nodes) bytes.push_back(n.mem_bytes);
+    for (const auto& n : topo.nodes)
+        bytes.push_back(n.mem_bytes);
     mem.init(bytes, topo.distance);
     rqs.resize(topo.nr_cpus());
     for (int c = 0; c < topo.nr_cpus(); ++c) {

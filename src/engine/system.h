@@ -27,9 +27,9 @@ namespace numasim {
 
 // Kinds of events in System::events.
 enum EventKind : uint32_t {
-    EV_TICK = 1,     // the global scheduler tick (all CPUs)
-    EV_WAKEUP = 2,   // a = task index, b = wake_generation
-    EV_STOP = 3,     // end of the run
+    EV_TICK = 1,    // the global scheduler tick (all CPUs)
+    EV_WAKEUP = 2,  // a = task index, b = wake_generation
+    EV_STOP = 3,    // end of the run
 };
 
 struct System {

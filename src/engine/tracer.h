@@ -13,14 +13,14 @@ namespace numasim {
 struct Task;
 
 class Tracer {
-public:
+  public:
     explicit Tracer(std::FILE* out) : out_(out) {}
     bool enabled() const { return out_ != nullptr; }
 
     // `task` is the task on whose behalf the event fires (current in the kernel).
     void event(Nanos now, const Task& task, int cpu, const char* name, const std::string& fields);
 
-private:
+  private:
     std::FILE* out_;
 };
 

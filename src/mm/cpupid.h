@@ -9,9 +9,9 @@ namespace numasim {
 
 using cpupid_t = uint32_t;
 
-inline constexpr int LAST__PID_SHIFT = 8;                            // include/linux/mm.h
+inline constexpr int LAST__PID_SHIFT = 8;  // include/linux/mm.h
 inline constexpr uint32_t LAST__PID_MASK = (1u << LAST__PID_SHIFT) - 1;
-inline constexpr int LAST__CPU_SHIFT = 24 - LAST__PID_SHIFT;        // NR_CPUS_BITS in a 24-bit field
+inline constexpr int LAST__CPU_SHIFT = 24 - LAST__PID_SHIFT;  // NR_CPUS_BITS in a 24-bit field
 inline constexpr uint32_t LAST__CPU_MASK = (1u << LAST__CPU_SHIFT) - 1;
 inline constexpr uint32_t LAST_CPUPID_MASK = (1u << (LAST__PID_SHIFT + LAST__CPU_SHIFT)) - 1;
 // "-1 & LAST_CPUPID_MASK": the value of a folio that has never taken a hinting fault.
@@ -21,7 +21,9 @@ inline constexpr cpupid_t cpu_pid_to_cpupid(int cpu, int pid) {
     return ((static_cast<uint32_t>(cpu) & LAST__CPU_MASK) << LAST__PID_SHIFT) |
            (static_cast<uint32_t>(pid) & LAST__PID_MASK);
 }
-inline constexpr int cpupid_to_pid(cpupid_t c) { return static_cast<int>(c & LAST__PID_MASK); }
+inline constexpr int cpupid_to_pid(cpupid_t c) {
+    return static_cast<int>(c & LAST__PID_MASK);
+}
 inline constexpr int cpupid_to_cpu(cpupid_t c) {
     return static_cast<int>((c >> LAST__PID_SHIFT) & LAST__CPU_MASK);
 }
@@ -33,7 +35,8 @@ inline constexpr bool cpupid_valid(cpupid_t c, int nr_cpu_ids) {
     return cpupid_to_cpu(c) < nr_cpu_ids;
 }
 inline constexpr bool cpupid_match_pid(int task_pid, cpupid_t c) {
-    return (static_cast<uint32_t>(task_pid) & LAST__PID_MASK) == static_cast<uint32_t>(cpupid_to_pid(c));
+    return (static_cast<uint32_t>(task_pid) & LAST__PID_MASK) ==
+           static_cast<uint32_t>(cpupid_to_pid(c));
 }
 
 }  // namespace numasim

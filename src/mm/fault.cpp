@@ -115,7 +115,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     if (nid < 0) return ns;  // out of memory: the access is retried on a later tick
     bool own;
     PageFrame& f = (vma.is_file() && private_write) ? (vma.own_mask.set(idx), vma.own->frames[idx])
-                                                     : new_frame_slot(vma, idx, own);
+                                                    : new_frame_slot(vma, idx, own);
     f = PageFrame{};
     f.nid = static_cast<uint8_t>(nid);
     f.flags = PF_ALLOC;

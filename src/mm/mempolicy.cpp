@@ -4,16 +4,25 @@
 
 namespace numasim {
 
-int MemPolicy::first_node() const { return nodes ? std::countr_zero(nodes) : -1; }
-int MemPolicy::weight() const { return std::popcount(nodes); }
+int MemPolicy::first_node() const {
+    return nodes ? std::countr_zero(nodes) : -1;
+}
+int MemPolicy::weight() const {
+    return std::popcount(nodes);
+}
 
 std::string to_string(MpolMode m) {
     switch (m) {
-        case MpolMode::Default: return "default";
-        case MpolMode::Preferred: return "preferred";
-        case MpolMode::Bind: return "bind";
-        case MpolMode::Interleave: return "interleave";
-        case MpolMode::Local: return "local";
+        case MpolMode::Default:
+            return "default";
+        case MpolMode::Preferred:
+            return "preferred";
+        case MpolMode::Bind:
+            return "bind";
+        case MpolMode::Interleave:
+            return "interleave";
+        case MpolMode::Local:
+            return "local";
     }
     return "?";
 }

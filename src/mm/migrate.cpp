@@ -68,7 +68,8 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
         return MIGRATE_EAGAIN;
     }
     const unsigned mapcount = head.mapcount;
-    for (uint64_t i = idx; i < idx + nr; ++i) vma.frame(i).nid = static_cast<uint8_t>(target);
+    for (uint64_t i = idx; i < idx + nr; ++i)
+        vma.frame(i).nid = static_cast<uint8_t>(target);
     free_pages(sys, from, nr);
     account_move(vma, idx, nr, from, target);
     charge_other_mappers(vma, idx);

@@ -18,9 +18,9 @@ struct Mm {
     int id = 0;
     std::vector<std::unique_ptr<Vma>> vmas;  // sorted by start
     std::vector<std::unique_ptr<Region>> regions;
-    std::vector<Task*> tasks;  // live threads
-    int mm_users = 0;          // live threads; 1 means single-threaded
-    uint64_t rss_pages = 0;    // present pages over all VMAs (get_mm_rss)
+    std::vector<Task*> tasks;                // live threads
+    int mm_users = 0;                        // live threads; 1 means single-threaded
+    uint64_t rss_pages = 0;                  // present pages over all VMAs (get_mm_rss)
     uint64_t mmap_base = uint64_t{1} << 40;  // next free virtual address for new mappings
 
     // NUMA balancing scan state (mm->numa_next_scan, numa_scan_offset, numa_scan_seq).

@@ -13,10 +13,11 @@ void PhysMem::init(const std::vector<uint64_t>& node_bytes,
     const size_t n = node_bytes.size();
     nodes.assign(n, NodeMemory{});
     uint64_t total_kb = 0;
-    for (uint64_t b : node_bytes) total_kb += b / 1024;
-    const uint64_t min_free_kb = std::clamp<uint64_t>(
-        static_cast<uint64_t>(std::sqrt(static_cast<double>(total_kb) * 16)), MIN_FREE_KBYTES_FLOOR,
-        MIN_FREE_KBYTES_CEIL);
+    for (uint64_t b : node_bytes)
+        total_kb += b / 1024;
+    const uint64_t min_free_kb =
+        std::clamp<uint64_t>(static_cast<uint64_t>(std::sqrt(static_cast<double>(total_kb) * 16)),
+                             MIN_FREE_KBYTES_FLOOR, MIN_FREE_KBYTES_CEIL);
     for (size_t i = 0; i < n; ++i) {
         NodeMemory& m = nodes[i];
         m.present_pages = node_bytes[i] / PAGE_SIZE;

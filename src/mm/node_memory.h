@@ -25,7 +25,8 @@ struct PhysMem {
     // Nodes in order of increasing distance from each node (the zonelist).
     std::vector<std::vector<int>> zonelist;
 
-    void init(const std::vector<uint64_t>& node_bytes, const std::vector<std::vector<int>>& distance);
+    void init(const std::vector<uint64_t>& node_bytes,
+              const std::vector<std::vector<int>>& distance);
     uint64_t used_pages(int nid) const { return nodes[nid].present_pages - nodes[nid].free_pages; }
 };
 

@@ -8,9 +8,9 @@
 
 namespace numasim {
 
-inline constexpr int PAGE_SHIFT = 12;                       // 4 KiB base pages (x86-64)
+inline constexpr int PAGE_SHIFT = 12;  // 4 KiB base pages (x86-64)
 inline constexpr uint64_t PAGE_SIZE = uint64_t{1} << PAGE_SHIFT;
-inline constexpr int HPAGE_PMD_ORDER = 9;                   // 2 MiB PMD-mapped THP on x86-64
+inline constexpr int HPAGE_PMD_ORDER = 9;  // 2 MiB PMD-mapped THP on x86-64
 inline constexpr uint64_t HPAGE_PMD_NR = uint64_t{1} << HPAGE_PMD_ORDER;  // 512 base pages
 inline constexpr uint64_t HPAGE_PMD_SIZE = HPAGE_PMD_NR * PAGE_SIZE;
 
@@ -28,8 +28,8 @@ struct PageFrame {
 static_assert(sizeof(PageFrame) == 8);
 
 // PageFrame::flags
-inline constexpr uint8_t PF_DIRTY = 1 << 0;     // dirty file page: change_prot_numa skips it
-inline constexpr uint8_t PF_THP = 1 << 1;       // part of a PMD-mapped 2 MiB folio
-inline constexpr uint8_t PF_ALLOC = 1 << 2;     // the frame holds a page (page cache or anon)
+inline constexpr uint8_t PF_DIRTY = 1 << 0;  // dirty file page: change_prot_numa skips it
+inline constexpr uint8_t PF_THP = 1 << 1;    // part of a PMD-mapped 2 MiB folio
+inline constexpr uint8_t PF_ALLOC = 1 << 2;  // the frame holds a page (page cache or anon)
 
 }  // namespace numasim

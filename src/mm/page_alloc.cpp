@@ -55,8 +55,11 @@ int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, in
     bool interleave = false;
     switch (pol.mode) {
         case MpolMode::Default:
-        case MpolMode::Local: break;
-        case MpolMode::Preferred: preferred = pol.first_node(); break;
+        case MpolMode::Local:
+            break;
+        case MpolMode::Preferred:
+            preferred = pol.first_node();
+            break;
         case MpolMode::Bind:
             allowed = pol.nodes;
             preferred = pol.has_node(cpu_nid) ? cpu_nid : -1;

@@ -1,7 +1,7 @@
 #include "mm/vma.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <new>
 
 #include "mm/mm.h"
@@ -20,7 +20,9 @@ MemObject::MemObject(uint64_t pages, bool file)
     if (!frames) throw std::bad_alloc();
 }
 
-MemObject::~MemObject() { std::free(frames); }
+MemObject::~MemObject() {
+    std::free(frames);
+}
 
 bool Vma::thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
     const uint64_t addr = page_addr(idx);

@@ -55,8 +55,8 @@ struct MemObject {
 struct Region {
     std::string name;
     Vma* vma = nullptr;
-    uint64_t first = 0;  // page index within the VMA
-    uint64_t count = 0;  // pages
+    uint64_t first = 0;                // page index within the VMA
+    uint64_t count = 0;                // pages
     std::vector<uint64_t> node_pages;  // present pages per node
     uint64_t present = 0;
     uint64_t protnone = 0;
@@ -117,17 +117,19 @@ struct Vma {
     bool is_file() const { return vm_flags & VM_FILE; }
 
     PageFrame& frame(uint64_t idx) {
-        return own_mask.size() && own_mask.test(idx) ? own->frames[idx] : object->frames[pgoff + idx];
+        return own_mask.size() && own_mask.test(idx) ? own->frames[idx]
+                                                     : object->frames[pgoff + idx];
     }
     const PageFrame& frame(uint64_t idx) const {
-        return own_mask.size() && own_mask.test(idx) ? own->frames[idx] : object->frames[pgoff + idx];
+        return own_mask.size() && own_mask.test(idx) ? own->frames[idx]
+                                                     : object->frames[pgoff + idx];
     }
     bool shares_object_page(uint64_t idx) const { return !(own_mask.size() && own_mask.test(idx)); }
 
     // THP blocks are the 2 MiB-aligned virtual ranges that lie wholly inside the VMA.
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
 
-private:
+  private:
     std::vector<std::vector<Region*>> region_index_;  // per 512-page chunk
     bool region_index_valid_ = false;
 };

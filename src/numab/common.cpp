@@ -40,7 +40,9 @@ bool numa_is_active_node(const System& sys, int nid, const NumaGroup& ng) {
     return group_faults_cpu(sys, ng, nid) * ACTIVE_NODE_FRACTION > ng.max_faults_cpu;
 }
 
-uint64_t get_mm_rss(const Mm& mm) { return mm.rss_pages; }
+uint64_t get_mm_rss(const Mm& mm) {
+    return mm.rss_pages;
+}
 
 void reset_ptenuma_scan(Task& p) {
     ++p.mm->numa_scan_seq;

@@ -7,7 +7,8 @@ namespace numasim {
 
 namespace {
 template <typename E, size_t N>
-bool parse_enum(const std::array<std::pair<E, const char*>, N>& names, const std::string& s, E& out) {
+bool parse_enum(const std::array<std::pair<E, const char*>, N>& names, const std::string& s,
+                E& out) {
     for (const auto& [e, n] : names)
         if (s == n) {
             out = e;
@@ -40,15 +41,21 @@ constexpr std::array<std::pair<NumaImbalance, const char*>, 3> kImb = {{
 }};
 }  // namespace
 
-std::string to_string(VmaScanSelection v) { return name_of(kVmaScan, v); }
+std::string to_string(VmaScanSelection v) {
+    return name_of(kVmaScan, v);
+}
 bool parse_vma_scan_selection(const std::string& s, VmaScanSelection& out) {
     return parse_enum(kVmaScan, s, out);
 }
-std::string to_string(CowSharedTest v) { return name_of(kCow, v); }
+std::string to_string(CowSharedTest v) {
+    return name_of(kCow, v);
+}
 bool parse_cow_shared_test(const std::string& s, CowSharedTest& out) {
     return parse_enum(kCow, s, out);
 }
-std::string to_string(NumaImbalance v) { return name_of(kImb, v); }
+std::string to_string(NumaImbalance v) {
+    return name_of(kImb, v);
+}
 bool parse_numa_imbalance(const std::string& s, NumaImbalance& out) {
     return parse_enum(kImb, s, out);
 }

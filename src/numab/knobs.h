@@ -18,10 +18,10 @@ inline constexpr int NUMA_BALANCING_MEMORY_TIERING = 0x2;
 
 // Which VMAs task_numa_work() may scan (switch (c)).
 enum class VmaScanSelection {
-    All,                 // before per-VMA pid tracking (<= v6.3)
-    PidsActive,          // v6.6: skip VMAs whose pids_active lacks the current task
-    PidsActiveForced,    // v6.7+: also finish partial VMAs and force one inactive VMA
-    FourPass,            // experimental: task-active, multi-task, any-task, then inactive
+    All,               // before per-VMA pid tracking (<= v6.3)
+    PidsActive,        // v6.6: skip VMAs whose pids_active lacks the current task
+    PidsActiveForced,  // v6.7+: also finish partial VMAs and force one inactive VMA
+    FourPass,          // experimental: task-active, multi-task, any-task, then inactive
 };
 
 // What counts as a "shared" COW folio in change_pte_range().
@@ -29,9 +29,9 @@ enum class CowSharedTest { Mapcount, Refcount, LikelyMappedShared };
 
 // How the NUMA imbalance allowance is computed in the load balancer and task_numa_find_cpu.
 enum class NumaImbalance {
-    None,        // before v5.7: no allowance, task_numa_find_cpu compares loads only
-    Fixed,       // v5.7-v5.17: allow NUMA_IMBALANCE_MIN running tasks
-    ImbNumaNr,   // v5.18+: sd->imb_numa_nr from the LLC count
+    None,       // before v5.7: no allowance, task_numa_find_cpu compares loads only
+    Fixed,      // v5.7-v5.17: allow NUMA_IMBALANCE_MIN running tasks
+    ImbNumaNr,  // v5.18+: sd->imb_numa_nr from the LLC count
 };
 
 struct NumaBalancingKnobs {
@@ -44,7 +44,7 @@ struct NumaBalancingKnobs {
     unsigned hot_threshold_ms = 1000;            // .../hot_threshold_ms (tiering mode only)
 
     // --- seed switches ---
-    int smallimp = 30;           // (a) SMALLIMP; 0 restores the code before 6fd98e775f24 (v4.19)
+    int smallimp = 30;            // (a) SMALLIMP; 0 restores the code before 6fd98e775f24 (v4.19)
     bool skip_shared_cow = true;  // (b) change_prot_numa skips shared COW folios (v4.16+)
     VmaScanSelection vma_scan = VmaScanSelection::PidsActiveForced;  // (c)
     int pids_active_bits = 64;    // (d) 64 (BITS_PER_LONG) or 128
@@ -55,9 +55,9 @@ struct NumaBalancingKnobs {
     bool starvation_guard = true;        // v6.12: f22cde4371f3, scan_seq > prev + nr_threads
     bool pid_reset_before_check = true;  // v6.7+: age pids_active before the access test
     CowSharedTest cow_shared_test = CowSharedTest::LikelyMappedShared;  // v6.10+
-    bool thp_sets_tnf_shared = true;     // v6.12: huge PMD faults may set TNF_SHARED
-    bool thp_mapcount_check = false;     // v6.6 and before: refuse to migrate a multiply mapped THP
-    bool numa_classify = true;           // v5.7+: task_numa_find_cpu classifies nodes
+    bool thp_sets_tnf_shared = true;  // v6.12: huge PMD faults may set TNF_SHARED
+    bool thp_mapcount_check = false;  // v6.6 and before: refuse to migrate a multiply mapped THP
+    bool numa_classify = true;        // v5.7+: task_numa_find_cpu classifies nodes
     NumaImbalance numa_imbalance = NumaImbalance::ImbNumaNr;
 
     bool enabled() const { return numa_balancing != NUMA_BALANCING_DISABLED; }

@@ -38,14 +38,14 @@ inline constexpr int TNF_FAULT_LOCAL = 0x08;
 inline constexpr int TNF_MIGRATE_FAIL = 0x10;
 
 // --- constants of kernel/sched/fair.c ---
-inline constexpr int MAX_SCAN_WINDOW = 2560;             // MB/s: 100 ms floor at 256 MB windows
-inline constexpr int VMA_PID_RESET_PERIOD_DELAYS = 4;    // VMA_PID_RESET_PERIOD = 4 * scan_delay
+inline constexpr int MAX_SCAN_WINDOW = 2560;           // MB/s: 100 ms floor at 256 MB windows
+inline constexpr int VMA_PID_RESET_PERIOD_DELAYS = 4;  // VMA_PID_RESET_PERIOD = 4 * scan_delay
 inline constexpr int NUMA_PERIOD_SLOTS = 10;
 inline constexpr int NUMA_PERIOD_THRESHOLD = 7;
 inline constexpr int ACTIVE_NODE_FRACTION = 3;
-inline constexpr unsigned long LOAD_AVG_MAX = 47742;     // first-placement period (PELT)
-inline constexpr int NUMA_EARLY_SCAN_SEQ = 4;            // should_numa_migrate_memory early life
-inline constexpr int NUMA_UNCONDITIONAL_PASSES = 2;      // vma_is_accessed first passes
+inline constexpr unsigned long LOAD_AVG_MAX = 47742;  // first-placement period (PELT)
+inline constexpr int NUMA_EARLY_SCAN_SEQ = 4;         // should_numa_migrate_memory early life
+inline constexpr int NUMA_UNCONDITIONAL_PASSES = 2;   // vma_is_accessed first passes
 
 enum numa_faults_stats { NUMA_MEM = 0, NUMA_CPU = 1, NUMA_MEMBUF = 2, NUMA_CPUBUF = 3 };
 
@@ -114,7 +114,7 @@ FbqType fbq_classify_group(unsigned sum_nr_running, unsigned nr_numa_running,
                            unsigned nr_preferred_running);
 FbqType fbq_classify_rq(const Rq& rq);
 // -1 no opinion, 0 improves (or neutral toward preferred), 1 degrades.
-int migrate_degrades_locality(System& sys, Task& p, int src_cpu, int dst_cpu,
-                              const SchedDomain& sd, bool dst_idle);
+int migrate_degrades_locality(System& sys, Task& p, int src_cpu, int dst_cpu, const SchedDomain& sd,
+                              bool dst_idle);
 
 }  // namespace numasim

@@ -27,7 +27,8 @@ Nanos min_granularity(const System& sys) {
 
 void update_min_vruntime(Rq& rq) {
     double v = rq.curr ? rq.curr->vruntime : INFINITY;
-    for (Task* t : rq.queued) v = std::min(v, t->vruntime);
+    for (Task* t : rq.queued)
+        v = std::min(v, t->vruntime);
     if (std::isfinite(v)) rq.min_vruntime = std::max(rq.min_vruntime, v);
 }
 
@@ -97,27 +98,34 @@ unsigned long task_h_load(const System&, const Task& p) {
 unsigned long cpu_load(const System& sys, int cpu) {
     const Rq& rq = sys.rqs[cpu];
     double l = rq.curr ? rq.curr->avg.load_avg : 0;
-    for (const Task* t : rq.queued) l += t->avg.load_avg;
+    for (const Task* t : rq.queued)
+        l += t->avg.load_avg;
     return static_cast<unsigned long>(l);
 }
 
 unsigned long cpu_runnable(const System& sys, int cpu) {
     const Rq& rq = sys.rqs[cpu];
     double l = rq.curr ? rq.curr->avg.runnable_avg : 0;
-    for (const Task* t : rq.queued) l += t->avg.runnable_avg;
+    for (const Task* t : rq.queued)
+        l += t->avg.runnable_avg;
     return static_cast<unsigned long>(l);
 }
 
 unsigned long cpu_util_cfs(const System& sys, int cpu) {
     const Rq& rq = sys.rqs[cpu];
     double u = rq.curr ? rq.curr->avg.util_avg : 0;
-    for (const Task* t : rq.queued) u += t->avg.util_avg;
+    for (const Task* t : rq.queued)
+        u += t->avg.util_avg;
     return std::min(static_cast<unsigned long>(u), rq.cpu_capacity);
 }
 
-unsigned long capacity_of(const System& sys, int cpu) { return sys.rqs[cpu].cpu_capacity; }
+unsigned long capacity_of(const System& sys, int cpu) {
+    return sys.rqs[cpu].cpu_capacity;
+}
 
-bool idle_cpu(const System& sys, int cpu) { return sys.rqs[cpu].nr_running == 0; }
+bool idle_cpu(const System& sys, int cpu) {
+    return sys.rqs[cpu].nr_running == 0;
+}
 
 bool is_core_idle(const System& sys, int cpu) {
     for (int s : sys.topo.smt_siblings(cpu))
@@ -169,7 +177,8 @@ void try_to_wake_up(System& sys, Task& p) {
     if (!rq.curr)
         schedule(sys, cpu);
     else if (rq.curr->vruntime - p.vruntime >
-             static_cast<double>(SYSCTL_SCHED_WAKEUP_GRANULARITY * sched_tunable_factor(sys.nr_cpus())))
+             static_cast<double>(SYSCTL_SCHED_WAKEUP_GRANULARITY *
+                                 sched_tunable_factor(sys.nr_cpus())))
         rq.need_resched = true;  // check_preempt_wakeup
 }
 
@@ -239,13 +248,15 @@ void scheduler_tick(System& sys, int cpu) {
         if (!rq.queued.empty()) {
             const Nanos period = std::max(sched_latency(sys),
                                           min_granularity(sys) * static_cast<Nanos>(rq.nr_running));
-            const Nanos ideal = std::max(min_granularity(sys), period / static_cast<Nanos>(rq.nr_running));
+            const Nanos ideal =
+                std::max(min_granularity(sys), period / static_cast<Nanos>(rq.nr_running));
             const Nanos ran = curr->sum_exec_runtime - curr->prev_sum_exec_runtime;
             if (ran > ideal) rq.need_resched = true;
         }
         if (sys.numa_balancing_enabled()) task_tick_numa(sys, *curr);
     }
-    for (Task* t : rq.queued) update_load_avg(sys, *t);
+    for (Task* t : rq.queued)
+        update_load_avg(sys, *t);
     trigger_load_balance(sys, cpu);
 }
 
@@ -276,7 +287,8 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     // The task's cached working set stays behind: refill the private caches, and across LLCs
     // as much of its footprint as the LLC held, from wherever its memory is.
     double refill = cost::PRIVATE_CACHE_BYTES;
-    if (!cpus_share_cache(sys, src_cpu, dst_cpu)) refill = std::max(refill, sys.cost.llc_bytes() / 4);
+    if (!cpus_share_cache(sys, src_cpu, dst_cpu))
+        refill = std::max(refill, sys.cost.llc_bytes() / 4);
     p.stall_debt += static_cast<Nanos>(
         sys.cost.refill_ns(refill, sys.cpu_to_node(dst_cpu), sys.cpu_to_node(src_cpu)));
     enqueue_task(sys, dst, p);

@@ -16,13 +16,13 @@ struct Task;
 struct SchedDomain;
 
 // --- lifecycle ---
-void wake_up_new_task(System& sys, Task& p);            // fork/clone: place (SD_BALANCE_FORK) and enqueue
-void try_to_wake_up(System& sys, Task& p);              // sleeping -> runnable on a chosen CPU
-void dequeue_sleeping_task(System& sys, Task& p);       // curr blocks (sleep or exit)
-void schedule(System& sys, int cpu);                    // pick the next task if curr is gone or preempted
+void wake_up_new_task(System& sys, Task& p);  // fork/clone: place (SD_BALANCE_FORK) and enqueue
+void try_to_wake_up(System& sys, Task& p);    // sleeping -> runnable on a chosen CPU
+void dequeue_sleeping_task(System& sys, Task& p);  // curr blocks (sleep or exit)
+void schedule(System& sys, int cpu);  // pick the next task if curr is gone or preempted
 
 // --- tick ---
-void scheduler_tick(System& sys, int cpu);              // task_tick_fair + trigger_load_balance
+void scheduler_tick(System& sys, int cpu);  // task_tick_fair + trigger_load_balance
 
 // --- moving tasks ---
 // set_task_cpu()+enqueue on dst: used by the load balancer and by NUMA migrate_task_to/swap.

@@ -24,11 +24,11 @@ struct SgStats {
 
 // group_classify(): overloaded when more tasks than CPUs and the capacity is used up.
 GroupType group_classify(const SgStats& s, int imbalance_pct) {
-    if (s.sum_nr_running > s.weight &&
-        (s.capacity * 100 < s.util * imbalance_pct || s.capacity * imbalance_pct < s.runnable * 100))
+    if (s.sum_nr_running > s.weight && (s.capacity * 100 < s.util * imbalance_pct ||
+                                        s.capacity * imbalance_pct < s.runnable * 100))
         return GroupType::Overloaded;
-    if (s.sum_nr_running < s.weight ||
-        (s.capacity * 100 > s.util * imbalance_pct && s.capacity * imbalance_pct > s.runnable * 100))
+    if (s.sum_nr_running < s.weight || (s.capacity * 100 > s.util * imbalance_pct &&
+                                        s.capacity * imbalance_pct > s.runnable * 100))
         return GroupType::HasSpare;
     return GroupType::FullyBusy;
 }
@@ -111,15 +111,16 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
         if (s.sum_nr_running == 0) continue;
         if (!busiest || s.type > busiest->type ||
             (s.type == busiest->type &&
-             (s.type == GroupType::HasSpare
-                  ? (s.idle_cpus < busiest->idle_cpus ||
-                     (s.idle_cpus == busiest->idle_cpus && s.sum_nr_running > busiest->sum_nr_running))
-                  : s.avg_load > busiest->avg_load)))
+             (s.type == GroupType::HasSpare ? (s.idle_cpus < busiest->idle_cpus ||
+                                               (s.idle_cpus == busiest->idle_cpus &&
+                                                s.sum_nr_running > busiest->sum_nr_running))
+                                            : s.avg_load > busiest->avg_load)))
             busiest = &s;
     }
     if (!local || !busiest) return nullptr;
-    if (sd.numa) env.fbq = fbq_classify_group(busiest->sum_nr_running, busiest->nr_numa_running,
-                                              busiest->nr_preferred_running);
+    if (sd.numa)
+        env.fbq = fbq_classify_group(busiest->sum_nr_running, busiest->nr_numa_running,
+                                     busiest->nr_preferred_running);
     if (busiest->type < local->type) return nullptr;
     if (local->type == GroupType::HasSpare) {
         const long sibling = sibling_imbalance(env, *busiest, *local);
@@ -133,15 +134,15 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
         env.type = MigrationType::Task;
         if (busiest->type == GroupType::Overloaded && !sd.shares_llc && !force) {
             // Fill the local group's spare capacity.
-            env.imbalance = std::max(1L, static_cast<long>(local->weight) -
-                                             static_cast<long>(local->sum_nr_running));
+            env.imbalance = std::max(
+                1L, static_cast<long>(local->weight) - static_cast<long>(local->sum_nr_running));
             return busiest;
         }
         if (busiest->weight == 1 || sd.prefer_sibling)
             env.imbalance = sibling;
         else
-            env.imbalance = std::max<long>(0, static_cast<long>(local->idle_cpus) -
-                                                  static_cast<long>(busiest->idle_cpus));
+            env.imbalance = std::max<long>(
+                0, static_cast<long>(local->idle_cpus) - static_cast<long>(busiest->idle_cpus));
         if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
             const int imb_nr = sys.knobs.numa_imbalance == NumaImbalance::ImbNumaNr
                                    ? sd.imb_numa_nr
@@ -155,7 +156,8 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
     // Local group is busy too: balance the average load per capacity.
     if (local->avg_load >= busiest->avg_load) return nullptr;
     if (100 * busiest->avg_load <= sd.imbalance_pct * local->avg_load) return nullptr;
-    const double avg = total_cap ? static_cast<double>(total_load) * SCHED_CAPACITY_SCALE / total_cap : 0;
+    const double avg =
+        total_cap ? static_cast<double>(total_load) * SCHED_CAPACITY_SCALE / total_cap : 0;
     env.type = MigrationType::Load;
     env.imbalance = static_cast<long>(std::min((busiest->avg_load - avg) * busiest->capacity,
                                                (avg - local->avg_load) * local->capacity) /
@@ -228,7 +230,8 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
         Task* p = src.curr;
         if (p->allowed(cpu)) {
             const int deg = migrate_degrades_locality(sys, *p, src_cpu, cpu, sd, true);
-            if (deg != 1 || static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 4) {
+            if (deg != 1 ||
+                static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 4) {
                 move_task(sys, *p, cpu);
                 dst.nr_balance_failed[level] = sd.cache_nice_tries + 1;
                 return true;
@@ -270,7 +273,8 @@ void trigger_load_balance(System& sys, int cpu) {
             --sys.balancing_depth;
             // Back off while balanced, return to the minimum when work moved.
             rq.balance_interval_ms[l] =
-                pulled ? sd.min_interval_ms : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
+                pulled ? sd.min_interval_ms
+                       : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
         }
         rq.next_balance[l] = sys.now + msecs_to_ns(interval);
     }
@@ -305,7 +309,8 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
         groups.reserve(sd.groups.size());
         for (const auto& g : sd.groups) {
             bool allowed = false;
-            for (int c : g) allowed |= p.allowed(c);
+            for (int c : g)
+                allowed |= p.allowed(c);
             if (!allowed) continue;
             groups.push_back(group_stats(sys, g, sd.imbalance_pct));
             groups.back().local = std::find(g.begin(), g.end(), cpu) != g.end();
@@ -334,7 +339,8 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
                     go = true;
                 } else {
                     int imb_nr = sd.imb_numa_nr;
-                    if (sys.knobs.numa_imbalance == NumaImbalance::Fixed) imb_nr = std::numeric_limits<int>::max();
+                    if (sys.knobs.numa_imbalance == NumaImbalance::Fixed)
+                        imb_nr = std::numeric_limits<int>::max();
                     const long diff = std::labs(static_cast<long>(idlest->idle_cpus) -
                                                 static_cast<long>(local->idle_cpus));
                     go = adjust_numa_imbalance(diff, static_cast<int>(local->sum_nr_running) + 1,
@@ -343,7 +349,8 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
                 }
             } else {
                 go = idlest->idle_cpus > local->idle_cpus + (sd.shares_llc ? 0 : 1) ||
-                     (idlest->idle_cpus > local->idle_cpus && idlest->sum_nr_running + 1 < local->sum_nr_running);
+                     (idlest->idle_cpus > local->idle_cpus &&
+                      idlest->sum_nr_running + 1 < local->sum_nr_running);
             }
         } else if (idlest->type == local->type) {
             go = idlest->avg_load * sd.imbalance_pct < local->avg_load * 100;

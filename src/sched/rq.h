@@ -15,19 +15,19 @@ inline constexpr unsigned long SCHED_CAPACITY_SCALE = 1024;  // capacity of one 
 
 struct Rq {
     int cpu = 0;
-    Task* curr = nullptr;              // nullptr when idle
-    std::vector<Task*> queued;         // runnable, not running; unordered (few per CPU)
-    unsigned nr_running = 0;           // cfs h_nr_running, curr included
-    unsigned nr_numa_running = 0;      // tasks with a preferred node
-    unsigned nr_preferred_running = 0; // tasks running on their preferred node
-    bool numa_migrate_on = false;      // a NUMA search has picked this CPU as destination
+    Task* curr = nullptr;               // nullptr when idle
+    std::vector<Task*> queued;          // runnable, not running; unordered (few per CPU)
+    unsigned nr_running = 0;            // cfs h_nr_running, curr included
+    unsigned nr_numa_running = 0;       // tasks with a preferred node
+    unsigned nr_preferred_running = 0;  // tasks running on their preferred node
+    bool numa_migrate_on = false;       // a NUMA search has picked this CPU as destination
     bool need_resched = false;
     double min_vruntime = 0;
-    Nanos clock = 0;                   // time up to which this CPU has been simulated
+    Nanos clock = 0;  // time up to which this CPU has been simulated
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     uint64_t nr_switches = 0;
-    Nanos idle_stamp = 0;              // when the CPU last went idle
-    std::vector<Nanos> next_balance;   // per sched-domain level
+    Nanos idle_stamp = 0;             // when the CPU last went idle
+    std::vector<Nanos> next_balance;  // per sched-domain level
     std::vector<unsigned> balance_interval_ms;
     std::vector<unsigned> nr_balance_failed;
 };

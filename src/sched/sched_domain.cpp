@@ -50,7 +50,8 @@ SchedTopology build_sched_domains(const Topology& t) {
     SchedTopology st;
     std::set<int> dset;
     for (int a = 0; a < t.nr_nodes(); ++a)
-        for (int b = 0; b < t.nr_nodes(); ++b) dset.insert(t.node_distance(a, b));
+        for (int b = 0; b < t.nr_nodes(); ++b)
+            dset.insert(t.node_distance(a, b));
     st.numa_distances.assign(dset.begin(), dset.end());
     st.sched_max_numa_distance = st.numa_distances.back();
     st.numa_topology_type = numa_topology_type(t, st.numa_distances);
@@ -82,9 +83,8 @@ SchedTopology build_sched_domains(const Topology& t) {
             nd.numa = true;
             nd.imbalance_pct = SD_IMBALANCE_PCT_NUMA;
             nd.cache_nice_tries = SD_CACHE_NICE_TRIES_NUMA;
-            nd.span = cpus_where(t, [&](const CpuInfo& c) {
-                return t.node_distance(cpu.node, c.node) <= d;
-            });
+            nd.span = cpus_where(
+                t, [&](const CpuInfo& c) { return t.node_distance(cpu.node, c.node) <= d; });
             all.push_back(nd);
         }
         // imb_numa_nr (v5.18): at the first domain above the LLC, the number of LLCs it spans
@@ -96,11 +96,13 @@ SchedTopology build_sched_domains(const Topology& t) {
             SchedDomain& sd = all[l];
             if (!sd.shares_llc && all[l - 1].shares_llc) {
                 const size_t nr_llcs = sd.span.size() / all[l - 1].span.size();
-                imb = nr_llcs == 1 ? static_cast<int>(sd.span.size() >> 3) : static_cast<int>(nr_llcs);
+                imb = nr_llcs == 1 ? static_cast<int>(sd.span.size() >> 3)
+                                   : static_cast<int>(nr_llcs);
                 imb = std::max(1, imb);
                 sd.imb_numa_nr = imb;
                 size_t top = l + 1;
-                while (top < all.size() && !all[top].numa) ++top;
+                while (top < all.size() && !all[top].numa)
+                    ++top;
                 imb_span = top < all.size() ? all[top].span.size() : sd.span.size();
             } else if (!sd.shares_llc) {
                 const int factor = std::max<int>(1, static_cast<int>(sd.span.size() / imb_span));
@@ -147,7 +149,8 @@ SchedTopology build_sched_domains(const Topology& t) {
                         return t.node_distance(t.node_of(c), x.node) <= dchild;
                     });
                 }
-                for (int x : g) covered[x] = 1;
+                for (int x : g)
+                    covered[x] = 1;
                 sd.groups.push_back(std::move(g));
             }
             // SD_PREFER_SIBLING: every non-NUMA level carries it; the parent reads the child's.

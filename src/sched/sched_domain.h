@@ -11,21 +11,21 @@
 namespace numasim {
 
 // include/linux/topology.h / kernel/sched/topology.c defaults for sd_init().
-inline constexpr int SD_IMBALANCE_PCT_NUMA = 117;      // NUMA levels; 110 for SMT, 117 otherwise
+inline constexpr int SD_IMBALANCE_PCT_NUMA = 117;  // NUMA levels; 110 for SMT, 117 otherwise
 inline constexpr int SD_IMBALANCE_PCT_SMT = 110;
 inline constexpr int SD_IMBALANCE_PCT_DEFAULT = 117;
 inline constexpr int SD_CACHE_NICE_TRIES_NUMA = 2;
 inline constexpr int SD_CACHE_NICE_TRIES_DEFAULT = 1;
-inline constexpr unsigned SD_BUSY_FACTOR = 16;         // sd->busy_factor
+inline constexpr unsigned SD_BUSY_FACTOR = 16;  // sd->busy_factor
 
 enum class NumaTopologyType { Direct, GluelessMesh, Backplane };
 
 struct SchedDomain {
-    std::string name;  // "SMT", "MC", "PKG", "NUMA"
-    int level = 0;     // 0 is the lowest
-    bool numa = false; // SD_NUMA
-    bool shares_llc = false;  // SD_SHARE_LLC
-    std::vector<int> span;    // CPUs, ascending
+    std::string name;                      // "SMT", "MC", "PKG", "NUMA"
+    int level = 0;                         // 0 is the lowest
+    bool numa = false;                     // SD_NUMA
+    bool shares_llc = false;               // SD_SHARE_LLC
+    std::vector<int> span;                 // CPUs, ascending
     std::vector<std::vector<int>> groups;  // the child domains' spans (or single CPUs at SMT)
     int imbalance_pct = SD_IMBALANCE_PCT_DEFAULT;
     int cache_nice_tries = SD_CACHE_NICE_TRIES_DEFAULT;

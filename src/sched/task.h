@@ -40,20 +40,20 @@ struct Task {
 
     // --- scheduling ---
     TaskState state = TaskState::Runnable;
-    int cpu = 0;                       // task_cpu(p)
+    int cpu = 0;                         // task_cpu(p)
     std::vector<uint64_t> cpus_allowed;  // bitmask words
     int nr_cpus_allowed = 0;
-    MemPolicy mempolicy;               // task policy (set_mempolicy)
+    MemPolicy mempolicy;  // task policy (set_mempolicy)
     bool has_mempolicy = false;
     double vruntime = 0;
     unsigned long weight = NICE_0_LOAD;
     Nanos sum_exec_runtime = 0;
-    Nanos prev_sum_exec_runtime = 0;   // at the last pick, for the slice check
-    Nanos exec_start = 0;              // se.exec_start
+    Nanos prev_sum_exec_runtime = 0;  // at the last pick, for the slice check
+    Nanos exec_start = 0;             // se.exec_start
     SchedAvg avg;
-    Nanos wake_time = 0;               // pending wakeup
-    uint64_t wake_generation = 0;      // invalidates stale wakeup events
-    Nanos last_migration_time = 0;     // for task_hot()
+    Nanos wake_time = 0;            // pending wakeup
+    uint64_t wake_generation = 0;   // invalidates stale wakeup events
+    Nanos last_migration_time = 0;  // for task_hot()
 
     // --- accounting (getrusage, perf stat, /proc/<pid>/sched) ---
     Nanos utime = 0;
@@ -73,7 +73,7 @@ struct Task {
     bool numa_work_pending = false;     // task_numa_work queued (callback_head)
     int numa_scan_seq = 0;
     int numa_preferred_nid = NUMA_NO_NODE;
-    int64_t numa_migrate_retry = 0;     // jiffies
+    int64_t numa_migrate_retry = 0;          // jiffies
     std::vector<unsigned long> numa_faults;  // 4 regions x nodes x 2, empty until first fault
     unsigned long total_numa_faults = 0;
     unsigned long numa_faults_locality[3] = {0, 0, 0};
@@ -86,14 +86,14 @@ struct Task {
     TaskProgram* program = nullptr;
     Phase phase;
     bool has_phase = false;
-    double phase_bytes = 0;          // bytes done in the current phase
-    Nanos phase_cpu = 0;             // CPU time in the current phase
-    std::vector<uint64_t> sweep_pos; // per stream: next page of a sweep (region-relative)
-    std::vector<double> sweep_carry; // per stream: bytes short of the next page
+    double phase_bytes = 0;           // bytes done in the current phase
+    Nanos phase_cpu = 0;              // CPU time in the current phase
+    std::vector<uint64_t> sweep_pos;  // per stream: next page of a sweep (region-relative)
+    std::vector<double> sweep_carry;  // per stream: bytes short of the next page
     double total_bytes = 0;
     double total_ops = 0;
-    int workload = -1;               // index of the owning workload instance
-    int thread_index = 0;            // index within its workload
+    int workload = -1;     // index of the owning workload instance
+    int thread_index = 0;  // index within its workload
 
     bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
     bool exiting() const { return state == TaskState::Dead; }

@@ -11,7 +11,7 @@
 namespace numasim {
 
 class Bitmap {
-public:
+  public:
     Bitmap() = default;
     explicit Bitmap(uint64_t nbits) : nbits_(nbits), words_((nbits + 63) / 64, 0) {}
 
@@ -34,7 +34,7 @@ public:
     uint64_t* data() { return words_.data(); }
     const uint64_t* data() const { return words_.data(); }
 
-private:
+  private:
     static uint64_t bit(uint64_t i) { return uint64_t{1} << (i & 63); }
     uint64_t nbits_ = 0;
     std::vector<uint64_t> words_;

@@ -16,8 +16,14 @@ inline constexpr Nanos NSEC_PER_SEC = 1000 * NSEC_PER_MSEC;
 inline constexpr int HZ = 250;
 inline constexpr Nanos TICK_NSEC = NSEC_PER_SEC / HZ;
 
-inline constexpr int64_t ns_to_jiffies(Nanos t) { return t / TICK_NSEC; }
-inline constexpr Nanos msecs_to_ns(int64_t ms) { return ms * NSEC_PER_MSEC; }
-inline constexpr double ns_to_s(Nanos t) { return static_cast<double>(t) / NSEC_PER_SEC; }
+inline constexpr int64_t ns_to_jiffies(Nanos t) {
+    return t / TICK_NSEC;
+}
+inline constexpr Nanos msecs_to_ns(int64_t ms) {
+    return ms * NSEC_PER_MSEC;
+}
+inline constexpr double ns_to_s(Nanos t) {
+    return static_cast<double>(t) / NSEC_PER_SEC;
+}
 
 }  // namespace numasim

@@ -21,7 +21,7 @@ struct Event {
 };
 
 class EventQueue {
-public:
+  public:
     void push(Nanos when, uint32_t kind, int32_t a = 0, int64_t b = 0) {
         heap_.push(Event{when, next_seq_++, kind, a, b});
     }
@@ -34,7 +34,7 @@ public:
     }
     size_t size() const { return heap_.size(); }
 
-private:
+  private:
     struct Later {
         bool operator()(const Event& x, const Event& y) const {
             return x.when != y.when ? x.when > y.when : x.seq > y.seq;

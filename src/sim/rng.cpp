@@ -22,13 +22,16 @@ uint64_t fnv1a(std::string_view s) {
     return h;
 }
 
-uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 
 }  // namespace
 
 Rng::Rng(uint64_t seed, std::string_view stream) {
     uint64_t x = seed ^ fnv1a(stream);
-    for (auto& s : s_) s = splitmix64(x);
+    for (auto& s : s_)
+        s = splitmix64(x);
 }
 
 uint64_t Rng::next_u64() {
@@ -43,7 +46,9 @@ uint64_t Rng::next_u64() {
     return result;
 }
 
-double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+    return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
+}
 
 uint64_t Rng::below(uint64_t n) {
     // Lemire's multiply-shift with rejection of the biased low range.
@@ -59,9 +64,13 @@ uint64_t Rng::below(uint64_t n) {
     return static_cast<uint64_t>(m >> 64);
 }
 
-bool Rng::bernoulli(double p) { return p >= 1.0 || (p > 0.0 && uniform() < p); }
+bool Rng::bernoulli(double p) {
+    return p >= 1.0 || (p > 0.0 && uniform() < p);
+}
 
-double Rng::exponential(double rate) { return -std::log1p(-uniform()) / rate; }
+double Rng::exponential(double rate) {
+    return -std::log1p(-uniform()) / rate;
+}
 
 uint64_t Rng::geometric(double p) {
     if (p >= 1.0) return 0;
@@ -96,7 +105,8 @@ uint64_t Rng::binomial(uint64_t n, double p) {
     const double mean = static_cast<double>(n) * p;
     if (n <= 64) {
         uint64_t k = 0;
-        for (uint64_t i = 0; i < n; ++i) k += uniform() < p;
+        for (uint64_t i = 0; i < n; ++i)
+            k += uniform() < p;
         return k;
     }
     if (mean < 30) {

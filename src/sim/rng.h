@@ -10,20 +10,20 @@
 namespace numasim {
 
 class Rng {
-public:
+  public:
     Rng() : Rng(0, "") {}
     Rng(uint64_t seed, std::string_view stream);
 
     uint64_t next_u64();
-    double uniform();                        // [0, 1)
-    uint64_t below(uint64_t n);              // [0, n), unbiased; n > 0
+    double uniform();            // [0, 1)
+    uint64_t below(uint64_t n);  // [0, n), unbiased; n > 0
     bool bernoulli(double p);
-    double exponential(double rate);         // mean 1/rate
-    uint64_t geometric(double p);            // failures before the first success; p in (0, 1]
+    double exponential(double rate);  // mean 1/rate
+    uint64_t geometric(double p);     // failures before the first success; p in (0, 1]
     uint64_t binomial(uint64_t n, double p);
     uint64_t poisson(double mean);
 
-private:
+  private:
     uint64_t s_[4];
 };
 

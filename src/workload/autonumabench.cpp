@@ -128,8 +128,9 @@ class Autonumabench : public Workload {
                 {"user_s", rt.user_s},
                 {"system_s", rt.sys_s},
                 // mmtests' autonumabench operations (SummariseMultiops, 2019-2025 naming).
-                {"operations", {compare_operation("syst-" + test_, rt.sys_s, true),
-                                compare_operation("elsp-" + test_, ns_to_s(rt.end - rt.start), true)}},
+                {"operations",
+                 {compare_operation("syst-" + test_, rt.sys_s, true),
+                  compare_operation("elsp-" + test_, ns_to_s(rt.end - rt.start), true)}},
                 {"tasks", per}};
     }
 

@@ -173,7 +173,8 @@ class PerfBenchNuma : public Workload {
                 {"convergence_checks", checks},
                 // mmtests' perfnuma operations (extract-report.pl): convergence time and speeds.
                 {"operations",
-                 {compare_operation("converged", converged_at_ >= 0 ? ns_to_s(converged_at_) : rmax, true),
+                 {compare_operation("converged", converged_at_ >= 0 ? ns_to_s(converged_at_) : rmax,
+                                    true),
                   compare_operation("threadspeed", rsum > 0 ? total / 1e9 / rsum : 0.0, false),
                   compare_operation("totalspeed", rmax > 0 ? total / 1e9 / rmax : 0.0, false)}},
                 {"tasks", per}};

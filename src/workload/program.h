@@ -27,29 +27,29 @@ enum class Pattern : uint8_t {
 struct AccessStream {
     Region* region = nullptr;
     Pattern pattern = Pattern::Sweep;
-    double share = 1.0;           // fraction of the phase's bytes that go to this stream
-    double write_fraction = 0.0;  // fraction of accesses that are stores
-    double hot_fraction = 0.1;    // HotSet: fraction of the region's pages that are hot
-    double hot_share = 0.9;       // HotSet: fraction of accesses that go to the hot pages
+    double share = 1.0;                   // fraction of the phase's bytes that go to this stream
+    double write_fraction = 0.0;          // fraction of accesses that are stores
+    double hot_fraction = 0.1;            // HotSet: fraction of the region's pages that are hot
+    double hot_share = 0.9;               // HotSet: fraction of accesses that go to the hot pages
     bool start_at_thread_offset = false;  // Sweep: start at `start_page` instead of 0
     uint64_t start_page = 0;
 };
 
 struct Phase {
     std::vector<AccessStream> streams;
-    double rate_gbs = 1.0;        // bytes per ns (= GB/s) this task would move at local latency
-    double mlp = 0;               // outstanding misses; 0 = the machine's line fill buffers
-    double work_bytes = 0;        // phase ends after this many bytes (0: no limit)
-    Nanos cpu_time = 0;           // or after this much CPU time (0: no limit)
-    Nanos sleep_after = 0;        // then sleep this long before the next phase
-    std::optional<MemPolicy> set_mempolicy;       // set_mempolicy() at phase start
-    std::optional<std::vector<int>> set_affinity; // sched_setaffinity() at phase start (CPU ids)
-    bool clear_affinity = false;                  // back to all CPUs at phase start
-    double ops_per_byte = 0;      // workload metric: operations completed per byte moved
+    double rate_gbs = 1.0;  // bytes per ns (= GB/s) this task would move at local latency
+    double mlp = 0;         // outstanding misses; 0 = the machine's line fill buffers
+    double work_bytes = 0;  // phase ends after this many bytes (0: no limit)
+    Nanos cpu_time = 0;     // or after this much CPU time (0: no limit)
+    Nanos sleep_after = 0;  // then sleep this long before the next phase
+    std::optional<MemPolicy> set_mempolicy;        // set_mempolicy() at phase start
+    std::optional<std::vector<int>> set_affinity;  // sched_setaffinity() at phase start (CPU ids)
+    bool clear_affinity = false;                   // back to all CPUs at phase start
+    double ops_per_byte = 0;  // workload metric: operations completed per byte moved
 };
 
 class TaskProgram {
-public:
+  public:
     virtual ~TaskProgram() = default;
     // Fills the next phase of `task`; returns false when the task should exit.
     virtual bool next_phase(Task& task, Phase& phase) = 0;

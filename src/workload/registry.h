@@ -27,7 +27,7 @@ struct WorkloadInfo {
 };
 
 class WorkloadRegistrar {
-public:
+  public:
     WorkloadRegistrar(std::string name, std::string description, WorkloadFactory factory);
 };
 

@@ -220,10 +220,12 @@ class Specjbb2005 : public Workload {
             nlohmann::json jv = nlohmann::json::array();
             double total = 0;
             for (int j = 0; j < cfg_.jvms; ++j) {
-                jv.push_back({{"jvm", j}, {"bops", bops[p][j]}, {"gc_threads", jvms_[j].gc_threads}});
+                jv.push_back(
+                    {{"jvm", j}, {"bops", bops[p][j]}, {"gc_threads", jvms_[j].gc_threads}});
                 total += bops[p][j];
             }
-            points.push_back({{"warehouses", cfg_.points[p]}, {"bops", total}, {"bops_per_jvm", jv}});
+            points.push_back(
+                {{"warehouses", cfg_.points[p]}, {"bops", total}, {"bops_per_jvm", jv}});
             // mmtests' specjbb operation: total throughput at this warehouse count.
             ops.push_back(compare_operation(fmt::format("tput-{}", cfg_.points[p]), total, false));
             last_total = total;
@@ -329,40 +331,40 @@ class Specjbb2005 : public Workload {
         bool measuring = false;
         const Nanos measure_start = start + cfg_.ramp_up;
         const Nanos end = measure_start + cfg_.measurement;
-        return std::make_unique<FnProgram>([this, j, w, point, measure_start, end,
-                                            measuring](Task& t, Phase& ph) mutable {
-            const Nanos now = task_clock(*sys_, t);
-            if (now >= end) return false;
-            if (!measuring && now >= measure_start) {
-                measuring = true;
-                meas_[t.index] = Measure{j, point, now, t.total_ops};
-            }
-            const Jvm& jvm = jvms_[j];
-            const int warehouses = cfg_.points[point];
-            const uint64_t tlab = jvm.young->count * w / warehouses;
-            ph.rate_gbs = WAREHOUSE_RATE_GBS;
-            ph.streams.push_back({.region = jvm.slices[w],
-                                  .pattern = Pattern::HotSet,
-                                  .share = OWN_SHARE,
-                                  .write_fraction = OWN_WRITE_FRACTION,
-                                  .hot_fraction = OWN_HOT_FRACTION,
-                                  .hot_share = OWN_HOT_SHARE});
-            ph.streams.push_back({.region = jvm.shared,
-                                  .pattern = Pattern::HotSet,
-                                  .share = SHARED_SHARE,
-                                  .write_fraction = SHARED_WRITE_FRACTION,
-                                  .hot_fraction = SHARED_HOT_FRACTION,
-                                  .hot_share = SHARED_HOT_SHARE});
-            // TLAB allocation: each thread bumps through its own part of eden.
-            ph.streams.push_back({.region = jvm.young,
-                                  .share = ALLOC_SHARE,
-                                  .write_fraction = 1.0,
-                                  .start_at_thread_offset = true,
-                                  .start_page = tlab});
-            ph.cpu_time = TXN_PHASE_CPU;
-            ph.ops_per_byte = 1.0 / BYTES_PER_TRANSACTION;
-            return true;
-        });
+        return std::make_unique<FnProgram>(
+            [this, j, w, point, measure_start, end, measuring](Task& t, Phase& ph) mutable {
+                const Nanos now = task_clock(*sys_, t);
+                if (now >= end) return false;
+                if (!measuring && now >= measure_start) {
+                    measuring = true;
+                    meas_[t.index] = Measure{j, point, now, t.total_ops};
+                }
+                const Jvm& jvm = jvms_[j];
+                const int warehouses = cfg_.points[point];
+                const uint64_t tlab = jvm.young->count * w / warehouses;
+                ph.rate_gbs = WAREHOUSE_RATE_GBS;
+                ph.streams.push_back({.region = jvm.slices[w],
+                                      .pattern = Pattern::HotSet,
+                                      .share = OWN_SHARE,
+                                      .write_fraction = OWN_WRITE_FRACTION,
+                                      .hot_fraction = OWN_HOT_FRACTION,
+                                      .hot_share = OWN_HOT_SHARE});
+                ph.streams.push_back({.region = jvm.shared,
+                                      .pattern = Pattern::HotSet,
+                                      .share = SHARED_SHARE,
+                                      .write_fraction = SHARED_WRITE_FRACTION,
+                                      .hot_fraction = SHARED_HOT_FRACTION,
+                                      .hot_share = SHARED_HOT_SHARE});
+                // TLAB allocation: each thread bumps through its own part of eden.
+                ph.streams.push_back({.region = jvm.young,
+                                      .share = ALLOC_SHARE,
+                                      .write_fraction = 1.0,
+                                      .start_at_thread_offset = true,
+                                      .start_page = tlab});
+                ph.cpu_time = TXN_PHASE_CPU;
+                ph.ops_per_byte = 1.0 / BYTES_PER_TRANSACTION;
+                return true;
+            });
     }
 
     // A parallel young-GC worker: wakes when eden is full, copies its share of the survivors.

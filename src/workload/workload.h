@@ -18,7 +18,7 @@ struct Topology;
 class TomlTable;
 
 class Workload {
-public:
+  public:
     virtual ~Workload() = default;
     // Creates the tasks and memory at sys.now. `index` is this workload's position in the
     // scenario; tasks record it in Task::workload.

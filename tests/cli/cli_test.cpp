@@ -24,7 +24,8 @@ Output numasim(const std::string& args) {
     std::string out;
     std::array<char, 4096> buf;
     size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        out.append(buf.data(), n);
     const int st = pclose(p);
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
@@ -39,12 +40,13 @@ TEST(Cli, JsonHasEveryCounter) {
     const Output o = numasim("run --json --duration 8s");
     ASSERT_EQ(o.status, 0) << o.out;
     const auto j = nlohmann::json::parse(o.out);
-    for (const char* k : {"elapsed_s", "user_s", "system_s", "vmstat", "sched", "workloads", "tasks"})
+    for (const char* k :
+         {"elapsed_s", "user_s", "system_s", "vmstat", "sched", "workloads", "tasks"})
         EXPECT_TRUE(j.contains(k)) << k;
-    for (const char* k : {"numa_hit", "numa_miss", "numa_foreign", "numa_local", "numa_other",
-                          "numa_interleave", "pgmigrate_success", "pgmigrate_fail",
-                          "numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
-                          "numa_hint_faults_local", "numa_pages_migrated"})
+    for (const char* k :
+         {"numa_hit", "numa_miss", "numa_foreign", "numa_local", "numa_other", "numa_interleave",
+          "pgmigrate_success", "pgmigrate_fail", "numa_pte_updates", "numa_huge_pte_updates",
+          "numa_hint_faults", "numa_hint_faults_local", "numa_pages_migrated"})
         EXPECT_TRUE(j["vmstat"].contains(k)) << k;
     for (const char* k : {"cs", "migrations", "sched_move_numa", "sched_swap_numa",
                           "sched_stick_numa", "sched_skip_vma_numa"})
@@ -67,7 +69,8 @@ TEST(Cli, SameSeedSameBytesWhateverTheWorkers) {
 }
 
 TEST(Cli, EveryExampleRuns) {
-    for (const auto& e : std::filesystem::directory_iterator(std::string(NUMASIM_SOURCE_DIR) + "/examples")) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(NUMASIM_SOURCE_DIR) + "/examples")) {
         if (e.path().extension() != ".toml") continue;
         SCOPED_TRACE(e.path().string());
         const Output o = numasim("run " + e.path().string() + " --iterations 1 --duration 3s");
@@ -89,12 +92,12 @@ TEST(Cli, BadInputNamesFileKeyAndLine) {
 }
 
 TEST(Cli, ImpossibleRequestsAreErrors) {
-    const std::string pinned = write_temp(
-        "numasim_pinned.toml",
-        "[scenario]\nmachine = \"tiny-2n\"\n[[workload]]\ntype = \"streams\"\n"
-        "[[workload.process]]\nname = \"p\"\n[[workload.process.region]]\nname = \"r\"\n"
-        "size = \"1MiB\"\n[[workload.process.thread]]\nphases = [ { affinity = [0, 9], "
-        "streams = [ { region = \"r\" } ], rate_gbs = 1.0, cpu_time = \"1s\" } ]\n");
+    const std::string pinned =
+        write_temp("numasim_pinned.toml",
+                   "[scenario]\nmachine = \"tiny-2n\"\n[[workload]]\ntype = \"streams\"\n"
+                   "[[workload.process]]\nname = \"p\"\n[[workload.process.region]]\nname = \"r\"\n"
+                   "size = \"1MiB\"\n[[workload.process.thread]]\nphases = [ { affinity = [0, 9], "
+                   "streams = [ { region = \"r\" } ], rate_gbs = 1.0, cpu_time = \"1s\" } ]\n");
     const Output a = numasim("run " + pinned);
     EXPECT_EQ(a.status, 2) << a.out;
     EXPECT_NE(a.out.find(pinned), std::string::npos) << a.out;
@@ -119,8 +122,7 @@ TEST(Cli, FailedRunLeavesNoTraceFile) {
 
 TEST(Cli, TraceIsFtraceText) {
     const auto trace = std::filesystem::temp_directory_path() / "numasim_ok.trace";
-    const Output o =
-        numasim("run examples/knobs.toml --profile v6.12 --trace " + trace.string());
+    const Output o = numasim("run examples/knobs.toml --profile v6.12 --trace " + trace.string());
     ASSERT_EQ(o.status, 0) << o.out;
     std::ifstream in(trace);
     std::string line;

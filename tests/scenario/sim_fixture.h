@@ -15,7 +15,7 @@
 namespace numasim::testing {
 
 class PhaseList : public TaskProgram {
-public:
+  public:
     explicit PhaseList(std::vector<Phase> phases) : phases_(std::move(phases)) {}
     bool next_phase(Task&, Phase& out) override {
         if (next_ >= phases_.size()) return false;
@@ -23,7 +23,7 @@ public:
         return true;
     }
 
-private:
+  private:
     std::vector<Phase> phases_;
     size_t next_ = 0;
 };
