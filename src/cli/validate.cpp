@@ -23,6 +23,7 @@ struct EffectSpec {
     double pub_from = 0, pub_to = 0;
     double lo = 0, hi = 0;
     bool headline = true;
+    bool ci = true;
 };
 
 const std::vector<std::string> kExpectations = {"sign",          "factor2",   "rise",       "fall",
@@ -58,6 +59,7 @@ EffectSpec read_effect(const TomlTable& t) {
         t.fail_here("expectation '" + e.expect + "' needs `published`");
     e.group = t.get_string("group", "");
     e.headline = t.get_bool("headline", true);
+    e.ci = t.get_bool("ci", true);
     t.finish();
     return e;
 }
@@ -191,6 +193,7 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
             r.published_from = e.expect == "in_range" ? e.lo : e.pub_from;
             r.published_to = e.expect == "in_range" ? e.hi : e.pub_to;
             r.headline = e.headline;
+            r.ci = e.ci;
             r.group = e.group;
             if (!e.metric.empty() && e.metric.back() == '*') {
                 // A sweep: compare every point.

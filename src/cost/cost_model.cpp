@@ -167,7 +167,8 @@ void CostModel::update(const System& sys) {
         auto& keys = llc_keys_[llc];
         for (const AccessStream& s : t->phase.streams) {
             // Mappings of the same object share cache lines (COW-shared or file pages).
-            const uint64_t key = s.region->vma->object->id * 1000003u + s.region->first;
+            const std::pair<const MemObject*, uint64_t> key{s.region->vma->object.get(),
+                                                            s.region->vma->pgoff + s.region->first};
             if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
             keys.push_back(key);
             llc_footprint_[llc] += static_cast<double>(s.region->bytes());

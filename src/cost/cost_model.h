@@ -10,10 +10,12 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace numasim {
 
+struct MemObject;
 struct System;
 struct Task;
 struct Phase;
@@ -59,7 +61,8 @@ class CostModel {
     std::vector<double> lat_;
     std::vector<double> node_mult_, link_mult_, node_util_;
     std::vector<double> llc_footprint_;            // per LLC: bytes of distinct regions touched
-    std::vector<std::vector<uint64_t>> llc_keys_;  // per LLC: regions counted this update
+    // Per LLC: the (object, first page) of the regions counted this update.
+    std::vector<std::vector<std::pair<const MemObject*, uint64_t>>> llc_keys_;
     std::vector<int> llc_of_cpu_;
     std::vector<int> core_busy_;  // per core: running tasks now
     std::vector<int> core_of_cpu_;

@@ -1,22 +1,16 @@
 #include "mm/vma.h"
 
 #include <algorithm>
-#include <atomic>
 #include <new>
 
 #include "mm/mm.h"
 
 namespace numasim {
 
-namespace {
-std::atomic<uint64_t> next_object_id{1};
-}
-
 MemObject::MemObject(uint64_t pages, bool file)
     : frames(static_cast<PageFrame*>(std::calloc(pages ? pages : 1, sizeof(PageFrame)))),
       nr_pages(pages),
-      is_file(file),
-      id(next_object_id++) {
+      is_file(file) {
     if (!frames) throw std::bad_alloc();
 }
 

@@ -47,7 +47,6 @@ struct MemObject {
     uint64_t nr_pages;
     bool is_file;
     std::vector<Vma*> mappers;  // reverse map: every VMA that maps this object
-    uint64_t id;                // identity for LLC sharing (same frames, same cache lines)
 };
 
 // A range of a VMA that a workload's access streams touch, with running totals that the cost
