@@ -248,7 +248,10 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
     const auto totals = all_totals(v);
     s += render_perf_stats_table(sc.name, names(v), event_rows(kPerfStatEvents, totals)) + "\n";
     s += render_vmstat_table(sc.name, names(v), event_rows(kVmstatNumaEvents, totals));
-    if (has_specjbb(v)) s += "\n" + render_specjbb_block(specjbb_block(v));
+    if (has_specjbb(v)) {
+        s += "\n";
+        s += render_specjbb_block(specjbb_block(v));
+    }
     return s;
 }
 

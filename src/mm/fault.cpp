@@ -52,6 +52,15 @@ void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int de
     }
 }
 
+void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to) {
+    for (Region* r : vma.regions_near(first)) {
+        const uint64_t n = overlap(*r, first, nr);
+        if (!n) continue;
+        r->node_pages[from] -= n;
+        r->node_pages[to] += n;
+    }
+}
+
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta) {
     vma.count_protnone(first, nr, delta);
     for (Region* r : vma.regions_near(first)) {

@@ -21,5 +21,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx);
 // (or became present/absent). `delta` is +1 or -1 applied to node `nid`.
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta);
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta);
+// The frames of pages [first, first + nr) moved from node `from` to node `to` (migration).
+void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to);
 
 }  // namespace numasim

@@ -9,12 +9,11 @@ namespace numasim {
 
 namespace {
 
-// Every mapping that sees the moved frames must have its region totals moved too: the frames
-// of the shared object are visible through each mapper that has not copied them privately.
+// Every mapping that sees the moved frames has its region totals moved, and each other process
+// mapping a shared folio faults on the migration entry and waits for it (one rmap walk).
 void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
     if (!vma.shares_object_page(idx) || vma.object->mappers.size() <= 1) {
-        account_region_pages(vma, idx, nr, from, -1);
-        account_region_pages(vma, idx, nr, to, +1);
+        account_region_move(vma, idx, nr, from, to);
         return;
     }
     const uint64_t obj = vma.pgoff + idx;
@@ -22,20 +21,9 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
         const uint64_t i = obj - m->pgoff;
         if (!m->present.test(i) || !m->shares_object_page(i)) continue;
-        account_region_pages(*m, i, nr, from, -1);
-        account_region_pages(*m, i, nr, to, +1);
-    }
-}
-
-// The other processes mapping a shared folio fault on the migration entry and wait for it.
-void charge_other_mappers(Vma& vma, uint64_t idx) {
-    if (!vma.shares_object_page(idx)) return;
-    for (Vma* m : vma.object->mappers) {
-        if (m == &vma || !m->mm || m->mm->tasks.empty()) continue;
-        const uint64_t obj = vma.pgoff + idx;
-        if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
-        if (!m->present.test(obj - m->pgoff) || !m->shares_object_page(obj - m->pgoff)) continue;
-        m->mm->tasks.front()->kernel_debt += static_cast<Nanos>(cost::MIGRATE_PER_MAPPING_NS);
+        account_region_move(*m, i, nr, from, to);
+        if (m != &vma && m->mm && !m->mm->tasks.empty())
+            m->mm->tasks.front()->kernel_debt += static_cast<Nanos>(cost::MIGRATE_PER_MAPPING_NS);
     }
 }
 
@@ -72,7 +60,6 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
         vma.frame(i).nid = static_cast<uint8_t>(target);
     free_pages(sys, from, nr);
     account_move(vma, idx, nr, from, target);
-    charge_other_mappers(vma, idx);
     sys.counters[Vm::pgmigrate_success] += nr;
     sys.counters[Vm::numa_pages_migrated] += nr;
     if (thp) ++sys.counters[Vm::thp_migration_success];
