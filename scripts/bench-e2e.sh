@@ -104,8 +104,8 @@ try:
                 cpus = int(nums[2])
 except OSError:
     pass
-if all("events" in r for r in runs):
-    ev = sum(int(r["events"]) for r in runs)
+if all("events" in r.get("engine", {}) for r in runs):
+    ev = sum(int(r["engine"]["events"]) for r in runs)
     evs, kind = f"{ev / wall:11.0f}", "events"
 elif cpus:
     ev = sum(float(r.get("elapsed_s", 0)) for r in runs) * 250 * cpus

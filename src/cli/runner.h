@@ -24,7 +24,8 @@ struct RunResult {
     nlohmann::json workloads = nlohmann::json::array();
     nlohmann::json tasks = nlohmann::json::array();
     std::string text;     // the workloads' summaries
-    uint64_t events = 0;  // ticks simulated, for performance reports
+    uint64_t ticks = 0;   // global scheduler ticks simulated
+    uint64_t events = 0;  // CPU ticks + faults + page and task migrations (docs/performance.md)
 };
 
 // One run with `seed`; if `trace` is non-null, ftrace-format events are written to it.
