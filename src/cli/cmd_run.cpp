@@ -8,6 +8,7 @@
 #include "cli/output_file.h"
 #include "cli/runner.h"
 #include "cli/scenario_options.h"
+#include "report/progress.h"
 
 namespace numasim {
 
@@ -27,7 +28,10 @@ class RunCommand : public Command {
         const Scenario sc = load_scenario_or_default(path_, opts_.overrides());
         std::optional<OutputFile> trace;
         if (!trace_.empty()) trace.emplace(trace_);
-        const auto results = run_iterations(sc, opts_.workers(), trace ? trace->get() : nullptr);
+        ProgressReporter progress(static_cast<size_t>(sc.iterations));  // silent unless a tty
+        const auto results = run_iterations(sc, opts_.workers(), trace ? trace->get() : nullptr,
+                                            [&] { progress.advance(); });
+        progress.finish();
         std::string out;
         if (json_) {
             nlohmann::json j = result_json(sc, results.front());

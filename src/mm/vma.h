@@ -72,6 +72,9 @@ struct VmaNumabState {
     uint64_t pids_active[2][2] = {{0, 0}, {0, 0}};
     int start_scan_seq = 0;
     int prev_scan_seq = 0;
+    // Simulator telemetry, not kernel state: the distinct pids that set a bit in the current
+    // pids_active window, to measure hash collisions (switch (d), numab/pids_telemetry.h).
+    std::vector<int> pids_window;
 };
 
 struct Vma {

@@ -1,19 +1,25 @@
 // Automatic NUMA balancing: the kernel's functions under their own names, split by the files
-// that implement them:
-//   hash.cpp            hash_32
-//   scan.cpp            init_numa_balancing, task_tick_numa, task_numa_work, vma_is_accessed,
-//                       vma_set_access_pid_bit, task_scan_min/max/start, update_scan_period
+// that implement them (docs/kernel-functions.md maps every kernel function to its file):
+//   hash.cpp             hash_32
+//   scan.cpp             init_numa_balancing, task_tick_numa, task_scan_min/max/start,
+//                        update_scan_period
+//   scan_work.cpp        task_numa_work (VMA selection, windows, numa_scan_offset)
+//   vma_access.cpp       vma_is_accessed, vma_set_access_pid_bit
 //   change_prot_numa.cpp change_prot_numa (change_pte_range / change_huge_pmd, prot_numa)
-//   fault.cpp           do_numa_page, do_huge_pmd_numa_page, numa_migrate_check, mpol_misplaced,
-//                       should_numa_migrate_memory
-//   task_numa_fault.cpp task_numa_fault
-//   placement.cpp       task_numa_placement, update_task_scan_period, sched_setnuma,
-//                       preferred_group_nid, score_nearby_nodes, task/group weights
-//   group.cpp           task_numa_group, task_numa_free
-//   migrate_task.cpp    numa_migrate_preferred, task_numa_migrate, update_numa_stats,
-//                       numa_classify, task_numa_find_cpu, task_numa_compare, task_numa_assign,
-//                       load_too_imbalanced, migrate_task_to, migrate_swap
-//   lb.cpp              account_numa_enqueue/dequeue, fbq classification, migrate_degrades_locality
+//   fault.cpp            do_numa_page, do_huge_pmd_numa_page, numa_migrate_check,
+//                        mpol_misplaced, should_numa_migrate_memory
+//   task_numa_fault.cpp  task_numa_fault
+//   placement.cpp        task_numa_placement, update_task_scan_period, sched_setnuma,
+//                        preferred_group_nid, score_nearby_nodes, task/group weights
+//   group.cpp            task_numa_group, task_numa_free
+//   migrate_task.cpp     numa_migrate_preferred, task_numa_migrate, update_numa_stats,
+//                        numa_classify, task_numa_find_cpu, task_numa_compare,
+//                        task_numa_assign, load_too_imbalanced, migrate_task_to, migrate_swap
+//   lb.cpp               account_numa_enqueue/dequeue, fbq classification,
+//                        migrate_degrades_locality
+//   pids_telemetry.cpp   the pids_active collision telemetry of switch (d)
+//   proc_sched.cpp       the /proc/<pid>/sched NUMA lines (sched_show_numa)
+//   profile.cpp          kernel profiles and knob overrides
 #pragma once
 
 #include <cstdint>

@@ -141,7 +141,6 @@ double task_numa_work(System& sys, Task& p) {
                     ns.pids_active_reset = ns.next_scan + reset_period;
                     ns.prev_scan_seq = mm.numa_scan_seq - 1;  // not "completed" on first sight
                     vma.numab_state = ns;
-                    pids_window_forget(vma);
                 }
                 VmaNumabState& ns = *vma.numab_state;
                 if (mm.numa_scan_seq && now < ns.next_scan) {
