@@ -104,6 +104,11 @@ void Engine::apply_phase_setup(Task& p) {
         p.nr_cpus_allowed = n;
         if (!p.allowed(p.cpu)) move_task(sys_, p, find_idlest_cpu(sys_, p, p.cpu));
     }
+    if (ph.exec) {
+        // sched_exec(): an exec is the cheapest moment to move, nothing is cached yet.
+        const int dst = find_idlest_cpu(sys_, p, p.cpu);
+        if (dst != p.cpu) move_task(sys_, p, dst);
+    }
     p.sweep_pos.assign(ph.streams.size(), 0);
     p.sweep_carry.assign(ph.streams.size(), 0.0);
     for (size_t i = 0; i < ph.streams.size(); ++i)

@@ -45,6 +45,7 @@ struct Phase {
     std::optional<MemPolicy> set_mempolicy;        // set_mempolicy() at phase start
     std::optional<std::vector<int>> set_affinity;  // sched_setaffinity() at phase start (CPU ids)
     bool clear_affinity = false;                   // back to all CPUs at phase start
+    bool exec = false;  // execve() at phase start: sched_exec() places the task (SD_BALANCE_EXEC)
     double ops_per_byte = 0;  // workload metric: operations completed per byte moved
 };
 

@@ -48,6 +48,7 @@ struct PhaseSpec {
     std::optional<std::vector<int>> affinity;  // empty vector: all CPUs
     std::optional<MemPolicy> mempolicy;
     double ops_per_byte = 0, mlp = 0;
+    bool exec = false;  // execve() at phase start: placed again by sched_exec()
 };
 
 struct ThreadSpec {
@@ -190,7 +191,7 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
         t.fail("work", "a phase without streams moves no bytes; use cpu_time or sleep");
     }
     if (p.streams.empty() && p.cpu_time <= 0 && p.sleep <= 0 && !t.has("affinity") &&
-        !t.has("policy"))
+        !t.has("policy") && !t.has("exec"))
         t.fail_here("empty phase: give streams, cpu_time or sleep");
     p.repeat = t.get_int("repeat", 1);
     if (p.repeat < 1) t.fail("repeat", "must be at least 1");
@@ -198,6 +199,7 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
     p.mempolicy = read_policy(t, topo, "policy");
     p.ops_per_byte = t.get_double("ops_per_byte", 0);
     p.mlp = t.get_double("mlp", 0);
+    p.exec = t.get_bool("exec", false);
     if (p.ops_per_byte < 0) t.fail("ops_per_byte", "cannot be negative");
     if (p.mlp < 0) t.fail("mlp", "cannot be negative");
     t.finish();
@@ -357,6 +359,7 @@ class Streams : public Workload {
                 ph.set_affinity = *s.affinity;
         }
         ph.set_mempolicy = s.mempolicy;
+        ph.exec = s.exec;
         ph.ops_per_byte = s.ops_per_byte;
         ph.mlp = s.mlp;
     }
