@@ -60,7 +60,7 @@ class CostModel {
     double link_bw_ = 1;
     std::vector<double> lat_;
     std::vector<double> node_mult_, link_mult_, node_util_;
-    std::vector<double> llc_footprint_;            // per LLC: bytes of distinct regions touched
+    std::vector<double> llc_footprint_;  // per LLC: bytes of distinct regions touched
     // Per LLC: the (object, first page) of the regions counted this update.
     std::vector<std::vector<std::pair<const MemObject*, uint64_t>>> llc_keys_;
     std::vector<int> llc_of_cpu_;
