@@ -15,9 +15,12 @@ namespace numasim {
 
 namespace {
 
-void account_exec(Task& p, Nanos delta) {
+// update_curr(): charge `delta` of CPU time ending at `now`. se.exec_start follows the last
+// accounting, as in the kernel, where numa_get_avg_runtime() and task_hot() read it.
+void account_exec(Task& p, Nanos delta, Nanos now) {
     p.sum_exec_runtime += delta;
     p.vruntime += static_cast<double>(delta) * NICE_0_LOAD / static_cast<double>(p.weight);
+    p.exec_start = now;
 }
 
 }  // namespace
@@ -158,8 +161,8 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             const Nanos k = std::min(debt, avail);
             (kernel ? p->stime : p->utime) += k;
             debt -= k;
-            account_exec(*p, k);
             rq.clock += k;
+            account_exec(*p, k, rq.clock);
             continue;
         }
         if (!p->has_phase) {
@@ -183,8 +186,8 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             ends = true;
         }
         p->utime += used;
-        account_exec(*p, used);
         rq.clock += used;
+        account_exec(*p, used, rq.clock);
         p->phase_bytes += bytes;
         p->phase_cpu += used;
         p->total_bytes += bytes;

@@ -228,7 +228,7 @@ void schedule(System& sys, int cpu) {
     rq.queued.erase(std::find(rq.queued.begin(), rq.queued.end(), next));
     update_load_avg(sys, *next);
     next->state = TaskState::Running;
-    next->exec_start = sys.now;
+    next->exec_start = rq.clock;
     next->prev_sum_exec_runtime = next->sum_exec_runtime;
     rq.curr = next;
     ++rq.nr_switches;
