@@ -25,24 +25,10 @@
 #include "numab/numab.h"
 #include "numab/profile.h"
 #include "sched/fair.h"
+#include "workload/phase_list.h"
 
 namespace numasim {
 namespace {
-
-// A TaskProgram that runs a fixed list of phases (tests/scenario/sim_fixture.h has the same).
-class PhaseList : public TaskProgram {
-  public:
-    explicit PhaseList(std::vector<Phase> phases) : phases_(std::move(phases)) {}
-    bool next_phase(Task&, Phase& out) override {
-        if (next_ >= phases_.size()) return false;
-        out = phases_[next_++];
-        return true;
-    }
-
-  private:
-    std::vector<Phase> phases_;
-    size_t next_ = 0;
-};
 
 constexpr uint64_t kSeed = 42;
 constexpr Nanos kForever = 1000000 * NSEC_PER_SEC;

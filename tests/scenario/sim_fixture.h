@@ -1,5 +1,5 @@
-// Helpers for scenario tests that drive the engine directly: a TaskProgram that runs a fixed
-// list of phases, and a small NUMA01_THREADLOCAL-like setup (threads that first-touch all of
+// Helpers for scenario tests that drive the engine directly: phase builders, and a small
+// NUMA01_THREADLOCAL-like setup (threads that first-touch all of
 // their memory on one node, then sweep their own slice).
 #pragma once
 
@@ -11,22 +11,11 @@
 #include "engine/system.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
+#include "workload/phase_list.h"
 
 namespace numasim::testing {
 
-class PhaseList : public TaskProgram {
-  public:
-    explicit PhaseList(std::vector<Phase> phases) : phases_(std::move(phases)) {}
-    bool next_phase(Task&, Phase& out) override {
-        if (next_ >= phases_.size()) return false;
-        out = phases_[next_++];
-        return true;
-    }
-
-  private:
-    std::vector<Phase> phases_;
-    size_t next_ = 0;
-};
+using numasim::PhaseList;
 
 inline Phase sweep_phase(Region* r, double passes, double rate_gbs = 4.0) {
     Phase ph;

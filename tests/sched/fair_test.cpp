@@ -1,6 +1,7 @@
 // Fork placement, load balancing of CPU-bound tasks, affinity, and the scheduler counters,
 // driven through the engine on the tiny-2n preset (2 nodes x 2 CPUs).
 #include "sched/fair.h"
+#include "workload/phase_list.h"
 
 #include <gtest/gtest.h>
 
@@ -17,20 +18,6 @@
 
 namespace numasim {
 namespace {
-
-class Phases : public TaskProgram {
-  public:
-    explicit Phases(std::vector<Phase> p) : phases_(std::move(p)) {}
-    bool next_phase(Task&, Phase& out) override {
-        if (next_ >= phases_.size()) return false;
-        out = phases_[next_++];
-        return true;
-    }
-
-  private:
-    std::vector<Phase> phases_;
-    size_t next_ = 0;
-};
 
 // Pure CPU work (no memory streams) for `cpu_ms` of CPU time.
 Phase busy(Nanos cpu_ms) {
@@ -57,13 +44,13 @@ void restrict_to(System& sys, Task& p, std::vector<int> cpus) {
 struct SchedWorld {
     SchedWorld() : sys(load_preset("tiny-2n"), off(), 3) {}
     Task& spawn(Task* parent, std::vector<Phase> phases) {
-        programs.push_back(std::make_unique<Phases>(std::move(phases)));
+        programs.push_back(std::make_unique<PhaseList>(std::move(phases)));
         Mm& mm = mm_create(sys);
         return create_process(sys, mm, parent, "t", programs.back().get(), 0,
                               static_cast<int>(programs.size()) - 1);
     }
     System sys;
-    std::vector<std::unique_ptr<Phases>> programs;
+    std::vector<std::unique_ptr<PhaseList>> programs;
 };
 
 TEST(ForkPlacement, FourNewTasksSpreadOverFourCpus) {
