@@ -124,11 +124,11 @@ Scenario load(const TomlTable& root, const ScenarioOverrides& ov) {
         }
         sc.workload_types.push_back(type);
     }
-    // Build once to validate every parameter and reject unknown keys now.
-    sc.make_workloads();
+    // Build and set up once: validates every parameter and the memory, and marks the keys read
+    // so that unknown ones are rejected now.
+    check_fits(sc);
     for (const auto& w : sc.workload_tables)
         w.finish();
-    check_fits(sc);
     root.finish();
     return sc;
 }

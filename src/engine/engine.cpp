@@ -222,16 +222,9 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write) {
 
 namespace {
 
-// Next page in [from, hi) that an access must fault on: not present, PROT_NONE, or (for a
-// write to a forked private mapping) possibly still shared.
-uint64_t next_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write) {
-    uint64_t j = vma.present.find_next_zero(from, hi);
-    j = std::min(j, vma.protnone.find_next(from, j));
-    if (write && vma.own_mask.size()) j = std::min(j, vma.own_mask.find_next_zero(from, j));
-    return j;
-}
-
-// The word of "interesting" bits (see next_interesting) covering pages [64w, 64w + 64).
+// The word of "interesting" bits covering pages [64w, 64w + 64): the pages an access must fault
+// on, because they are not present, PROT_NONE, or (for a write to a forked private mapping)
+// possibly still shared.
 uint64_t interesting_word(const Vma& vma, uint64_t w, bool write) {
     uint64_t bits = ~vma.present.word(w) | vma.protnone.word(w);
     if (write && vma.own_mask.size()) bits |= ~vma.own_mask.word(w);
@@ -299,8 +292,8 @@ bool Engine::touch_streams(Task& p, double bytes) {
             const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
             const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
             for (auto [lo, hi] : {std::pair{lo1, hi1}, std::pair{r.first, r.first + wrap}}) {
-                for (uint64_t j = next_interesting(vma, lo, hi, write); j < hi;
-                     j = next_interesting(vma, j + 1, hi, write))
+                for (uint64_t j = nth_interesting(vma, lo, hi, write, 0); j < hi;
+                     j = nth_interesting(vma, j + 1, hi, write, 0))
                     if (!handle_touch(p, vma, j, write)) return false;
             }
             continue;

@@ -35,6 +35,13 @@ PageFrame& new_frame_slot(Vma& vma, uint64_t idx, bool& in_own) {
     return vma.object->frames[vma.pgoff + idx];
 }
 
+// The object that holds this mapping's private copies, created on the first copy.
+void ensure_own(Vma& vma) {
+    if (vma.own) return;
+    vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
+    vma.own_mask = Bitmap(vma.nr_pages());
+}
+
 double clear_ns(const System& sys, int cpu, int nid, double bytes) {
     return sys.cost.copy_ns(bytes, nid, nid) * 0.5 +
            sys.cost.refill_ns(0, sys.cpu_to_node(cpu), nid);
@@ -114,12 +121,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
         shared.nid = static_cast<uint8_t>(pc);
         shared.flags = PF_ALLOC;
     }
-    if (vma.is_file() && private_write) {
-        if (!vma.own) {
-            vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
-            vma.own_mask = Bitmap(vma.nr_pages());
-        }
-    }
+    if (vma.is_file() && private_write) ensure_own(vma);
     const int nid = alloc_pages_vma(sys, p, vma, idx, 0, cpu);
     if (nid < 0) return ns;  // out of memory: the access is retried on a later tick
     bool own;
@@ -145,10 +147,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     if (old.mapcount <= 1 && !vma.object->is_file) {
         // The other side already copied: this mapping owns the page now (reuse, no copy). The
         // frame moves to `own` so that later writes no longer look at it.
-        if (!vma.own) {
-            vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
-            vma.own_mask = Bitmap(vma.nr_pages());
-        }
+        ensure_own(vma);
         vma.own->frames[idx] = old;
         old = PageFrame{};
         vma.own_mask.set(idx);
@@ -158,10 +157,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     ++p.nr_faults;
     const int nid = alloc_pages_vma(sys, p, vma, idx, 0, p.cpu);
     if (nid < 0) return 0;
-    if (!vma.own) {
-        vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
-        vma.own_mask = Bitmap(vma.nr_pages());
-    }
+    ensure_own(vma);
     const int old_nid = old.nid;
     if (old.mapcount > 0) --old.mapcount;
     vma.own_mask.set(idx);
