@@ -171,7 +171,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
 
 void do_exit(System& sys, Task& p) {
     if (p.state == TaskState::Dead) return;
-    dequeue_sleeping_task(sys, p);
+    dequeue_sleeping_task(sys, p, /*exiting=*/true);
     p.state = TaskState::Dead;
     p.exit_time = sys.now;
     // The fault statistics die with the task; keep what /proc/<pid>/sched showed last.

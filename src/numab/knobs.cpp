@@ -39,6 +39,11 @@ constexpr std::array<std::pair<NumaImbalance, const char*>, 3> kImb = {{
     {NumaImbalance::Fixed, "fixed"},
     {NumaImbalance::ImbNumaNr, "imb_numa_nr"},
 }};
+constexpr std::array<std::pair<SchedClass, const char*>, 3> kSchedClass = {{
+    {SchedClass::Cfs, "cfs"},
+    {SchedClass::Eevdf, "eevdf"},
+    {SchedClass::EevdfComplete, "eevdf_complete"},
+}};
 }  // namespace
 
 std::string to_string(VmaScanSelection v) {
@@ -58,6 +63,12 @@ std::string to_string(NumaImbalance v) {
 }
 bool parse_numa_imbalance(const std::string& s, NumaImbalance& out) {
     return parse_enum(kImb, s, out);
+}
+std::string to_string(SchedClass v) {
+    return name_of(kSchedClass, v);
+}
+bool parse_sched_class(const std::string& s, SchedClass& out) {
+    return parse_enum(kSchedClass, s, out);
 }
 
 }  // namespace numasim

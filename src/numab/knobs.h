@@ -34,6 +34,12 @@ enum class NumaImbalance {
     ImbNumaNr,  // v5.18+: sd->imb_numa_nr from the LLC count
 };
 
+// The fair class's policy (docs/policies.md, "Scheduler"): CFS up to v6.5, the EEVDF merge of
+// v6.6 (147f3efaa241 and its series), and v6.12's "Complete EEVDF" series (delayed dequeue,
+// DELAY_ZERO, PLACE_REL_DEADLINE, new tasks placed at their first enqueue). sched/features.h
+// decodes it into the kernel's feature flags.
+enum class SchedClass { Cfs, Eevdf, EevdfComplete };
+
 struct NumaBalancingKnobs {
     // --- kernel knobs ---
     int numa_balancing = NUMA_BALANCING_NORMAL;  // sysctl kernel.numa_balancing
@@ -60,6 +66,9 @@ struct NumaBalancingKnobs {
     bool numa_classify = true;        // v5.7+: task_numa_find_cpu classifies nodes
     NumaImbalance numa_imbalance = NumaImbalance::ImbNumaNr;
 
+    // --- scheduler history (docs/policies.md, "Scheduler and load-balancer history") ---
+    SchedClass sched_class = SchedClass::EevdfComplete;
+
     bool enabled() const { return numa_balancing != NUMA_BALANCING_DISABLED; }
     bool normal_mode() const { return numa_balancing & NUMA_BALANCING_NORMAL; }
     bool tiering_mode() const { return numa_balancing & NUMA_BALANCING_MEMORY_TIERING; }
@@ -71,5 +80,7 @@ std::string to_string(CowSharedTest v);
 bool parse_cow_shared_test(const std::string& s, CowSharedTest& out);
 std::string to_string(NumaImbalance v);
 bool parse_numa_imbalance(const std::string& s, NumaImbalance& out);
+std::string to_string(SchedClass v);
+bool parse_sched_class(const std::string& s, SchedClass& out);
 
 }  // namespace numasim

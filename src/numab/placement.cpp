@@ -105,7 +105,8 @@ unsigned long group_weight(const System& sys, const Task& p, int nid, int dist) 
 
 void sched_setnuma(System& sys, Task& p, int nid) {
     // dequeue/enqueue around the change keeps nr_numa_running and nr_preferred_running exact.
-    const bool queued = p.state == TaskState::Running || p.state == TaskState::Runnable;
+    const bool queued =
+        p.state == TaskState::Running || p.state == TaskState::Runnable || p.sched_delayed;
     Rq& rq = sys.rqs[p.cpu];
     if (queued) account_numa_dequeue(sys, rq, p);
     p.numa_preferred_nid = nid;

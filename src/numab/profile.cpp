@@ -54,7 +54,7 @@ const std::vector<std::string>& knob_keys() {
                                                   "starvation_guard",   "pid_reset_before_check",
                                                   "cow_shared_test",    "thp_sets_tnf_shared",
                                                   "thp_mapcount_check", "numa_classify",
-                                                  "numa_imbalance"};
+                                                  "numa_imbalance",     "sched_class"};
     return keys;
 }
 
@@ -104,6 +104,9 @@ void apply_knobs(NumaBalancingKnobs& k, const TomlTable& t) {
     if (t.has("numa_imbalance"))
         k.numa_imbalance = enum_in<NumaImbalance>(t, "numa_imbalance", parse_numa_imbalance,
                                                   "none, fixed, imb_numa_nr");
+    if (t.has("sched_class"))
+        k.sched_class =
+            enum_in<SchedClass>(t, "sched_class", parse_sched_class, "cfs, eevdf, eevdf_complete");
     if (k.scan_period_max_ms < k.scan_period_min_ms) {
         const char* key = t.has("scan_period_max_ms") ? "scan_period_max_ms" : "scan_period_min_ms";
         t.fail(key, "scan_period_max_ms (" + std::to_string(k.scan_period_max_ms) +

@@ -7,6 +7,9 @@
 #include "cost/constants.h"
 #include "engine/system.h"
 #include "numab/numab.h"
+#include "sched/cfs.h"
+#include "sched/eevdf.h"
+#include "sched/features.h"
 #include "sched/load_balance.h"
 #include "sched/sched_tunables.h"
 
@@ -16,13 +19,14 @@ int sched_tunable_factor(int nr_cpus) {
     return 1 + std::bit_width(static_cast<unsigned>(std::min(nr_cpus, 8))) - 1;
 }
 
+Nanos sysctl_sched_base_slice(int nr_cpus) {
+    return SYSCTL_SCHED_BASE_SLICE * sched_tunable_factor(nr_cpus);
+}
+
 namespace {
 
-Nanos sched_latency(const System& sys) {
-    return SYSCTL_SCHED_LATENCY * sched_tunable_factor(sys.nr_cpus());
-}
-Nanos min_granularity(const System& sys) {
-    return SYSCTL_SCHED_MIN_GRANULARITY * sched_tunable_factor(sys.nr_cpus());
+Nanos base_slice(const System& sys) {
+    return sysctl_sched_base_slice(sys.nr_cpus());
 }
 
 void update_min_vruntime(Rq& rq) {
@@ -45,6 +49,61 @@ void dequeue_queued(System& sys, Rq& rq, Task& p) {
     if (it != rq.queued.end()) rq.queued.erase(it);
     --rq.nr_running;
     account_numa_dequeue(sys, rq, p);
+}
+
+// --- EEVDF call sites ---
+
+// update_curr() as EEVDF sees it (vruntime itself is charged by the engine as the task runs):
+// a request that ended starts the next one and, with company on the runqueue, asks for a
+// reschedule (update_deadline).
+void update_curr(System& sys, Rq& rq) {
+    if (rq.curr && eevdf::update_deadline(*rq.curr, base_slice(sys)) && rq.nr_running > 1)
+        rq.need_resched = true;
+    update_min_vruntime(rq);
+}
+
+// check_preempt_wakeup(): preempt curr iff the pick would now be the wakee.
+void check_preempt_wakeup(System& sys, Rq& rq, Task& p) {
+    if (rq.curr == &p || rq.need_resched) return;
+    update_curr(sys, rq);
+    if (eevdf::pick_eevdf(rq) == &p) rq.need_resched = true;
+}
+
+// The end of a delayed dequeue (v6.12): the entity leaves with its lag, positive lag clipped
+// to zero (DELAY_ZERO).
+void finish_delayed_dequeue(System& sys, Rq& rq, Task& p) {
+    eevdf::update_entity_lag(rq, p);
+    if (sched_features(sys.knobs).delay_zero && p.vlag > 0) p.vlag = 0;
+    p.sched_delayed = false;
+    dequeue_queued(sys, rq, p);
+}
+
+// requeue_delayed_entity() (v6.12): a delayed sleeper woken before it left runs on where it
+// is; if its lag has turned positive it is placed again with zero lag (DELAY_ZERO).
+void requeue_delayed_entity(System& sys, Rq& rq, Task& p) {
+    if (sched_features(sys.knobs).delay_zero) {
+        eevdf::update_entity_lag(rq, p);
+        if (p.vlag > 0) {
+            rq.queued.erase(std::find(rq.queued.begin(), rq.queued.end(), &p));
+            p.vlag = 0;
+            eevdf::place_entity(rq, p, base_slice(sys), 0);
+            rq.queued.push_back(&p);
+        }
+    }
+    p.sched_delayed = false;
+    p.state = TaskState::Runnable;
+}
+
+// The class's choice for rq (curr included for EEVDF); delayed entities the pick lands on
+// complete their dequeue and the pick is retried.
+Task* pick_next_entity(System& sys, Rq& rq) {
+    if (!sched_features(sys.knobs).eevdf) return cfs::pick_next_entity(rq);
+    for (;;) {
+        Task* se = eevdf::pick_eevdf(rq);
+        if (!se || !se->sched_delayed) return se;
+        update_curr(sys, rq);
+        finish_delayed_dequeue(sys, rq, *se);
+    }
 }
 
 // select_idle_sibling(): prefer the target, then an idle core in its LLC, then any idle CPU.
@@ -151,23 +210,48 @@ void wake_up_new_task(System& sys, Task& p) {
     p.avg.util_avg = 512;
     const int cpu = find_idlest_cpu(sys, p, p.cpu);
     Rq& rq = sys.rqs[cpu];
-    // START_DEBIT: a new task starts one slice behind, so forking cannot starve others.
-    p.vruntime = rq.min_vruntime + static_cast<double>(min_granularity(sys));
+    const SchedFeatures feat = sched_features(sys.knobs);
+    if (feat.eevdf) {
+        update_curr(sys, rq);
+        p.vlag = 0;  // __sched_fork()
+        eevdf::place_entity(rq, p, base_slice(sys),
+                            feat.place_deadline_initial ? eevdf::ENQUEUE_INITIAL : 0);
+    } else {
+        cfs::place_entity(sys, rq, rq, p, true);
+    }
     if (cpu != p.cpu && p.sum_exec_runtime > 0) ++sys.counters.migrations;
     enqueue_task(sys, rq, p);
-    if (!rq.curr) schedule(sys, cpu);
+    if (!rq.curr)
+        schedule(sys, cpu);
+    else if (feat.eevdf)
+        check_preempt_wakeup(sys, rq, p);
 }
 
 void try_to_wake_up(System& sys, Task& p) {
     if (p.state != TaskState::Sleeping) return;
     update_load_avg(sys, p);
+    const SchedFeatures feat = sched_features(sys.knobs);
+    if (p.sched_delayed) {
+        // ttwu_runnable(): still queued, so it wakes where it is, without select_task_rq().
+        Rq& rq = sys.rqs[p.cpu];
+        requeue_delayed_entity(sys, rq, p);
+        if (!rq.curr)
+            schedule(sys, rq.cpu);
+        else
+            check_preempt_wakeup(sys, rq, p);
+        return;
+    }
     const int prev = p.cpu;
     int cpu = select_idle_sibling(sys, p, prev);
     if (!p.allowed(cpu)) cpu = find_idlest_cpu(sys, p, prev);
     Rq& rq = sys.rqs[cpu];
-    // GENTLE_FAIR_SLEEPERS: credit at most half a latency period of sleep.
-    const double floor = rq.min_vruntime - static_cast<double>(sched_latency(sys)) / 2;
-    p.vruntime = std::max(p.vruntime - sys.rqs[prev].min_vruntime + rq.min_vruntime, floor);
+    if (feat.eevdf) {
+        // The lag stored at the sleep is applied against this runqueue's V (e8f331bcc270).
+        update_curr(sys, rq);
+        eevdf::place_entity(rq, p, base_slice(sys), 0);
+    } else {
+        cfs::place_entity(sys, rq, sys.rqs[prev], p, false);
+    }
     if (cpu != prev) {
         ++sys.counters.migrations;
         ++p.nr_migrations;
@@ -176,21 +260,39 @@ void try_to_wake_up(System& sys, Task& p) {
     enqueue_task(sys, rq, p);
     if (!rq.curr)
         schedule(sys, cpu);
-    else if (rq.curr->vruntime - p.vruntime >
-             static_cast<double>(SYSCTL_SCHED_WAKEUP_GRANULARITY *
-                                 sched_tunable_factor(sys.nr_cpus())))
-        rq.need_resched = true;  // check_preempt_wakeup
+    else if (feat.eevdf)
+        check_preempt_wakeup(sys, rq, p);
+    else if (cfs::check_preempt_wakeup(sys, rq, p))
+        rq.need_resched = true;
 }
 
-void dequeue_sleeping_task(System& sys, Task& p) {
+void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
     Rq& rq = sys.rqs[p.cpu];
     update_load_avg(sys, p);
+    const SchedFeatures feat = sched_features(sys.knobs);
     if (rq.curr == &p) {
+        if (feat.eevdf) {
+            update_curr(sys, rq);
+            // DELAY_DEQUEUE: an ineligible sleeper stays queued and keeps competing until its
+            // negative lag is burnt off (exit dequeues at once).
+            if (feat.delay_dequeue && !exiting && !eevdf::entity_eligible(rq, p)) {
+                rq.curr = nullptr;
+                rq.queued.push_back(&p);
+                p.sched_delayed = true;
+                p.state = TaskState::Sleeping;
+                ++p.nvcsw;
+                return;
+            }
+            eevdf::update_entity_lag(rq, p);
+        }
         rq.curr = nullptr;
         --rq.nr_running;
         account_numa_dequeue(sys, rq, p);
         ++p.nvcsw;
     } else if (p.state == TaskState::Runnable) {
+        dequeue_queued(sys, rq, p);
+    } else if (p.sched_delayed) {
+        p.sched_delayed = false;
         dequeue_queued(sys, rq, p);
     }
     p.state = TaskState::Sleeping;
@@ -200,11 +302,11 @@ void schedule(System& sys, int cpu) {
     Rq& rq = sys.rqs[cpu];
     Task* prev = rq.curr;
     if (prev && !rq.need_resched) return;
-    rq.need_resched = false;
-    Task* next = nullptr;
-    for (Task* t : rq.queued)
-        if (!next || t->vruntime < next->vruntime) next = t;
-    if (prev && next && prev->vruntime <= next->vruntime) return;  // prev stays
+    const bool eevdf = sched_features(sys.knobs).eevdf;
+    Task* next = pick_next_entity(sys, rq);
+    rq.need_resched = false;           // after the pick, whose dequeues may have asked again
+    if (prev && next == prev) return;  // EEVDF chose curr again
+    if (prev && next && !eevdf && prev->vruntime <= next->vruntime) return;  // prev stays
     if (!next) {
         if (!prev) {
             rq.idle_stamp = sys.now;
@@ -212,8 +314,7 @@ void schedule(System& sys, int cpu) {
             // A task pulled by the balance may already have been picked (move_task schedules
             // an idle destination); then this CPU is busy again.
             if (rq.curr) return;
-            for (Task* t : rq.queued)
-                if (!next || t->vruntime < next->vruntime) next = t;
+            next = pick_next_entity(sys, rq);
             if (!next) return;
         } else {
             return;
@@ -230,6 +331,8 @@ void schedule(System& sys, int cpu) {
     next->state = TaskState::Running;
     next->exec_start = rq.clock;
     next->prev_sum_exec_runtime = next->sum_exec_runtime;
+    // set_next_entity(): RUN_TO_PARITY's stash of the request the task is picked for.
+    if (eevdf) next->vlag = next->deadline;
     rq.curr = next;
     ++rq.nr_switches;
     ++sys.counters.cs;
@@ -243,15 +346,11 @@ void scheduler_tick(System& sys, int cpu) {
     Rq& rq = sys.rqs[cpu];
     if (Task* curr = rq.curr) {
         update_load_avg(sys, *curr);
-        update_min_vruntime(rq);
-        // check_preempt_tick(): preempt once curr has had its share of the latency period.
-        if (!rq.queued.empty()) {
-            const Nanos period = std::max(sched_latency(sys),
-                                          min_granularity(sys) * static_cast<Nanos>(rq.nr_running));
-            const Nanos ideal =
-                std::max(min_granularity(sys), period / static_cast<Nanos>(rq.nr_running));
-            const Nanos ran = curr->sum_exec_runtime - curr->prev_sum_exec_runtime;
-            if (ran > ideal) rq.need_resched = true;
+        if (sched_features(sys.knobs).eevdf) {
+            update_curr(sys, rq);  // the only tick preemption: a request ended (update_deadline)
+        } else {
+            update_min_vruntime(rq);
+            if (cfs::check_preempt_tick(sys, rq)) rq.need_resched = true;
         }
         if (sys.numa_balancing_enabled()) task_tick_numa(sys, *curr);
     }
@@ -267,8 +366,18 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     if (src_cpu == dst_cpu) return;
     Rq& src = sys.rqs[src_cpu];
     Rq& dst = sys.rqs[dst_cpu];
+    const SchedFeatures feat = sched_features(sys.knobs);
     update_load_avg(sys, p);
     const bool was_running = src.curr == &p;
+    if (feat.eevdf) {
+        // dequeue_entity(): the lag is taken against the source's V with p still counted.
+        update_curr(sys, src);
+        eevdf::update_entity_lag(src, p);
+        if (feat.place_rel_deadline) {
+            p.deadline -= p.vruntime;
+            p.rel_deadline = true;
+        }
+    }
     if (was_running) {
         src.curr = nullptr;
         --src.nr_running;
@@ -277,9 +386,14 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     } else {
         dequeue_queued(sys, src, p);
     }
-    // migrate_task_rq_fair(): keep vruntime relative to the runqueues, and reset the scan
-    // period when the task changes node.
-    p.vruntime = p.vruntime - src.min_vruntime + dst.min_vruntime;
+    // migrate_task_rq_fair(): keep vruntime relative to the runqueues (CFS) or re-apply the lag
+    // (EEVDF), and reset the scan period when the task changes node.
+    if (feat.eevdf) {
+        update_curr(sys, dst);
+        eevdf::place_entity(dst, p, base_slice(sys), 0);
+    } else {
+        cfs::migrate_task_rq_fair(src, dst, p);
+    }
     if (sys.cpu_to_node(src_cpu) != sys.cpu_to_node(dst_cpu)) update_scan_period(sys, p, dst_cpu);
     ++sys.counters.migrations;
     ++p.nr_migrations;
@@ -295,6 +409,8 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     if (was_running) schedule(sys, src_cpu);
     if (!dst.curr)
         schedule(sys, dst_cpu);
+    else if (feat.eevdf)
+        check_preempt_wakeup(sys, dst, p);  // attach_task() / move_queued_task()
     else if (was_running)
         dst.need_resched = true;
 }

@@ -1,8 +1,9 @@
 // The fair scheduling class, reduced to what NUMA balancing interacts with (kernel/sched/fair.c
-// and core.c): enqueue/dequeue with the NUMA rq counters, vruntime and the tick, wakeup and fork
-// placement, moving a task between CPUs, PELT load signals, and periodic, idle and newidle load
-// balancing over the sched domains with the NUMA hooks (fbq_type, migrate_degrades_locality,
-// the NUMA imbalance allowance).
+// and core.c): enqueue/dequeue with the NUMA rq counters, the tick, wakeup and fork placement,
+// moving a task between CPUs, PELT load signals, and periodic, idle and newidle load balancing
+// over the sched domains with the NUMA hooks (fbq_type, migrate_degrades_locality, the NUMA
+// imbalance allowance). The policy is CFS (cfs.h) or EEVDF (eevdf.h) as knobs.sched_class
+// selects (features.h); this file calls either at the kernel's call sites.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ struct SchedDomain;
 // --- lifecycle ---
 void wake_up_new_task(System& sys, Task& p);  // fork/clone: place (SD_BALANCE_FORK) and enqueue
 void try_to_wake_up(System& sys, Task& p);    // sleeping -> runnable on a chosen CPU
-void dequeue_sleeping_task(System& sys, Task& p);  // curr blocks (sleep or exit)
+// curr blocks: a sleep (which EEVDF may delay, v6.12) or the exit.
+void dequeue_sleeping_task(System& sys, Task& p, bool exiting = false);
 void schedule(System& sys, int cpu);  // pick the next task if curr is gone or preempted
 
 // --- tick ---

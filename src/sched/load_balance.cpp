@@ -61,6 +61,8 @@ bool can_migrate_task(System& sys, Task& p, int dst_cpu, const SchedDomain& sd, 
                       unsigned nr_balance_failed) {
     if (!p.allowed(dst_cpu)) return false;
     if (sys.rqs[p.cpu].curr == &p) return false;
+    // An EEVDF sleeper whose dequeue is delayed (v6.12) is asleep: nothing to balance.
+    if (p.sched_delayed) return false;
     int hot = migrate_degrades_locality(sys, p, p.cpu, dst_cpu, sd, idle == CpuIdleType::Idle);
     if (hot == -1) hot = task_hot(sys, p);
     return hot <= 0 || static_cast<int>(nr_balance_failed) > sd.cache_nice_tries;

@@ -47,6 +47,13 @@ struct Task {
     bool has_mempolicy = false;
     double vruntime = 0;
     unsigned long weight = NICE_0_LOAD;
+    // EEVDF (v6.6+): se->deadline and se->slice of the current request, se->vlag (the lag stored
+    // at dequeue, or while running the deadline stashed by RUN_TO_PARITY), and the v6.12 flags.
+    double deadline = 0;
+    Nanos slice = 0;
+    double vlag = 0;
+    bool sched_delayed = false;  // asleep but still queued until its negative lag is burnt off
+    bool rel_deadline = false;   // deadline held relative to vruntime across a migration
     Nanos sum_exec_runtime = 0;
     Nanos prev_sum_exec_runtime = 0;  // at the last pick, for the slice check
     Nanos exec_start = 0;             // se.exec_start

@@ -44,6 +44,11 @@ TEST(Profiles, ReleaseDifferences) {
     EXPECT_EQ(v612.cow_shared_test, CowSharedTest::LikelyMappedShared);
     EXPECT_TRUE(v612.thp_sets_tnf_shared);
     EXPECT_FALSE(v612.thp_mapcount_check);
+    // The fair class each release ran: CFS up to v6.1, EEVDF from v6.6, its v6.12 completion.
+    EXPECT_EQ(v418.sched_class, SchedClass::Cfs);
+    EXPECT_EQ(v61.sched_class, SchedClass::Cfs);
+    EXPECT_EQ(v66.sched_class, SchedClass::Eevdf);
+    EXPECT_EQ(v612.sched_class, SchedClass::EevdfComplete);
 }
 
 TEST(Profiles, UnknownNameListsValidOnes) {
@@ -96,6 +101,14 @@ TEST(KnobOverride, SetsAndNamesKeyOnError) {
     EXPECT_FALSE(k.idle_early_stop);
     apply_knob_override(k, "cow_shared_test=mapcount");
     EXPECT_EQ(k.cow_shared_test, CowSharedTest::Mapcount);
+    apply_knob_override(k, "sched_class=cfs");
+    EXPECT_EQ(k.sched_class, SchedClass::Cfs);
+    try {
+        apply_knob_override(k, "sched_class=bfs");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("eevdf_complete"), std::string::npos) << e.what();
+    }
     try {
         apply_knob_override(k, "smalimp=0");
         FAIL();

@@ -124,8 +124,10 @@ TEST(LoadBalance, CpuBoundPairOnOneCpuGetsSplit) {
 }
 
 TEST(LoadBalance, TimeSharingCountsContextSwitches) {
-    // Two tasks pinned to one CPU share it: context switches every slice, no migrations.
+    // Two tasks pinned to one CPU share it under CFS: context switches every slice, no
+    // migrations (sched_class_test.cpp has both classes).
     SchedWorld w;
+    w.sys.knobs.sched_class = SchedClass::Cfs;
     Task& a = w.spawn(nullptr, {busy(2000)});
     restrict_to(w.sys, a, {0});
     Task& b = w.spawn(&a, {busy(2000)});
