@@ -34,8 +34,11 @@ constexpr std::array<std::pair<CowSharedTest, const char*>, 3> kCow = {{
     {CowSharedTest::Refcount, "refcount"},
     {CowSharedTest::LikelyMappedShared, "likely_mapped_shared"},
 }};
-constexpr std::array<std::pair<NumaImbalance, const char*>, 3> kImb = {{
+constexpr std::array<std::pair<NumaImbalance, const char*>, 6> kImb = {{
     {NumaImbalance::None, "none"},
+    {NumaImbalance::ImbalancePct, "imbalance_pct"},
+    {NumaImbalance::BusiestMin, "busiest_min"},
+    {NumaImbalance::SrcMin, "src_min"},
     {NumaImbalance::Fixed, "fixed"},
     {NumaImbalance::ImbNumaNr, "imb_numa_nr"},
 }};

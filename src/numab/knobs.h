@@ -29,9 +29,12 @@ enum class CowSharedTest { Mapcount, Refcount, LikelyMappedShared };
 
 // How the NUMA imbalance allowance is computed in the load balancer and task_numa_find_cpu.
 enum class NumaImbalance {
-    None,       // before v5.7: no allowance, task_numa_find_cpu compares loads only
-    Fixed,      // v5.7-v5.17: allow NUMA_IMBALANCE_MIN running tasks
-    ImbNumaNr,  // v5.18+: sd->imb_numa_nr from the LLC count
+    None,          // before v5.6: no allowance, task_numa_find_cpu compares loads only
+    ImbalancePct,  // first posting (2019-12-18): threshold from imbalance_pct, balancer only
+    BusiestMin,    // v5.6, b396f52326de: busiest group with <= 2 tasks, balancer only
+    SrcMin,        // v5.7, fb86f5b21192: adjust_numa_imbalance(imb, src_nr_running)
+    Fixed,         // v5.7-v5.17: allow NUMA_IMBALANCE_MIN running tasks
+    ImbNumaNr,     // v5.18+: sd->imb_numa_nr from the LLC count
 };
 
 // The fair class's policy (docs/policies.md, "Scheduler"): CFS up to v6.5, the EEVDF merge of
@@ -68,6 +71,13 @@ struct NumaBalancingKnobs {
 
     // --- scheduler history (docs/policies.md, "Scheduler and load-balancer history") ---
     SchedClass sched_class = SchedClass::EevdfComplete;
+    bool lb_rework = true;  // v5.5, 0b0695f2b34a: group_type classes and migration_type
+    // The scheduler side of NUMA balancing as it arrived for v3.13 (and v3.14), each part off
+    // separately; all off is the v3.8 state: scanning and page migration only.
+    bool numa_preferred_nid = true;  // task_numa_placement picks a preferred node
+    bool numa_task_migrate = true;   // task_numa_migrate moves and swaps tasks toward it
+    bool numa_groups = true;         // task_numa_group pools shared faults
+    bool numa_scan_adapt = true;     // update_task_scan_period adapts the scan period
 
     bool enabled() const { return numa_balancing != NUMA_BALANCING_DISABLED; }
     bool normal_mode() const { return numa_balancing & NUMA_BALANCING_NORMAL; }

@@ -11,7 +11,8 @@
 //                    swap-candidate stop. Off = the v4.x search (maymove from
 //                    load_too_imbalanced only; a move to an idle CPU keeps env.dst_cpu, where
 //                    v4.19 ran select_idle_sibling on the destination CPU).
-//   numa_imbalance   None / Fixed (NUMA_IMBALANCE_MIN) / ImbNumaNr (sd->imb_numa_nr).
+//   numa_imbalance   None / SrcMin (v5.7: the source's nr_running) / Fixed (NUMA_IMBALANCE_MIN) /
+//                    ImbNumaNr (sd->imb_numa_nr); the earlier forms left this search alone.
 #include <algorithm>
 #include <cstdlib>
 #include <utility>
@@ -56,8 +57,8 @@ void task_numa_find_cpu(System& sys, TaskNumaEnv& env, long taskimp, long groupi
         const long src_running = static_cast<long>(env.src_stats.nr_running) - 1;
         const long dst_running = static_cast<long>(env.dst_stats.nr_running) + 1;
         long imbalance = std::max(0L, dst_running - src_running);
-        imbalance = numa_imbalance_allowance(sys, imbalance, static_cast<int>(dst_running),
-                                             env.imb_numa_nr);
+        imbalance = numa_imbalance_allowance(sys, imbalance, static_cast<int>(src_running),
+                                             static_cast<int>(dst_running), env.imb_numa_nr);
         if (!imbalance) {
             maymove = true;
             if (env.dst_stats.idle_cpu >= 0) {
@@ -183,10 +184,15 @@ assign:
 
 }  // namespace
 
-long numa_imbalance_allowance(const System& sys, long imbalance, int dst_running, int imb_numa_nr) {
+long numa_imbalance_allowance(const System& sys, long imbalance, int src_running, int dst_running,
+                              int imb_numa_nr) {
     switch (sys.knobs.numa_imbalance) {
         case NumaImbalance::None:
+        case NumaImbalance::ImbalancePct:  // the posting and v5.6 changed the load balancer only
+        case NumaImbalance::BusiestMin:
             return imbalance;
+        case NumaImbalance::SrcMin:
+            return adjust_numa_imbalance(imbalance, src_running);
         case NumaImbalance::Fixed:
             return adjust_numa_imbalance(imbalance, dst_running, NUMA_IMBALANCE_MIN);
         case NumaImbalance::ImbNumaNr:
@@ -348,6 +354,10 @@ int task_numa_migrate(System& sys, Task& p) {
 }
 
 void numa_migrate_preferred(System& sys, Task& p) {
+    // Switch numa_task_migrate (v3.13, "sched: Reschedule task on preferred NUMA node once
+    // selected" and the system-wide move/swap search): off, only the load balancer's NUMA hooks
+    // act on the preferred node.
+    if (!sys.knobs.numa_task_migrate) return;
     if (p.numa_preferred_nid == NUMA_NO_NODE || p.numa_faults.empty()) return;
     // Retry periodically: at most every second, sooner when scanning fast.
     const int64_t interval = std::min<int64_t>(HZ, msecs_to_jiffies(p.numa_scan_period) / 16);

@@ -264,8 +264,13 @@ void task_numa_placement(System& sys, Task& p) {
         numa_group_count_active_nodes(sys, *ng);
         max_nid = preferred_group_nid(sys, p, max_nid);
     }
-    if (max_faults && max_nid != p.numa_preferred_nid) sched_setnuma(sys, p, max_nid);
-    update_task_scan_period(sys, p, fault_types[0], fault_types[1]);
+    // Switches numa_preferred_nid (v3.13, "sched: Select a preferred node with the most numa
+    // hinting faults") and numa_scan_adapt (v3.14, 04bb2f947505): off, the statistics are kept
+    // but no node is preferred, or the scan period stays where it is.
+    const NumaBalancingKnobs& k = sys.knobs;
+    if (k.numa_preferred_nid && max_faults && max_nid != p.numa_preferred_nid)
+        sched_setnuma(sys, p, max_nid);
+    if (k.numa_scan_adapt) update_task_scan_period(sys, p, fault_types[0], fault_types[1]);
 }
 
 }  // namespace numasim

@@ -54,7 +54,10 @@ const std::vector<std::string>& knob_keys() {
                                                   "starvation_guard",   "pid_reset_before_check",
                                                   "cow_shared_test",    "thp_sets_tnf_shared",
                                                   "thp_mapcount_check", "numa_classify",
-                                                  "numa_imbalance",     "sched_class"};
+                                                  "numa_imbalance",     "sched_class",
+                                                  "lb_rework",          "numa_preferred_nid",
+                                                  "numa_task_migrate",  "numa_groups",
+                                                  "numa_scan_adapt"};
     return keys;
 }
 
@@ -103,10 +106,16 @@ void apply_knobs(NumaBalancingKnobs& k, const TomlTable& t) {
     if (t.has("numa_classify")) k.numa_classify = t.get_bool("numa_classify", true);
     if (t.has("numa_imbalance"))
         k.numa_imbalance = enum_in<NumaImbalance>(t, "numa_imbalance", parse_numa_imbalance,
-                                                  "none, fixed, imb_numa_nr");
+                                                  "none, imbalance_pct, busiest_min, src_min, "
+                                                  "fixed, imb_numa_nr");
     if (t.has("sched_class"))
         k.sched_class =
             enum_in<SchedClass>(t, "sched_class", parse_sched_class, "cfs, eevdf, eevdf_complete");
+    if (t.has("lb_rework")) k.lb_rework = t.get_bool("lb_rework", true);
+    if (t.has("numa_preferred_nid")) k.numa_preferred_nid = t.get_bool("numa_preferred_nid", true);
+    if (t.has("numa_task_migrate")) k.numa_task_migrate = t.get_bool("numa_task_migrate", true);
+    if (t.has("numa_groups")) k.numa_groups = t.get_bool("numa_groups", true);
+    if (t.has("numa_scan_adapt")) k.numa_scan_adapt = t.get_bool("numa_scan_adapt", true);
     if (k.scan_period_max_ms < k.scan_period_min_ms) {
         const char* key = t.has("scan_period_max_ms") ? "scan_period_max_ms" : "scan_period_min_ms";
         t.fail(key, "scan_period_max_ms (" + std::to_string(k.scan_period_max_ms) +

@@ -28,7 +28,9 @@ void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, i
         priv = 1;
     } else {
         priv = cpupid_match_pid(p.pid, last_cpupid) ? 1 : 0;
-        if (!priv && !(flags & TNF_NO_GROUP)) task_numa_group(sys, p, last_cpupid, flags, &priv);
+        // Switch numa_groups (v3.13, 8c8a743c5087): off, a shared fault stays shared.
+        if (!priv && !(flags & TNF_NO_GROUP) && sys.knobs.numa_groups)
+            task_numa_group(sys, p, last_cpupid, flags, &priv);
     }
     // A shared fault inside the set of nodes a spread-out group actively uses counts as local,
     // so the scan rate can settle once the group has settled.

@@ -133,6 +133,10 @@ long adjust_numa_imbalance(long imbalance, int dst_running, int imb_numa_nr) {
     return imbalance;
 }
 
+long adjust_numa_imbalance(long imbalance, int src_nr_running) {
+    return src_nr_running <= NUMA_IMBALANCE_MIN ? 0 : imbalance;
+}
+
 // --- PELT ---
 
 void update_load_avg(System& sys, Task& p) {

@@ -45,8 +45,10 @@ bool test_idle_cores(const System& sys, int cpu);  // the LLC of cpu has a fully
 // --- PELT ---
 void update_load_avg(System& sys, Task& p);  // brings p's averages up to sys.now
 
-// --- the NUMA imbalance allowance (v5.7+) ---
+// --- the NUMA imbalance allowance (v5.6+) ---
 inline constexpr int NUMA_IMBALANCE_MIN = 2;  // kernel/sched/fair.c
 long adjust_numa_imbalance(long imbalance, int dst_running, int imb_numa_nr);
+// The v5.7 form (fb86f5b21192): no imbalance while the source runs at most NUMA_IMBALANCE_MIN.
+long adjust_numa_imbalance(long imbalance, int src_nr_running);
 
 }  // namespace numasim

@@ -6,21 +6,12 @@
 #include "engine/system.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
+#include "sched/lb_env.h"
 #include "sched/sched_tunables.h"
 
 namespace numasim {
 
 namespace {
-
-struct SgStats {
-    const std::vector<int>* cpus = nullptr;
-    unsigned long load = 0, util = 0, runnable = 0, capacity = 0;
-    unsigned sum_nr_running = 0, idle_cpus = 0, weight = 0;
-    unsigned nr_numa_running = 0, nr_preferred_running = 0;
-    double avg_load = 0;
-    GroupType type = GroupType::HasSpare;
-    bool local = false;
-};
 
 // group_classify(): overloaded when more tasks than CPUs and the capacity is used up.
 GroupType group_classify(const SgStats& s, int imbalance_pct) {
@@ -32,6 +23,8 @@ GroupType group_classify(const SgStats& s, int imbalance_pct) {
         return GroupType::HasSpare;
     return GroupType::FullyBusy;
 }
+
+}  // namespace
 
 SgStats group_stats(const System& sys, const std::vector<int>& cpus, int imbalance_pct) {
     SgStats s;
@@ -53,6 +46,8 @@ SgStats group_stats(const System& sys, const std::vector<int>& cpus, int imbalan
     return s;
 }
 
+namespace {
+
 bool task_hot(const System& sys, const Task& p) {
     return sys.now - p.exec_start < SYSCTL_SCHED_MIGRATION_COST;
 }
@@ -68,17 +63,6 @@ bool can_migrate_task(System& sys, Task& p, int dst_cpu, const SchedDomain& sd, 
     return hot <= 0 || static_cast<int>(nr_balance_failed) > sd.cache_nice_tries;
 }
 
-enum class MigrationType { Load, Util, Task };
-
-struct LbEnv {
-    int dst_cpu;
-    const SchedDomain* sd;
-    CpuIdleType idle;
-    MigrationType type = MigrationType::Load;
-    long imbalance = 0;
-    FbqType fbq = FbqType::All;
-};
-
 // sibling_imbalance() (v6.6): the task-count difference that evens out running tasks per core
 // between two groups; an empty local group takes at least one task off a busy sibling.
 long sibling_imbalance(const LbEnv& env, const SgStats& busiest, const SgStats& local) {
@@ -90,6 +74,55 @@ long sibling_imbalance(const LbEnv& env, const SgStats& busiest, const SgStats& 
     imb = (2 * imb + nl + nb) / (nl + nb);
     if (imb <= 1 && rl == 0 && rb > 1) imb = 2;
     return imb;
+}
+
+}  // namespace
+
+// calculate_imbalance()'s allowance between NUMA groups with spare capacity, in the form the
+// release selected by knobs.numa_imbalance had: `imbalance` is the task or idle-CPU difference,
+// the result the number of tasks to move (halved).
+long numa_lb_allowance(const System& sys, const SchedDomain& sd, long imbalance,
+                       const SgStats& busiest, const SgStats& local) {
+    switch (sys.knobs.numa_imbalance) {
+        case NumaImbalance::None:
+            return imbalance >> 1;
+        case NumaImbalance::ImbalancePct: {
+            // The first posting (2019-12-18): imbalance_adj = half of (imbalance_pct - 100) % of
+            // the busiest group's CPUs, at least 2, is ignored while busiest runs fewer than
+            // half its CPUs minus imbalance_adj. Unsigned as posted: in a group of fewer than
+            // 2 x imbalance_adj CPUs the bound wraps and any imbalance up to imbalance_adj goes.
+            imbalance >>= 1;
+            const unsigned adj = std::max(
+                2U, (busiest.weight * static_cast<unsigned>(sd.imbalance_pct - 100) / 100) >> 1);
+            const unsigned imbalance_max = (busiest.weight >> 1) - adj;
+            if (imbalance <= static_cast<long>(adj) && busiest.sum_nr_running < imbalance_max)
+                return 0;
+            return imbalance;
+        }
+        case NumaImbalance::BusiestMin:
+        case NumaImbalance::SrcMin:
+            // v5.6 (b396f52326de), kept by v5.7 as adjust_numa_imbalance(imb, src_nr_running):
+            // ignore the imbalance while the busiest group runs a communicating pair at most.
+            return adjust_numa_imbalance(imbalance >> 1, static_cast<int>(busiest.sum_nr_running));
+        case NumaImbalance::Fixed:
+            return adjust_numa_imbalance(imbalance, static_cast<int>(local.sum_nr_running) + 1,
+                                         std::numeric_limits<int>::max()) >>
+                   1;
+        case NumaImbalance::ImbNumaNr:
+            return adjust_numa_imbalance(imbalance, static_cast<int>(local.sum_nr_running) + 1,
+                                         sd.imb_numa_nr) >>
+                   1;
+    }
+    return imbalance >> 1;
+}
+
+namespace {
+
+// Whether find_idlest_group() has the allowance: the first posting, v5.6 and v5.7 left fork and
+// exec placement alone.
+bool numa_imbalance_at_fork(const System& sys) {
+    const NumaImbalance m = sys.knobs.numa_imbalance;
+    return m == NumaImbalance::Fixed || m == NumaImbalance::ImbNumaNr;
 }
 
 // find_busiest_group() + calculate_imbalance(), reduced to the group types we model.
@@ -145,14 +178,11 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
         else
             env.imbalance = std::max<long>(
                 0, static_cast<long>(local->idle_cpus) - static_cast<long>(busiest->idle_cpus));
-        if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
-            const int imb_nr = sys.knobs.numa_imbalance == NumaImbalance::ImbNumaNr
-                                   ? sd.imb_numa_nr
-                                   : std::numeric_limits<int>::max();
-            env.imbalance = adjust_numa_imbalance(
-                env.imbalance, static_cast<int>(local->sum_nr_running) + 1, imb_nr);
+        if (sd.numa) {
+            env.imbalance = numa_lb_allowance(sys, sd, env.imbalance, *busiest, *local);
+        } else {
+            env.imbalance >>= 1;  // tasks to move to restore balance
         }
-        env.imbalance >>= 1;  // tasks to move to restore balance
         return env.imbalance > 0 ? busiest : nullptr;
     }
     // Local group is busy too: balance the average load per capacity.
@@ -179,7 +209,12 @@ int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
         if (env.type == MigrationType::Task)
             v = rq.nr_running;
         else {
-            if (rq.nr_running == 1) continue;
+            // A lone task is no source. The kernel makes it one when its load fits in the
+            // imbalance (and the CPU's capacity is not reduced, which never happens here); the
+            // v5.4 path keeps that test, the v5.5+ path skips every lone task.
+            if (rq.nr_running == 1 && (env.type != MigrationType::LoadV54 ||
+                                       static_cast<long>(cpu_load(sys, c)) > env.imbalance))
+                continue;
             v = static_cast<double>(cpu_load(sys, c)) / capacity_of(sys, c);
         }
         if (v > best) {
@@ -198,7 +233,9 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
     LbEnv env{cpu, &sd, idle};
     std::vector<SgStats> groups;
     groups.reserve(sd.groups.size());
-    const SgStats* busiest = find_busiest_group(sys, env, groups);
+    // The rework of v5.5 (0b0695f2b34a) against the balancer before it.
+    const SgStats* busiest = sys.knobs.lb_rework ? find_busiest_group(sys, env, groups)
+                                                 : find_busiest_group_v54(sys, env, groups);
     if (!busiest) {
         dst.nr_balance_failed[level] = 0;
         return false;
@@ -216,9 +253,10 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
         if (!can_migrate_task(sys, *p, cpu, sd, idle, dst.nr_balance_failed[level])) continue;
         const long load = static_cast<long>(task_h_load(sys, *p));
         if (env.type == MigrationType::Load && load > env.imbalance && moved) continue;
+        if (env.type == MigrationType::LoadV54 && load / 2 > env.imbalance) continue;
         move_task(sys, *p, cpu);
         ++moved;
-        env.imbalance -= env.type == MigrationType::Load ? std::max(1L, load) : 1;
+        env.imbalance -= env.type == MigrationType::Task ? 1 : std::max(1L, load);
         if (idle == CpuIdleType::NewlyIdle) break;
     }
     if (moved) {
@@ -333,7 +371,7 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
         if (!local || idlest->type < local->type)
             go = true;
         else if (idlest->type == local->type && local->type == GroupType::HasSpare) {
-            if (sd.numa && sys.knobs.numa_imbalance != NumaImbalance::None) {
+            if (sd.numa && numa_imbalance_at_fork(sys)) {
                 // Keep a task near its preferred node, and allow a small imbalance.
                 const int pref = p.numa_preferred_nid;
                 if (pref != NUMA_NO_NODE && sys.cpu_to_node(cpu) == pref) continue;

@@ -44,11 +44,18 @@ TEST(Profiles, ReleaseDifferences) {
     EXPECT_EQ(v612.cow_shared_test, CowSharedTest::LikelyMappedShared);
     EXPECT_TRUE(v612.thp_sets_tnf_shared);
     EXPECT_FALSE(v612.thp_mapcount_check);
-    // The fair class each release ran: CFS up to v6.1, EEVDF from v6.6, its v6.12 completion.
+    // The scheduler each release ran: CFS and the pre-v5.5 balancer for v4.x, CFS with the
+    // rework for v6.1, EEVDF from v6.6, its v6.12 completion.
     EXPECT_EQ(v418.sched_class, SchedClass::Cfs);
+    EXPECT_FALSE(v418.lb_rework);
+    EXPECT_FALSE(v419.lb_rework);
     EXPECT_EQ(v61.sched_class, SchedClass::Cfs);
+    EXPECT_TRUE(v61.lb_rework);
     EXPECT_EQ(v66.sched_class, SchedClass::Eevdf);
     EXPECT_EQ(v612.sched_class, SchedClass::EevdfComplete);
+    for (const auto& k : {v418, v419, v61, v66, v612})
+        EXPECT_TRUE(k.numa_preferred_nid && k.numa_task_migrate && k.numa_groups &&
+                    k.numa_scan_adapt);
 }
 
 TEST(Profiles, UnknownNameListsValidOnes) {
@@ -103,6 +110,12 @@ TEST(KnobOverride, SetsAndNamesKeyOnError) {
     EXPECT_EQ(k.cow_shared_test, CowSharedTest::Mapcount);
     apply_knob_override(k, "sched_class=cfs");
     EXPECT_EQ(k.sched_class, SchedClass::Cfs);
+    apply_knob_override(k, "numa_imbalance=imbalance_pct");
+    EXPECT_EQ(k.numa_imbalance, NumaImbalance::ImbalancePct);
+    apply_knob_override(k, "lb_rework=false");
+    apply_knob_override(k, "numa_groups=false");
+    EXPECT_FALSE(k.lb_rework);
+    EXPECT_FALSE(k.numa_groups);
     try {
         apply_knob_override(k, "sched_class=bfs");
         FAIL();
