@@ -27,7 +27,7 @@
 
 #include "engine/engine.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/cpu_layout.h"
 #include "machine/presets.h"
 #include "mm/fault.h"

@@ -17,7 +17,7 @@
 
 #include "engine/engine.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
@@ -434,11 +434,18 @@ BENCHMARK(BM_EngineTick)->ArgName("tasks")->Arg(48)->Arg(288)->Unit(benchmark::k
 void BM_CostModelUpdate(benchmark::State& state) {
     Population& pop = population(static_cast<int>(state.range(0)));
     System& sys = *pop.sys;
+    // What the engine hands the cost model each tick: the running task's access mix per CPU.
+    std::vector<AccessMix> mixes(sys.nr_cpus());
+    std::vector<const AccessMix*> by_cpu(sys.nr_cpus(), nullptr);
     int running = 0;
     for (const Rq& rq : sys.rqs)
-        running += rq.curr && rq.curr->has_phase;
+        if (const Phase* ph = rq.curr ? pop.engine->phase(*rq.curr) : nullptr) {
+            mixes[rq.cpu] = ph->access();
+            by_cpu[rq.cpu] = &mixes[rq.cpu];
+            ++running;
+        }
     for (auto _ : state)
-        sys.cost.update(sys);
+        sys.cost.update(by_cpu);
     state.SetItemsProcessed(state.iterations());
     state.counters["running"] = running;
 }

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cli/scenario.h"
 #include "config/input_error.h"
+#include "experiment/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

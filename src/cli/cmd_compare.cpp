@@ -4,9 +4,10 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "cli/compare.h"
 #include "cli/scenario_options.h"
 #include "config/input_error.h"
+#include "experiment/compare.h"
+#include "report/compare_report.h"
 #include "report/progress.h"
 
 namespace numasim {
@@ -21,8 +22,9 @@ class CompareCommand : public Command {
                                   "compare, Duration, Ops, perf-stat and vmstat tables");
         sub_->add_option("scenario", path_, "scenario TOML file")->required();
         sub_->add_option("-V,--variant", variants_,
-                         "NAME:key=value[,key=value] (profile=, machine=, or any knob); "
-                         "default: the scenario's [[variant]] tables");
+                         "NAME:KEY=VALUE[,KEY=VALUE] with the overrides of --param (e.g. "
+                         "old:profile=v4.18,smallimp=0); default: the scenario's [[variant]] "
+                         "tables");
         sub_->add_flag("--json", json_, "print one JSON object");
         sub_->add_option("--rule", rule_,
                          "significance rule: ci (mmtests now), ttest (2018-2024), none")
@@ -37,16 +39,17 @@ class CompareCommand : public Command {
         std::vector<Variant> vs;
         for (const auto& s : variants_)
             vs.push_back(parse_variant(s));
-        if (vs.empty()) vs = scenario_variants(load_scenario_file(path_, common));
+        if (vs.empty()) vs = load_scenario_file(path_, common).variants;
         if (vs.size() < 2)
             throw InputError(
                 path_, "variant",
                 "compare needs at least two variants ([[variant]] tables or --variant)");
-        const int iterations =
-            common.iterations ? *common.iterations : load_scenario_file(path_, common).iterations;
-        ProgressReporter progress(vs.size() * static_cast<size_t>(iterations));
-        const auto runs =
-            run_variants(path_, common, vs, opts_.workers(), [&] { progress.advance(); });
+        auto runs = load_variants(path_, common, vs);
+        size_t total = 0;
+        for (const auto& v : runs)
+            total += static_cast<size_t>(v.scenario.iterations);
+        ProgressReporter progress(total);
+        run_variants(runs, opts_.workers(), [&] { progress.advance(); });
         progress.finish();
         CompareReportOptions o;
         o.rule = rule_ == "ttest"  ? SignificanceRule::TTest

@@ -1,16 +1,25 @@
-// numasim machines | workloads | profiles: what is registered, one line each.
+// numasim machines | workloads | profiles [show NAME [SCENARIO]]: what is registered.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <functional>
 
 #include "cli/commands.h"
+#include "cli/scenario_options.h"
+#include "config/toml_reader.h"
+#include "experiment/scenario.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
+#include "report/knob_report.h"
 #include "workload/registry.h"
 
 namespace numasim {
 
 namespace {
+
+void print(const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stdout);
+}
 
 class ListCommand : public Command {
   public:
@@ -18,14 +27,62 @@ class ListCommand : public Command {
         : name_(std::move(name)), help_(std::move(help)), body_(std::move(body)) {}
     void add_to(CLI::App& app) override { sub_ = app.add_subcommand(name_, help_); }
     int execute() override {
-        const std::string s = body_();
-        std::fwrite(s.data(), 1, s.size(), stdout);
+        print(body_());
         return 0;
     }
 
   private:
     std::string name_, help_;
     std::function<std::string()> body_;
+};
+
+// `profiles` lists the profiles; `profiles show NAME [SCENARIO]` prints every knob, its value
+// and what set it: the default, the profile, the scenario or an override.
+class ProfilesCommand : public Command {
+  public:
+    void add_to(CLI::App& app) override {
+        sub_ = app.add_subcommand("profiles", "list the kernel profiles");
+        show_ = sub_->add_subcommand(
+            "show",
+            "every knob of a profile, its value and what set it (default, profile, "
+            "scenario, command line)");
+        show_->add_option("profile", profile_, "kernel profile")->required();
+        show_->add_option("scenario", path_, "scenario TOML file whose knobs to apply");
+        add_knob_options(*show_, set_, params_);
+    }
+
+    int execute() override {
+        if (!show_->parsed()) {
+            std::string s;
+            for (const auto& p : profile_names())
+                s += p + "\n";
+            print(s);
+            return 0;
+        }
+        const ScenarioOverrides ov = knob_overrides(set_, params_);
+        if (!path_.empty()) {
+            ScenarioOverrides all = {string_override("profile", profile_, "profiles show")};
+            all.insert(all.end(), ov.begin(), ov.end());
+            const Scenario sc = load_scenario_file(path_, all);
+            print(knobs_text(sc.knobs, sc.knob_origins));
+            return 0;
+        }
+        KnobOrigins origins;
+        NumaBalancingKnobs k = load_profile(profile_, &origins);
+        const TomlTable doc = TomlTable::parse_text("", "command line", ov);
+        if (auto nb = doc.table("numa_balancing")) {
+            apply_knobs(k, *nb, &origins);
+            nb->finish();
+        }
+        doc.finish();
+        print(knobs_text(k, origins));
+        return 0;
+    }
+
+  private:
+    CLI::App* show_ = nullptr;
+    std::string profile_, path_;
+    std::vector<std::string> set_, params_;
 };
 
 }  // namespace
@@ -44,12 +101,7 @@ std::unique_ptr<Command> make_workloads_command() {
 }
 
 std::unique_ptr<Command> make_profiles_command() {
-    return std::make_unique<ListCommand>("profiles", "list the kernel profiles", [] {
-        std::string s;
-        for (const auto& p : profile_names())
-            s += p + "\n";
-        return s;
-    });
+    return std::make_unique<ProfilesCommand>();
 }
 
 }  // namespace numasim

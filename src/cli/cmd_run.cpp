@@ -6,9 +6,11 @@
 
 #include "cli/commands.h"
 #include "cli/output_file.h"
-#include "cli/runner.h"
 #include "cli/scenario_options.h"
+#include "experiment/run.h"
+#include "experiment/scenario.h"
 #include "report/progress.h"
+#include "report/run_report.h"
 
 namespace numasim {
 
@@ -25,7 +27,9 @@ class RunCommand : public Command {
     }
 
     int execute() override {
-        const Scenario sc = load_scenario_or_default(path_, opts_.overrides());
+        const ScenarioOverrides ov = opts_.overrides();
+        const Scenario sc =
+            path_.empty() ? load_builtin_scenario("default", ov) : load_scenario_file(path_, ov);
         std::optional<OutputFile> trace;
         if (!trace_.empty()) trace.emplace(trace_);
         ProgressReporter progress(static_cast<size_t>(sc.iterations));  // silent unless a tty

@@ -1,10 +1,10 @@
 // numasim validate [--quick] [--strict] [--dir experiments] [-j N] [--only NAME]...
-#include <algorithm>
 #include <cstdio>
-#include <thread>
 
 #include "cli/commands.h"
-#include "cli/validate.h"
+#include "experiment/pool.h"
+#include "experiment/validate.h"
+#include "report/validation_report.h"
 
 namespace numasim {
 
@@ -23,12 +23,11 @@ class ValidateCommand : public Command {
         sub_->add_flag("--strict", strict_,
                        "exit 1 if a headline effect misses (except those marked ci = false)");
         sub_->add_option("--only", o_.only, "experiment file stems to run");
-        sub_->add_option("-j,--jobs", o_.jobs, "worker threads");
+        sub_->add_option("-j,--jobs", jobs_, "worker threads (default: all cores)");
     }
 
     int execute() override {
-        if (o_.jobs <= 0)
-            o_.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        o_.workers = jobs_ > 0 ? jobs_ : default_workers();
         const auto rows = run_validation(dir_, o_);
         const std::string out = validation_text(rows);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -41,6 +40,7 @@ class ValidateCommand : public Command {
   private:
     std::string dir_ = "experiments";
     bool strict_ = false;
+    int jobs_ = 0;
     ValidateOptions o_;
 };
 

@@ -1,54 +1,64 @@
 #include "cli/scenario_options.h"
 
-#include <thread>
+#include <fmt/format.h>
 
-#include "config/embedded.h"
-#include "config/input_error.h"
-#include "config/toml_reader.h"
+#include "experiment/pool.h"
+#include "machine/presets.h"
+#include "numab/profile.h"
 
 namespace numasim {
 
+void add_knob_options(CLI::App& app, std::vector<std::string>& set,
+                      std::vector<std::string>& params) {
+    app.add_option("--set", set,
+                   "KEY=VALUE override, the short form for knobs, e.g. --set smallimp=0 "
+                   "(repeatable; see --param)");
+    app.add_option("--param", params,
+                   "KEY=VALUE override of any key of the scenario file, e.g. --param "
+                   "workload.duration=20s; KEY may be short for a [scenario] key or a knob, "
+                   "VALUE is TOML or a bare word (repeatable)");
+}
+
+ScenarioOverrides knob_overrides(const std::vector<std::string>& set,
+                                 const std::vector<std::string>& params) {
+    ScenarioOverrides ov;
+    for (const auto& p : params)
+        ov.push_back(parse_override(p, "--param " + p));
+    for (const auto& s : set)
+        ov.push_back(parse_override(s, "--set " + s));
+    return ov;
+}
+
 void ScenarioOptions::add_to(CLI::App& app) {
     app.add_option("--machine", machine,
-                   "machine preset, machine file, hwloc:FILE.xml or hwloc:host");
-    app.add_option("--profile", profile, "kernel profile (v4.18, v4.19, v6.1, v6.6, v6.12)");
-    app.add_option("--set", set, "knob or switch override, e.g. --set smallimp=0 (repeatable)");
-    app.add_option("--param", params,
-                   "set any key of the scenario file, e.g. --param 'workload.duration=\"20s\"' "
-                   "(TOML value; repeatable)");
+                   fmt::format("machine: a preset ({}), a machine file, hwloc:FILE.xml or "
+                               "hwloc:host",
+                               fmt::join(preset_names(), ", ")));
+    app.add_option("--profile", profile,
+                   fmt::format("kernel profile ({})", fmt::join(profile_names(), ", ")));
+    add_knob_options(app, set, params);
     app.add_option("--seed", seed, "seed (default: the scenario's)");
     app.add_option("--iterations", iterations, "iterations (default: the scenario's)");
     app.add_option("--duration", duration, "upper bound of simulated time, e.g. 30s");
-    app.add_option("-j,--jobs", jobs, "worker threads for iterations (default: all cores)");
+    app.add_option("-j,--jobs", jobs, "worker threads for runs (default: all cores)");
 }
 
 ScenarioOverrides ScenarioOptions::overrides() const {
     ScenarioOverrides ov;
-    if (!machine.empty()) ov.machine = machine;
-    if (!profile.empty()) ov.profile = profile;
-    ov.knob_assignments = set;
-    ov.params = params;
-    if (seed >= 0) ov.seed = static_cast<uint64_t>(seed);
-    if (iterations > 0) ov.iterations = iterations;
-    if (!duration.empty()) {
-        auto ns = parse_duration_ns(duration);
-        if (!ns || *ns <= 0)
-            throw InputError("command line", "--duration", "not a duration: " + duration);
-        ov.duration = *ns;
-    }
+    if (!machine.empty()) ov.push_back(string_override("machine", machine, "--machine " + machine));
+    if (!profile.empty()) ov.push_back(string_override("profile", profile, "--profile " + profile));
+    if (!seed.empty()) ov.push_back(parse_override("seed=" + seed, "--seed " + seed));
+    if (!iterations.empty())
+        ov.push_back(parse_override("iterations=" + iterations, "--iterations " + iterations));
+    if (!duration.empty())
+        ov.push_back(string_override("duration", duration, "--duration " + duration));
+    for (auto& a : knob_overrides(set, params))
+        ov.push_back(std::move(a));
     return ov;
 }
 
 int ScenarioOptions::workers() const {
-    if (jobs > 0) return jobs;
-    const unsigned hw = std::thread::hardware_concurrency();
-    return hw ? static_cast<int>(hw) : 1;
-}
-
-Scenario load_scenario_or_default(const std::string& path, const ScenarioOverrides& ov) {
-    if (!path.empty()) return load_scenario_file(path, ov);
-    const EmbeddedFile* f = find_embedded("default_scenarios", "default");
-    return load_scenario_text(f->text, "<built-in default scenario>", ov);
+    return jobs > 0 ? jobs : default_workers();
 }
 
 }  // namespace numasim

@@ -1,27 +1,29 @@
-// The options every simulating subcommand shares: scenario overrides, seeds, workers, output.
+// The options every simulating subcommand shares: scenario overrides, workers.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
-#include "cli/scenario.h"
+#include "experiment/overrides.h"
 
 namespace numasim {
 
 struct ScenarioOptions {
-    std::string machine, profile, duration;
+    std::string machine, profile, duration, seed, iterations;
     std::vector<std::string> set, params;
-    int64_t seed = -1;
-    int iterations = 0;
     int jobs = 0;  // 0: one per hardware thread
 
     void add_to(CLI::App& app);
+    // In the order they apply: the [scenario] options, then --param, then --set.
     ScenarioOverrides overrides() const;
     int workers() const;
 };
 
-// Loads a scenario file, or the built-in default scenario `name` when `path` is empty.
-Scenario load_scenario_or_default(const std::string& path, const ScenarioOverrides& ov);
+// `--set` and `--param` only, for commands without a scenario of their own.
+void add_knob_options(CLI::App& app, std::vector<std::string>& set,
+                      std::vector<std::string>& params);
+ScenarioOverrides knob_overrides(const std::vector<std::string>& set,
+                                 const std::vector<std::string>& params);
 
 }  // namespace numasim

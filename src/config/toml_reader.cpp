@@ -105,49 +105,66 @@ std::optional<int64_t> parse_duration_ns(std::string_view text) {
 }
 
 TomlTable::TomlTable(std::shared_ptr<const toml::table> root, const toml::table* t,
-                     std::shared_ptr<const std::string> file, std::string path)
-    : root_(std::move(root)), table_(t), file_(std::move(file)), path_(std::move(path)) {}
+                     std::shared_ptr<const std::string> file, std::string path,
+                     std::shared_ptr<const Assigned> assigned)
+    : root_(std::move(root)),
+      table_(t),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      assigned_(std::move(assigned)) {}
 
 namespace {
 
-// Sets `path` (split at dots) below `t` to `value`, through every table of an array of tables.
-bool assign_path(toml::table& t, std::string_view path, const toml::node& value) {
-    const auto dot = path.find('.');
-    const std::string head(path.substr(0, dot));
+std::string join_path(const std::string& path, std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+// Sets `rest` (split at dots) below `t`, whose key path is `path`, to `value`, through every
+// table of an array of tables and creating missing tables. Records each key path it set or
+// created in `assigned`. False if the path runs into a value that is not a table.
+bool assign_path(toml::table& t, const std::string& path, std::string_view rest,
+                 const toml::node& value, const std::string& origin,
+                 std::map<std::string, std::string, std::less<>>& assigned) {
+    const auto dot = rest.find('.');
+    const std::string head(rest.substr(0, dot));
+    const std::string here = join_path(path, head);
     if (dot == std::string_view::npos) {
         t.insert_or_assign(head, value);
+        assigned[here] = origin;
         return true;
     }
     toml::node* n = t.get(head);
-    if (!n) return false;
-    const std::string_view rest = path.substr(dot + 1);
-    if (toml::table* sub = n->as_table()) return assign_path(*sub, rest, value);
-    bool any = false;
-    if (toml::array* arr = n->as_array())
-        for (auto& e : *arr)
-            if (toml::table* sub = e.as_table()) any |= assign_path(*sub, rest, value);
-    return any;
+    if (!n) {
+        n = &t.insert_or_assign(head, toml::table{}).first->second;
+        assigned.emplace(here, origin);
+    }
+    const std::string_view tail = rest.substr(dot + 1);
+    if (toml::table* sub = n->as_table())
+        return assign_path(*sub, here, tail, value, origin, assigned);
+    toml::array* arr = n->as_array();
+    if (!arr || arr->empty()) return false;
+    for (size_t i = 0; i < arr->size(); ++i) {
+        toml::table* sub = (*arr)[i].as_table();
+        if (!sub ||
+            !assign_path(*sub, fmt::format("{}[{}]", here, i), tail, value, origin, assigned))
+            return false;
+    }
+    return true;
 }
 
-void apply_assignments(toml::table& root, const std::vector<std::string>& assignments) {
+void apply_assignments(toml::table& root, const std::vector<KeyAssignment>& assignments,
+                       std::map<std::string, std::string, std::less<>>& assigned) {
     for (const auto& a : assignments) {
-        const auto eq = a.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw InputError("command line", a, "expected key.path=value");
-        const std::string path = a.substr(0, eq);
         toml::table v;
         try {
-            const std::string doc = "v = " + a.substr(eq + 1);
-            v = toml::parse(std::string_view(doc), std::string_view("command line"));
+            const std::string doc = "v = " + a.value;
+            v = toml::parse(std::string_view(doc), std::string_view(a.origin));
         } catch (const toml::parse_error& e) {
-            throw InputError(
-                "command line", a,
-                "the value is not TOML (quote strings): " + std::string(e.description()));
+            throw InputError(a.origin, a.key,
+                             "the value is not TOML: " + std::string(e.description()));
         }
-        if (!assign_path(root, path, *v.get("v")))
-            throw InputError("command line", a,
-                             "no table '" + path.substr(0, path.rfind('.')) +
-                                 "' in the scenario to assign into");
+        if (a.key.empty() || !assign_path(root, "", a.key, *v.get("v"), a.origin, assigned))
+            throw InputError(a.origin, a.key, "not a key that can be set in this file");
     }
 }
 
@@ -158,7 +175,7 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) 
 }
 
 TomlTable TomlTable::parse_file(const std::string& path,
-                                const std::vector<std::string>& assignments) {
+                                const std::vector<KeyAssignment>& assignments) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", "cannot open file");
     std::ostringstream ss;
@@ -167,17 +184,20 @@ TomlTable TomlTable::parse_file(const std::string& path,
 }
 
 TomlTable TomlTable::parse_text(std::string_view text, const std::string& name,
-                                const std::vector<std::string>& assignments) {
+                                const std::vector<KeyAssignment>& assignments) {
+    std::shared_ptr<toml::table> root;
     try {
-        auto root = std::make_shared<toml::table>(toml::parse(text, name));
-        apply_assignments(*root, assignments);
-        const toml::table* t = root.get();
-        return TomlTable(std::move(root), t, std::make_shared<std::string>(name), "");
+        root = std::make_shared<toml::table>(toml::parse(text, name));
     } catch (const toml::parse_error& e) {
         const auto& src = e.source();
         throw InputError(name, fmt::format("line {}, column {}", src.begin.line, src.begin.column),
                          std::string(e.description()));
     }
+    auto assigned = std::make_shared<Assigned>();
+    apply_assignments(*root, assignments, *assigned);
+    const toml::table* t = root.get();
+    return TomlTable(std::move(root), t, std::make_shared<std::string>(name), "",
+                     std::move(assigned));
 }
 
 TomlTable TomlTable::parse_file(const std::string& path) {
@@ -185,8 +205,12 @@ TomlTable TomlTable::parse_file(const std::string& path) {
 }
 
 std::string TomlTable::key_path(std::string_view key) const {
-    if (path_.empty()) return std::string(key);
-    return path_ + "." + std::string(key);
+    return join_path(path_, key);
+}
+
+const std::string* TomlTable::assigned_by(std::string_view path) const {
+    auto it = assigned_->find(path);
+    return it == assigned_->end() ? nullptr : &it->second;
 }
 
 std::string TomlTable::where(std::string_view key) const {
@@ -196,11 +220,19 @@ std::string TomlTable::where(std::string_view key) const {
     return key_path(key);
 }
 
+std::string TomlTable::origin(std::string_view key) const {
+    if (const std::string* o = assigned_by(key_path(key))) return *o;
+    return *file_ + ": " + where(key);
+}
+
 void TomlTable::fail(std::string_view key, const std::string& problem) const {
+    if (const std::string* o = assigned_by(key_path(key)))
+        throw InputError(*o, key_path(key), problem);
     throw InputError(*file_, where(key), problem);
 }
 
 void TomlTable::fail_here(const std::string& problem) const {
+    if (const std::string* o = assigned_by(path_)) throw InputError(*o, path_, problem);
     std::string w = path_.empty() ? std::string("top level") : path_;
     if (table_->source().begin.line > 0)
         w += fmt::format(" (line {})", table_->source().begin.line);
@@ -363,7 +395,7 @@ std::optional<TomlTable> TomlTable::table(std::string_view key) const {
     const toml::node& n = require(key);
     const toml::table* t = n.as_table();
     if (!t) fail(key, "expected a table, found " + type_name(n));
-    return TomlTable(root_, t, file_, key_path(key));
+    return TomlTable(root_, t, file_, key_path(key), assigned_);
 }
 
 std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
@@ -371,7 +403,7 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
     if (!has(key)) return out;
     const toml::node& n = require(key);
     if (const toml::table* t = n.as_table()) {
-        out.push_back(TomlTable(root_, t, file_, key_path(key)));
+        out.push_back(TomlTable(root_, t, file_, key_path(key), assigned_));
         return out;
     }
     const toml::array* a = n.as_array();
@@ -381,7 +413,8 @@ std::vector<TomlTable> TomlTable::tables(std::string_view key) const {
     for (size_t i = 0; i < a->size(); ++i) {
         const toml::table* t = (*a)[i].as_table();
         if (!t) fail(key, fmt::format("element {} is not a table", i));
-        out.push_back(TomlTable(root_, t, file_, fmt::format("{}[{}]", key_path(key), i)));
+        out.push_back(
+            TomlTable(root_, t, file_, fmt::format("{}[{}]", key_path(key), i), assigned_));
     }
     return out;
 }
@@ -410,12 +443,14 @@ std::vector<std::string> TomlTable::keys() const {
 
 void TomlTable::finish() const {
     for (const auto& [k, v] : in_file_order(*table_)) {
-        if (!used_.count(k)) {
-            std::string w = key_path(k);
-            if (v->source().begin.line > 0) w += fmt::format(" (line {})", v->source().begin.line);
-            throw InputError(*file_, w, "unknown key");
-        }
+        if (!used_.count(k)) fail(k, "unknown key");
     }
+}
+
+std::string toml_quote(std::string_view s) {
+    std::ostringstream out;
+    out << toml::value<std::string>(std::string(s));
+    return out.str();
 }
 
 }  // namespace numasim

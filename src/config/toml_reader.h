@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -20,17 +21,27 @@ class node;
 
 namespace numasim {
 
+// A key of a document set from outside it (the command line, a scenario's [[variant]] table):
+// `key` is a dotted path ("workload.jvms"), `value` a TOML value ("4", "\"20s\""), and
+// `origin` names the assignment in errors ("--param workload.jvms=0").
+struct KeyAssignment {
+    std::string origin;
+    std::string key;
+    std::string value;
+};
+
 class TomlTable {
   public:
     // Parse errors become InputError with the line and column of the problem.
     static TomlTable parse_file(const std::string& path);
     static TomlTable parse_text(std::string_view text, const std::string& name);
-    // As above, then assigns each "dotted.key=value" (value in TOML syntax, e.g.
-    // workload.duration="20s"). A path through an array of tables applies to every element.
+    // As above, then applies the assignments in order. Missing tables on a path are created; a
+    // path through an array of tables applies to every element. Errors about an assigned key
+    // (or a table an assignment created) name the assignment's origin instead of the file.
     static TomlTable parse_file(const std::string& path,
-                                const std::vector<std::string>& assignments);
+                                const std::vector<KeyAssignment>& assignments);
     static TomlTable parse_text(std::string_view text, const std::string& name,
-                                const std::vector<std::string>& assignments);
+                                const std::vector<KeyAssignment>& assignments);
 
     bool has(std::string_view key) const;
 
@@ -65,20 +76,29 @@ class TomlTable {
     const std::string& file() const { return *file_; }
     const std::string& path() const { return path_; }  // "" for the root, "workload[2]" ...
     std::string key_path(std::string_view key) const;
+    // What set `key`: "FILE (line N)", or the origin of the assignment that set it.
+    std::string origin(std::string_view key) const;
 
   private:
+    using Assigned = std::map<std::string, std::string, std::less<>>;  // key path -> origin
     TomlTable(std::shared_ptr<const toml::table> root, const toml::table* t,
-              std::shared_ptr<const std::string> file, std::string path);
+              std::shared_ptr<const std::string> file, std::string path,
+              std::shared_ptr<const Assigned> assigned);
     const toml::node* node(std::string_view key) const;
     const toml::node& require(std::string_view key) const;
     std::string where(std::string_view key) const;
+    const std::string* assigned_by(std::string_view path) const;
 
     std::shared_ptr<const toml::table> root_;
     const toml::table* table_;
     std::shared_ptr<const std::string> file_;
     std::string path_;
+    std::shared_ptr<const Assigned> assigned_;
     mutable std::set<std::string, std::less<>> used_;
 };
+
+// A TOML value as text: a string quoted and escaped, e.g. for a KeyAssignment.
+std::string toml_quote(std::string_view s);
 
 // Parses "3GiB" style sizes and "250ms" style durations; nullopt if malformed.
 std::optional<uint64_t> parse_size(std::string_view text);

@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "cost/constants.h"
-#include "engine/system.h"
+#include "machine/topology.h"
+#include "mm/vma.h"
 
 namespace numasim {
 
@@ -27,8 +28,7 @@ double llc_hit_fraction(Pattern pattern, double footprint, double llc_share) {
 
 }  // namespace
 
-void CostModel::init(const System& sys) {
-    const Topology& t = sys.topo;
+void CostModel::init(const Topology& t) {
     nodes_ = t.nr_nodes();
     ghz_ = t.hw.cpu_ghz > 0 ? t.hw.cpu_ghz : 2.0;
     llc_bytes_ = static_cast<double>(t.hw.llc_bytes);
@@ -46,10 +46,12 @@ void CostModel::init(const System& sys) {
     link_mult_.assign(nodes_ * nodes_, 1.0);
     llc_of_cpu_.resize(t.nr_cpus());
     core_of_cpu_.resize(t.nr_cpus());
+    node_of_cpu_.resize(t.nr_cpus());
     int nllc = 0, ncore = 0;
     for (const auto& c : t.cpus) {
         llc_of_cpu_[c.id] = c.llc;
         core_of_cpu_[c.id] = c.core;
+        node_of_cpu_[c.id] = c.node;
         nllc = std::max(nllc, c.llc + 1);
         ncore = std::max(ncore, c.core + 1);
     }
@@ -73,12 +75,11 @@ double CostModel::refill_ns(double bytes, int cpu_node, int nid) const {
     return bytes / per_core_gbs;
 }
 
-// Time per cache line of progress for p on cpu; optionally accumulates the DRAM bytes per ns
-// the task generates toward each node (at the returned speed).
-double CostModel::line_ns(const System& sys, const Task& p, int cpu,
-                          std::vector<double>* node_bytes, double* miss_per_line) const {
-    const Phase& ph = p.phase;
-    const int cnode = sys.cpu_to_node(cpu);
+// Time per cache line of progress for access mix `ph` on cpu; optionally accumulates the DRAM
+// bytes per ns the task generates toward each node (at the returned speed).
+double CostModel::line_ns(const AccessMix& ph, int cpu, std::vector<double>* node_bytes,
+                          double* miss_per_line) const {
+    const int cnode = node_of_cpu_[cpu];
     const double mlp = ph.mlp > 0 ? ph.mlp : mlp_default_;
     const double line = cost::CACHE_LINE_BYTES;
     // CPU work per line: the rate at local latency minus the local memory stall.
@@ -140,32 +141,31 @@ double CostModel::line_ns(const System& sys, const Task& p, int cpu,
     return t_line;
 }
 
-double CostModel::ns_per_byte(const System& sys, const Task& p, int cpu,
-                              double* miss_per_byte) const {
-    if (p.phase.streams.empty()) {
+double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte) const {
+    if (a.streams.empty()) {
         if (miss_per_byte) *miss_per_byte = 0;
-        return 1.0 / std::max(p.phase.rate_gbs, 1e-9);
+        return 1.0 / std::max(a.rate_gbs, 1e-9);
     }
     double miss_per_line = 0;
-    const double ns = line_ns(sys, p, cpu, nullptr, &miss_per_line) / cost::CACHE_LINE_BYTES;
+    const double ns = line_ns(a, cpu, nullptr, &miss_per_line) / cost::CACHE_LINE_BYTES;
     if (miss_per_byte) *miss_per_byte = miss_per_line / cost::CACHE_LINE_BYTES;
     return ns;
 }
 
-void CostModel::update(const System& sys) {
+void CostModel::update(const std::vector<const AccessMix*>& running) {
     std::fill(core_busy_.begin(), core_busy_.end(), 0);
     std::fill(llc_footprint_.begin(), llc_footprint_.end(), 0.0);
     // LLC footprints: distinct memory objects touched by the tasks running on each LLC. Each
     // LLC keeps its own short list of keys, so the de-duplication stays linear in the tasks.
     for (auto& keys : llc_keys_)
         keys.clear();
-    for (const Rq& rq : sys.rqs) {
-        const Task* t = rq.curr;
-        if (!t || !t->has_phase) continue;
-        ++core_busy_[core_of_cpu_[rq.cpu]];
-        const int llc = llc_of_cpu_[rq.cpu];
+    for (size_t cpu = 0; cpu < running.size(); ++cpu) {
+        const AccessMix* t = running[cpu];
+        if (!t) continue;
+        ++core_busy_[core_of_cpu_[cpu]];
+        const int llc = llc_of_cpu_[cpu];
         auto& keys = llc_keys_[llc];
-        for (const AccessStream& s : t->phase.streams) {
+        for (const AccessStream& s : t->streams) {
             // Mappings of the same object share cache lines (COW-shared or file pages).
             const std::pair<const MemObject*, uint64_t> key{s.region->vma->object.get(),
                                                             s.region->vma->pgoff + s.region->first};
@@ -180,9 +180,9 @@ void CostModel::update(const System& sys) {
     // track the fixed point.
     for (int iter = 0; iter < 3; ++iter) {
         std::fill(demand.begin(), demand.end(), 0.0);
-        for (const Rq& rq : sys.rqs)
-            if (rq.curr && rq.curr->has_phase && !rq.curr->phase.streams.empty())
-                line_ns(sys, *rq.curr, rq.cpu, &demand, nullptr);
+        for (size_t cpu = 0; cpu < running.size(); ++cpu)
+            if (running[cpu] && !running[cpu]->streams.empty())
+                line_ns(*running[cpu], static_cast<int>(cpu), &demand, nullptr);
         for (int n = 0; n < nodes_; ++n) {
             double d = 0;
             for (int a = 0; a < nodes_; ++a)

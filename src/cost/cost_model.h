@@ -13,27 +13,22 @@
 #include <utility>
 #include <vector>
 
+#include "cost/access.h"
+
 namespace numasim {
 
 struct MemObject;
-struct System;
-struct Task;
-struct Phase;
-
-struct StreamCost {
-    double ns_per_byte = 0;          // CPU time per byte of progress
-    double dram_bytes_per_byte = 0;  // DRAM traffic generated per byte of progress (all nodes)
-};
+struct Topology;
 
 class CostModel {
   public:
-    void init(const System& sys);
-    // Recomputes contention multipliers and LLC footprints from the tasks running now.
-    void update(const System& sys);
-    // CPU time per byte for `p`'s current phase on `cpu` under the current contention.
-    // If `miss_per_byte` is given, it receives the LLC misses per byte of progress.
-    double ns_per_byte(const System& sys, const Task& p, int cpu,
-                       double* miss_per_byte = nullptr) const;
+    void init(const Topology& t);
+    // Recomputes contention multipliers and LLC footprints from what runs now: `running[cpu]`
+    // is the access mix of the task running on `cpu`, or nullptr when there is none.
+    void update(const std::vector<const AccessMix*>& running);
+    // CPU time per byte for access mix `a` on `cpu` under the current contention. If
+    // `miss_per_byte` is given, it receives the LLC misses per byte of progress.
+    double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte = nullptr) const;
     // Idle latency from a CPU on node `from` to memory on node `to`.
     double latency_ns(int from, int to) const { return lat_[from * nodes_ + to]; }
     double node_multiplier(int nid) const { return node_mult_[nid]; }
@@ -48,9 +43,10 @@ class CostModel {
     double llc_bytes() const { return llc_bytes_; }
 
   private:
-    double line_ns(const System& sys, const Task& p, int cpu, std::vector<double>* node_bytes,
+    double line_ns(const AccessMix& a, int cpu, std::vector<double>* node_bytes,
                    double* miss_per_line) const;
     int nodes_ = 0;
+    std::vector<int> node_of_cpu_;
     double ghz_ = 2.0;
     double llc_bytes_ = 0;
     double llc_lat_ = 0;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "mm/fault.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
@@ -27,6 +27,16 @@ void account_exec(Task& p, Nanos delta, Nanos now) {
 
 Engine::Engine(System& sys) : sys_(sys) {
     sys_.events.push(TICK_NSEC, EV_TICK);
+}
+
+TaskRun& Engine::run_of(const Task& p) {
+    if (static_cast<size_t>(p.index) >= runs_.size()) runs_.resize(sys_.tasks.size());
+    return runs_[p.index];
+}
+
+const Phase* Engine::phase(const Task& p) const {
+    if (static_cast<size_t>(p.index) >= runs_.size() || !runs_[p.index].has_phase) return nullptr;
+    return &runs_[p.index].phase;
 }
 
 int Engine::live_tasks() const {
@@ -82,11 +92,23 @@ void Engine::tick() {
     }
     for (int c = 0; c < n; ++c)
         if (sys_.rqs[c].need_resched || !sys_.rqs[c].curr) schedule(sys_, c);
-    sys_.cost.update(sys_);
+    // The cost model sees what each CPU's current task touches, nothing else of it.
+    mix_by_cpu_.resize(n);
+    running_.assign(n, nullptr);
+    for (int c = 0; c < n; ++c) {
+        const Task* t = sys_.rqs[c].curr;
+        if (!t) continue;
+        const TaskRun& r = run_of(*t);
+        if (!r.has_phase) continue;
+        mix_by_cpu_[c] = r.phase.access();
+        running_[c] = &mix_by_cpu_[c];
+    }
+    sys_.cost.update(running_);
 }
 
 void Engine::apply_phase_setup(Task& p) {
-    const Phase& ph = p.phase;
+    TaskRun& run = run_of(p);
+    const Phase& ph = run.phase;
     if (ph.set_mempolicy) {
         p.mempolicy = *ph.set_mempolicy;
         p.has_mempolicy = ph.set_mempolicy->mode != MpolMode::Default;
@@ -112,36 +134,38 @@ void Engine::apply_phase_setup(Task& p) {
         const int dst = find_idlest_cpu(sys_, p, p.cpu);
         if (dst != p.cpu) move_task(sys_, p, dst);
     }
-    p.sweep_pos.assign(ph.streams.size(), 0);
-    p.sweep_carry.assign(ph.streams.size(), 0.0);
+    run.sweep_pos.assign(ph.streams.size(), 0);
+    run.sweep_carry.assign(ph.streams.size(), 0.0);
     for (size_t i = 0; i < ph.streams.size(); ++i)
         if (ph.streams[i].start_at_thread_offset)
-            p.sweep_pos[i] =
+            run.sweep_pos[i] =
                 ph.streams[i].start_page % std::max<uint64_t>(1, ph.streams[i].region->count);
 }
 
 bool Engine::start_next_phase(Task& p) {
     const int cpu = p.cpu;
-    p.phase = Phase{};
-    if (!p.program || !p.program->next_phase(p, p.phase)) {
+    TaskRun& run = run_of(p);
+    run.phase = Phase{};
+    if (!p.program || !p.program->next_phase(p, run.phase)) {
         do_exit(sys_, p);
         schedule(sys_, cpu);
         return false;
     }
-    p.has_phase = true;
-    p.phase_bytes = 0;
-    p.phase_cpu = 0;
+    run.has_phase = true;
+    run.phase_bytes = 0;
+    run.phase_cpu = 0;
     apply_phase_setup(p);
     return sys_.rqs[cpu].curr == &p;
 }
 
 void Engine::finish_phase(Task& p) {
-    p.has_phase = false;
-    if (p.phase.sleep_after <= 0) return;
+    TaskRun& run = run_of(p);
+    run.has_phase = false;
+    if (run.phase.sleep_after <= 0) return;
     const int cpu = p.cpu;
     dequeue_sleeping_task(sys_, p);
     ++p.wake_generation;
-    sys_.events.push(sys_.rqs[cpu].clock + p.phase.sleep_after, EV_WAKEUP, p.index,
+    sys_.events.push(sys_.rqs[cpu].clock + run.phase.sleep_after, EV_WAKEUP, p.index,
                      static_cast<int64_t>(p.wake_generation));
     schedule(sys_, cpu);
 }
@@ -165,22 +189,23 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             account_exec(*p, k, rq.clock);
             continue;
         }
-        if (!p->has_phase) {
+        TaskRun& run = run_of(*p);
+        if (!run.has_phase) {
             start_next_phase(*p);
             continue;
         }
-        const Phase& ph = p->phase;
+        const Phase& ph = run.phase;
         double miss_per_byte = 0;
-        const double npb = sys_.cost.ns_per_byte(sys_, *p, cpu, &miss_per_byte);
+        const double npb = sys_.cost.ns_per_byte(ph.access(), cpu, &miss_per_byte);
         double bytes = static_cast<double>(avail) / npb;
         bool ends = false;
-        if (ph.work_bytes > 0 && p->phase_bytes + bytes >= ph.work_bytes) {
-            bytes = ph.work_bytes - p->phase_bytes;
+        if (ph.work_bytes > 0 && run.phase_bytes + bytes >= ph.work_bytes) {
+            bytes = ph.work_bytes - run.phase_bytes;
             ends = true;
         }
         Nanos used = std::clamp<Nanos>(static_cast<Nanos>(std::ceil(bytes * npb)), 1, avail);
-        if (ph.cpu_time > 0 && p->phase_cpu + used >= ph.cpu_time) {
-            used = std::max<Nanos>(1, ph.cpu_time - p->phase_cpu);
+        if (ph.cpu_time > 0 && run.phase_cpu + used >= ph.cpu_time) {
+            used = std::max<Nanos>(1, ph.cpu_time - run.phase_cpu);
             used = std::min(used, avail);
             bytes = static_cast<double>(used) / npb;
             ends = true;
@@ -188,17 +213,16 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         p->utime += used;
         rq.clock += used;
         account_exec(*p, used, rq.clock);
-        p->phase_bytes += bytes;
-        p->phase_cpu += used;
+        run.phase_bytes += bytes;
+        run.phase_cpu += used;
         p->total_bytes += bytes;
         p->total_ops += bytes * ph.ops_per_byte;
         llc_miss_carry_ += bytes * miss_per_byte;
         const double whole = std::floor(llc_miss_carry_);
         sys_.counters.llc_misses += static_cast<uint64_t>(whole);
         llc_miss_carry_ -= whole;
-        const bool stayed = touch_streams(*p, bytes);
-        if (ends && p->has_phase) finish_phase(*p);
-        (void)stayed;
+        touch_streams(*p, bytes);
+        if (ends && run.has_phase) finish_phase(*p);
     }
 }
 
@@ -273,20 +297,21 @@ bool region_quiet(const Region& r, bool write) {
 }  // namespace
 
 bool Engine::touch_streams(Task& p, double bytes) {
-    const Phase& ph = p.phase;
+    TaskRun& run = run_of(p);
+    const Phase& ph = run.phase;
     for (size_t i = 0; i < ph.streams.size(); ++i) {
         const AccessStream& s = ph.streams[i];
         Region& r = *s.region;
         Vma& vma = *r.vma;
         const double sb = bytes * s.share;
         if (s.pattern == Pattern::Sweep) {
-            const double pages_f = (p.sweep_carry[i] + sb) / static_cast<double>(PAGE_SIZE);
+            const double pages_f = (run.sweep_carry[i] + sb) / static_cast<double>(PAGE_SIZE);
             uint64_t n = static_cast<uint64_t>(pages_f);
-            p.sweep_carry[i] = (pages_f - static_cast<double>(n)) * PAGE_SIZE;
+            run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * PAGE_SIZE;
             if (n == 0 || r.count == 0) continue;
             n = std::min(n, r.count);
-            const uint64_t start = p.sweep_pos[i];
-            p.sweep_pos[i] = (start + n) % r.count;
+            const uint64_t start = run.sweep_pos[i];
+            run.sweep_pos[i] = (start + n) % r.count;
             const bool write = s.write_fraction >= 0.5;
             if (region_quiet(r, write)) continue;
             const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);

@@ -4,12 +4,28 @@
 // The global tick then runs scheduler_tick() and the NUMA scan work on every CPU.
 #pragma once
 
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "engine/program.h"
 #include "sim/clock.h"
 
 namespace numasim {
 
 struct System;
 struct Task;
+struct Vma;
+
+// What the engine keeps for each task it runs: the phase its program gave it and how far it got.
+struct TaskRun {
+    Phase phase;
+    bool has_phase = false;
+    double phase_bytes = 0;           // bytes done in the current phase
+    Nanos phase_cpu = 0;              // CPU time in the current phase
+    std::vector<uint64_t> sweep_pos;  // per stream: next page of a sweep (region-relative)
+    std::vector<double> sweep_carry;  // per stream: bytes short of the next page
+};
 
 class Engine {
   public:
@@ -19,17 +35,23 @@ class Engine {
     // Brings `cpu` up to time `t`.
     void advance_cpu(int cpu, Nanos t);
     uint64_t ticks() const { return ticks_; }
+    // The phase `p` is in, or nullptr between phases.
+    const Phase* phase(const Task& p) const;
 
   private:
+    TaskRun& run_of(const Task& p);
     void tick();
     bool start_next_phase(Task& p);
     void finish_phase(Task& p);
     // Walks the streams of p's phase for `bytes` of progress; returns false if p left the CPU.
     bool touch_streams(Task& p, double bytes);
-    bool handle_touch(Task& p, struct Vma& vma, uint64_t idx, bool write);
+    bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write);
     void apply_phase_setup(Task& p);
 
     System& sys_;
+    std::deque<TaskRun> runs_;  // by Task::index; a deque keeps references across growth
+    std::vector<AccessMix> mix_by_cpu_;
+    std::vector<const AccessMix*> running_;  // per CPU, for the cost model
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
     int live_tasks() const;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "mm/fault.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "cost/constants.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "mm/page_alloc.h"
 
 namespace numasim {

@@ -1,7 +1,7 @@
 #include "mm/migrate.h"
 
 #include "cost/constants.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "mm/fault.h"
 #include "mm/page_alloc.h"
 

@@ -1,6 +1,6 @@
 #include "mm/page_alloc.h"
 
-#include "engine/system.h"
+#include "kernel/system.h"
 
 namespace numasim {
 

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "engine/counters.h"
-#include "engine/system.h"
+#include "kernel/counters.h"
+#include "kernel/system.h"
 #include "numab/numab.h"
 
 namespace numasim::numab {

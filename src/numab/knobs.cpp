@@ -1,77 +1,63 @@
 #include "numab/knobs.h"
 
-#include <array>
-#include <utility>
+#include <fmt/format.h>
 
 namespace numasim {
 
-namespace {
-template <typename E, size_t N>
-bool parse_enum(const std::array<std::pair<E, const char*>, N>& names, const std::string& s,
-                E& out) {
-    for (const auto& [e, n] : names)
-        if (s == n) {
-            out = e;
-            return true;
-        }
-    return false;
-}
-template <typename E, size_t N>
-std::string name_of(const std::array<std::pair<E, const char*>, N>& names, E v) {
-    for (const auto& [e, n] : names)
-        if (e == v) return n;
-    return "?";
+const std::vector<KnobInfo>& knob_table() {
+    static const std::vector<KnobInfo> table = {
+#define NUMASIM_KNOB_ROW(type, name, def, domain, kernel, description)         \
+    {#name,                                                                    \
+     domain,                                                                   \
+     kernel,                                                                   \
+     description,                                                              \
+     [](const NumaBalancingKnobs& k) { return static_cast<int64_t>(k.name); }, \
+     [](NumaBalancingKnobs& k, int64_t v) { k.name = static_cast<type>(v); }},
+        NUMASIM_KNOBS(NUMASIM_KNOB_ROW)
+#undef NUMASIM_KNOB_ROW
+    };
+    return table;
 }
 
-constexpr std::array<std::pair<VmaScanSelection, const char*>, 4> kVmaScan = {{
-    {VmaScanSelection::All, "all"},
-    {VmaScanSelection::PidsActive, "pids_active"},
-    {VmaScanSelection::PidsActiveForced, "pids_active_forced"},
-    {VmaScanSelection::FourPass, "four_pass"},
-}};
-constexpr std::array<std::pair<CowSharedTest, const char*>, 3> kCow = {{
-    {CowSharedTest::Mapcount, "mapcount"},
-    {CowSharedTest::Refcount, "refcount"},
-    {CowSharedTest::LikelyMappedShared, "likely_mapped_shared"},
-}};
-constexpr std::array<std::pair<NumaImbalance, const char*>, 6> kImb = {{
-    {NumaImbalance::None, "none"},
-    {NumaImbalance::ImbalancePct, "imbalance_pct"},
-    {NumaImbalance::BusiestMin, "busiest_min"},
-    {NumaImbalance::SrcMin, "src_min"},
-    {NumaImbalance::Fixed, "fixed"},
-    {NumaImbalance::ImbNumaNr, "imb_numa_nr"},
-}};
-constexpr std::array<std::pair<SchedClass, const char*>, 3> kSchedClass = {{
-    {SchedClass::Cfs, "cfs"},
-    {SchedClass::Eevdf, "eevdf"},
-    {SchedClass::EevdfComplete, "eevdf_complete"},
-}};
-}  // namespace
+const KnobInfo* find_knob(std::string_view name) {
+    for (const KnobInfo& k : knob_table())
+        if (k.name == name) return &k;
+    return nullptr;
+}
 
-std::string to_string(VmaScanSelection v) {
-    return name_of(kVmaScan, v);
+std::string knob_value_text(const KnobInfo& k, int64_t value) {
+    switch (k.domain.kind) {
+        case KnobDomain::Bool:
+            return value ? "true" : "false";
+        case KnobDomain::Enum:
+            return value >= 0 && value < static_cast<int64_t>(k.domain.names.size())
+                       ? std::string(k.domain.names[value])
+                       : "?";
+        default:
+            return std::to_string(value);
+    }
 }
-bool parse_vma_scan_selection(const std::string& s, VmaScanSelection& out) {
-    return parse_enum(kVmaScan, s, out);
+
+std::string knob_valid_values(const KnobInfo& k) {
+    switch (k.domain.kind) {
+        case KnobDomain::Bool:
+            return "true or false";
+        case KnobDomain::Enum:
+            return fmt::format("{}", fmt::join(k.domain.names, ", "));
+        case KnobDomain::OneOf:
+            return fmt::format("{}", fmt::join(k.domain.one_of, " or "));
+        default:
+            return fmt::format("{}-{}", k.domain.lo, k.domain.hi);
+    }
 }
-std::string to_string(CowSharedTest v) {
-    return name_of(kCow, v);
-}
-bool parse_cow_shared_test(const std::string& s, CowSharedTest& out) {
-    return parse_enum(kCow, s, out);
-}
-std::string to_string(NumaImbalance v) {
-    return name_of(kImb, v);
-}
-bool parse_numa_imbalance(const std::string& s, NumaImbalance& out) {
-    return parse_enum(kImb, s, out);
-}
-std::string to_string(SchedClass v) {
-    return name_of(kSchedClass, v);
-}
-bool parse_sched_class(const std::string& s, SchedClass& out) {
-    return parse_enum(kSchedClass, s, out);
+
+bool knob_value_valid(const KnobInfo& k, int64_t value) {
+    if (k.domain.kind == KnobDomain::OneOf) {
+        for (int64_t v : k.domain.one_of)
+            if (v == value) return true;
+        return false;
+    }
+    return value >= k.domain.lo && value <= k.domain.hi;
 }
 
 }  // namespace numasim

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "numab/numab.h"
 
 namespace numasim::numab {

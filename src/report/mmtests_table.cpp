@@ -74,7 +74,7 @@ double stat_value(const StatSpec& spec, const Summary& s, const std::vector<doub
 }  // namespace
 
 CompareTable build_compare_table(const std::vector<std::string>& columns,
-                                 const std::vector<Operation>& operations,
+                                 const std::vector<OperationSamples>& operations,
                                  const CompareOptions& options) {
     CompareTable table;
     table.columns = columns;
@@ -100,7 +100,7 @@ CompareTable build_compare_table(const std::vector<std::string>& columns,
     // mmtests orders rows statistic-major: every operation's Min, then every Amean, ...
     for (const StatSpec& spec : stat_specs(options.stat_set)) {
         for (size_t o = 0; o < operations.size(); ++o) {
-            const Operation& op = operations[o];
+            const OperationSamples& op = operations[o];
             CompareRow row;
             row.stat = stat_name(spec, op.better, options.naming);
             row.operation = op.name;

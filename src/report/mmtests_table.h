@@ -10,8 +10,9 @@
 
 namespace numasim {
 
-// One benchmark operation, e.g. "elsp-NUMA01_THREADLOCAL" (Lower) or "tput-13" (Higher).
-struct Operation {
+// The samples of one benchmark operation per column, e.g. "elsp-NUMA01_THREADLOCAL" (Lower) or
+// "tput-13" (Higher).
+struct OperationSamples {
     std::string name;
     Better better = Better::Lower;
     std::vector<std::vector<double>> samples;  // one sample vector per column
@@ -65,7 +66,7 @@ struct CompareTable {
 inline constexpr int kMmtestsCompareLength = 7;
 
 CompareTable build_compare_table(const std::vector<std::string>& columns,
-                                 const std::vector<Operation>& operations,
+                                 const std::vector<OperationSamples>& operations,
                                  const CompareOptions& options = {});
 
 std::string render_compare_table(const CompareTable& table);

@@ -1,22 +1,11 @@
 // Result lines of `perf bench numa mem` (tools/perf/bench/numa.c, __bench_numa / print_res).
 #pragma once
 
-#include <cstdint>
 #include <string>
 
-namespace numasim {
+#include "workload/perf_bench_numa.h"
 
-// The raw figures perf collects at the end of a run; the printed values are derived from them
-// exactly as numa.c does.
-struct PerfBenchNumaRaw {
-    std::string name;                  // perf prints "main," when run without -a
-    bool measure_convergence = false;  // -m: also print NUMA-convergence-latency
-    double runtime_sec_max = 0;        // wall time of the whole run (gettimeofday diff)
-    double runtime_sec_min = 0;        // fastest thread's runtime
-    double runtime_sec_avg = 0;        // mean thread runtime
-    double bytes = 0;                  // bytes processed by all threads
-    std::int64_t nr_tasks = 1;         // processes * threads
-};
+namespace numasim {
 
 // The printed figures, derived from the raw ones exactly as numa.c does.
 struct PerfBenchNumaFigures {

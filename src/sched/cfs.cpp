@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "sched/sched_tunables.h"
 
 namespace numasim::cfs {

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "cost/constants.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "numab/numab.h"
 #include "sched/cfs.h"
 #include "sched/eevdf.h"
@@ -313,7 +313,6 @@ void schedule(System& sys, int cpu) {
     if (prev && next && !eevdf && prev->vruntime <= next->vruntime) return;  // prev stays
     if (!next) {
         if (!prev) {
-            rq.idle_stamp = sys.now;
             newidle_balance(sys, cpu);
             // A task pulled by the balance may already have been picked (move_task schedules
             // an idle destination); then this CPU is busy again.
@@ -401,7 +400,6 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     if (sys.cpu_to_node(src_cpu) != sys.cpu_to_node(dst_cpu)) update_scan_period(sys, p, dst_cpu);
     ++sys.counters.migrations;
     ++p.nr_migrations;
-    p.last_migration_time = sys.now;
     // The task's cached working set stays behind: refill the private caches, and across LLCs
     // as much of its footprint as the LLC held, from wherever its memory is.
     double refill = cost::PRIVATE_CACHE_BYTES;

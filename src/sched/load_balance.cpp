@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/lb_env.h"

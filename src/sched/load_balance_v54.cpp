@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "sched/fair.h"
 #include "sched/lb_env.h"
 #include "sched/sched_domain.h"

@@ -26,7 +26,6 @@ struct Rq {
     Nanos clock = 0;  // time up to which this CPU has been simulated
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     uint64_t nr_switches = 0;
-    Nanos idle_stamp = 0;             // when the CPU last went idle
     std::vector<Nanos> next_balance;  // per sched-domain level
     std::vector<unsigned> balance_interval_ms;
     std::vector<unsigned> nr_balance_failed;

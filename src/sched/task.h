@@ -1,5 +1,6 @@
-// A task (struct task_struct): scheduling entity, CPU affinity, accounting, the NUMA-balancing
-// fields of include/linux/sched.h under their kernel names, and the phase it is executing.
+// A task (struct task_struct): scheduling entity, CPU affinity, accounting, and the
+// NUMA-balancing fields of include/linux/sched.h under their kernel names. What the task runs
+// is a program the engine drives (engine/program.h); the engine keeps its phase and cursors.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,12 @@
 
 #include "mm/mempolicy.h"
 #include "sim/clock.h"
-#include "workload/program.h"
 
 namespace numasim {
 
 struct Mm;
 struct NumaGroup;
+class TaskProgram;
 
 enum class TaskState : uint8_t { Running, Runnable, Sleeping, Dead };
 
@@ -58,9 +59,7 @@ struct Task {
     Nanos prev_sum_exec_runtime = 0;  // at the last pick, for the slice check
     Nanos exec_start = 0;             // se.exec_start
     SchedAvg avg;
-    Nanos wake_time = 0;            // pending wakeup
-    uint64_t wake_generation = 0;   // invalidates stale wakeup events
-    Nanos last_migration_time = 0;  // for task_hot()
+    uint64_t wake_generation = 0;  // invalidates stale wakeup events
 
     // --- accounting (getrusage, perf stat, /proc/<pid>/sched) ---
     Nanos utime = 0;
@@ -90,17 +89,11 @@ struct Task {
     NumaGroup* numa_group = nullptr;
 
     // --- what it runs ---
-    TaskProgram* program = nullptr;
-    Phase phase;
-    bool has_phase = false;
-    double phase_bytes = 0;           // bytes done in the current phase
-    Nanos phase_cpu = 0;              // CPU time in the current phase
-    std::vector<uint64_t> sweep_pos;  // per stream: next page of a sweep (region-relative)
-    std::vector<double> sweep_carry;  // per stream: bytes short of the next page
-    double total_bytes = 0;
-    double total_ops = 0;
-    int workload = -1;     // index of the owning workload instance
-    int thread_index = 0;  // index within its workload
+    TaskProgram* program = nullptr;  // driven by the engine
+    double total_bytes = 0;          // bytes moved by its phases
+    double total_ops = 0;            // workload operations completed (Phase::ops_per_byte)
+    int workload = -1;               // index of the owning workload instance
+    int thread_index = 0;            // index within its workload
 
     bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
     bool exiting() const { return state == TaskState::Dead; }

@@ -6,9 +6,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "config/toml_reader.h"
+#include "config/param_reader.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/topology.h"
 #include "workload/common.h"
 #include "workload/registry.h"
@@ -64,15 +64,11 @@ class Autonumabench : public Workload {
             t.fail("test", "unknown autonumabench test '" + test_ +
                                "' (NUMA01, NUMA01_THREADLOCAL, NUMA02, NUMA02_SMT)");
         }
-        node_ = static_cast<int>(t.get_int("first_touch_node", 0));
-        if (node_ < 0 || node_ >= topo.nr_nodes())
-            t.fail("first_touch_node", fmt::format("node {} does not exist", node_));
-        const int64_t loops = t.get_int("loops", size_.loops);
-        if (loops < 0) t.fail("loops", "must be >= 0");
-        size_.loops = static_cast<int>(loops);
-        size_.bytes =
-            checked_size(t, "size", size_.bytes, PAGE_SIZE * static_cast<uint64_t>(size_.threads));
-        thp_ = t.get_bool("thp", false);
+        ParamReader r(t);
+        r.integer("first_touch_node", node_, 0, topo.nr_nodes() - 1);
+        r.integer("loops", size_.loops, 0);
+        r.size("size", size_.bytes, PAGE_SIZE * static_cast<uint64_t>(size_.threads));
+        r.flag("thp", thp_);
     }
 
     void setup(System& sys, int index) override {
@@ -110,38 +106,31 @@ class Autonumabench : public Workload {
         }
     }
 
-    nlohmann::json metrics(const System& sys, Nanos elapsed) const override {
-        (void)elapsed;
+    WorkloadResult result(const System& sys) const override {
         const auto tasks = workload_tasks(sys, index_);
         const RunTimes rt = run_times(sys, tasks);
-        nlohmann::json per = nlohmann::json::array();
+        const double elapsed = ns_to_s(rt.end - rt.start);
+        WorkloadResult r;
+        r.figures = {{"test", test_},
+                     {"processes", size_.processes},
+                     {"threads_per_process", size_.threads},
+                     {"bytes_per_process", size_.bytes},
+                     {"loops", size_.loops},
+                     {"first_touch_node", node_},
+                     {"finished", rt.finished},
+                     {"elapsed_s", elapsed},
+                     {"user_s", rt.user_s},
+                     {"system_s", rt.sys_s}};
+        // mmtests' autonumabench operations (SummariseMultiops, 2019-2025 naming).
+        r.operations = {{"syst-" + test_, rt.sys_s, true}, {"elsp-" + test_, elapsed, true}};
         for (const Task* t : tasks)
-            per.push_back(task_json(sys, *t));
-        return {{"test", test_},
-                {"processes", size_.processes},
-                {"threads_per_process", size_.threads},
-                {"bytes_per_process", size_.bytes},
-                {"loops", size_.loops},
-                {"first_touch_node", node_},
-                {"finished", rt.finished},
-                {"elapsed_s", ns_to_s(rt.end - rt.start)},
-                {"user_s", rt.user_s},
-                {"system_s", rt.sys_s},
-                // mmtests' autonumabench operations (SummariseMultiops, 2019-2025 naming).
-                {"operations",
-                 {compare_operation("syst-" + test_, rt.sys_s, true),
-                  compare_operation("elsp-" + test_, ns_to_s(rt.end - rt.start), true)}},
-                {"tasks", per}};
-    }
-
-    std::string summary(const System& sys, Nanos elapsed) const override {
-        (void)elapsed;
-        const RunTimes rt = run_times(sys, workload_tasks(sys, index_));
-        return fmt::format(
+            r.tasks.push_back({task_figures(sys, *t), {}});
+        r.summary = fmt::format(
             "autonumabench {}: {} x {} threads, elapsed {:.2f} s{}, user {:.2f} s, "
             "system {:.2f} s\n",
-            test_, size_.processes, size_.threads, ns_to_s(rt.end - rt.start),
-            rt.finished ? "" : " (not finished)", rt.user_s, rt.sys_s);
+            test_, size_.processes, size_.threads, elapsed, rt.finished ? "" : " (not finished)",
+            rt.user_s, rt.sys_s);
+        return r;
     }
 
   private:

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "config/toml_reader.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "mm/vma.h"
 
 namespace numasim {
@@ -14,10 +13,6 @@ int highest_cpu_plus_one(const Topology& topo) {
     for (const CpuInfo& c : topo.cpus)
         hi = std::max(hi, c.id);
     return hi + 1;
-}
-
-std::vector<int> node_cpu_list(const Topology& topo, int node) {
-    return topo.nodes[node].cpus;
 }
 
 MemPolicy make_policy(MpolMode mode, uint64_t nodes) {
@@ -44,21 +39,23 @@ std::vector<const Task*> workload_tasks(const System& sys, int index) {
     return out;
 }
 
-nlohmann::json task_json(const System& sys, const Task& p) {
-    return {{"pid", p.pid},
-            {"tgid", p.tgid},
-            {"comm", p.comm},
-            {"thread_index", p.thread_index},
-            {"user_s", ns_to_s(p.utime)},
-            {"system_s", ns_to_s(p.stime)},
-            {"start_s", ns_to_s(p.start_time)},
-            {"exit_s", p.exit_time >= 0 ? nlohmann::json(ns_to_s(p.exit_time)) : nlohmann::json()},
-            {"bytes", p.total_bytes},
-            {"ops", p.total_ops},
-            {"nr_migrations", p.nr_migrations},
-            {"numa_pages_migrated", p.numa_pages_migrated},
-            {"numa_preferred_nid", p.numa_preferred_nid},
-            {"last_node", sys.cpu_to_node(p.cpu)}};
+TaskFigures task_figures(const System& sys, const Task& p) {
+    TaskFigures f;
+    f.pid = p.pid;
+    f.tgid = p.tgid;
+    f.comm = p.comm;
+    f.thread_index = p.thread_index;
+    f.user_s = ns_to_s(p.utime);
+    f.system_s = ns_to_s(p.stime);
+    f.start_s = ns_to_s(p.start_time);
+    if (p.exit_time >= 0) f.exit_s = ns_to_s(p.exit_time);
+    f.bytes = p.total_bytes;
+    f.ops = p.total_ops;
+    f.nr_migrations = p.nr_migrations;
+    f.numa_pages_migrated = p.numa_pages_migrated;
+    f.numa_preferred_nid = p.numa_preferred_nid;
+    f.last_node = sys.cpu_to_node(p.cpu);
+    return f;
 }
 
 RunTimes run_times(const System& sys, const std::vector<const Task*>& tasks) {
@@ -79,16 +76,6 @@ void make_wait_phase(Phase& ph, Nanos sleep) {
     ph.streams.clear();
     ph.cpu_time = NSEC_PER_USEC;
     ph.sleep_after = sleep;
-}
-
-uint64_t checked_size(const TomlTable& t, const char* key, uint64_t fallback, uint64_t min_bytes) {
-    const uint64_t v = t.get_size(key, fallback);
-    if (v < min_bytes) t.fail(key, "must be at least " + std::to_string(min_bytes) + " bytes");
-    return v;
-}
-
-nlohmann::json compare_operation(const std::string& name, double value, bool lower_is_better) {
-    return {{"name", name}, {"value", value}, {"better", lower_is_better ? "lower" : "higher"}};
 }
 
 }  // namespace numasim

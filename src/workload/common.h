@@ -5,13 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "engine/program.h"
 #include "mm/mempolicy.h"
 #include "sim/clock.h"
-#include "workload/program.h"
+#include "workload/result.h"
 
 namespace numasim {
 
@@ -20,7 +20,6 @@ struct Task;
 struct Topology;
 struct Mm;
 struct Vma;
-class TomlTable;
 
 // bzero()/memset() of a buffer far larger than the caches, one thread, data in local DRAM.
 // John McCalpin (Intel forum "Single-threaded memory performance for dual socket Xeon E5-*
@@ -32,7 +31,6 @@ inline constexpr double BZERO_RATE_GBS = 10.0;
 
 // `numactl --hardware` as autonumabench's preproc.awk reads it: highest CPU id + 1.
 int highest_cpu_plus_one(const Topology& topo);
-std::vector<int> node_cpu_list(const Topology& topo, int node);
 MemPolicy make_policy(MpolMode mode, uint64_t nodes);
 inline uint64_t node_bit(int node) {
     return uint64_t{1} << node;
@@ -49,11 +47,7 @@ Nanos task_clock(const System& sys, const Task& p);
 std::vector<const Task*> workload_tasks(const System& sys, int index);
 
 // Per-task figures every workload reports (getrusage, /proc/<pid>/sched).
-nlohmann::json task_json(const System& sys, const Task& p);
-
-// One entry of a workload's "operations" list: the figure `numasim compare` summarises, under
-// the name mmtests gives it ("elsp-NUMA01", "tput-8"), and which direction is better.
-nlohmann::json compare_operation(const std::string& name, double value, bool lower_is_better);
+TaskFigures task_figures(const System& sys, const Task& p);
 
 struct RunTimes {
     Nanos start = 0;       // earliest start_time
@@ -78,8 +72,5 @@ class FnProgram : public TaskProgram {
 // A short sleep used to wait for an event (a startup barrier, a stop flag) without burning CPU:
 // a 1 us CPU burst, then `sleep` of idle time.
 void make_wait_phase(Phase& ph, Nanos sleep);
-
-// A size parameter (bytes or "3GiB"); values below min_bytes are an error naming the key.
-uint64_t checked_size(const TomlTable& t, const char* key, uint64_t fallback, uint64_t min_bytes);
 
 }  // namespace numasim

@@ -5,11 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
-#include "config/toml_reader.h"
+#include "config/param_reader.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "workload/common.h"
 #include "workload/registry.h"
 
@@ -35,25 +36,20 @@ constexpr Nanos SUM_PHASE_CPU = 100 * NSEC_PER_MSEC;
 constexpr double COPY_RATE_GBS = BZERO_RATE_GBS;
 
 enum class Mode { Data, Anon, Private };
+constexpr std::array<std::pair<Mode, std::string_view>, 3> kModes = {
+    {{Mode::Data, "data"}, {Mode::Anon, "anon"}, {Mode::Private, "private"}}};
 
 class Cowsum : public Workload {
   public:
     Cowsum(const TomlTable& t, const Topology&) {
-        procs_ = static_cast<int>(t.get_int("processes", DEFAULT_PROCESSES));
-        if (procs_ < 1) t.fail("processes", "must be at least 1");
-        const double secs = t.get_double("seconds", DEFAULT_SECONDS);
-        if (secs <= 0) t.fail("seconds", "must be positive");
+        ParamReader r(t);
+        r.integer("processes", procs_, 1);
+        double secs = DEFAULT_SECONDS;
+        r.positive("seconds", secs);
         run_ns_ = static_cast<Nanos>(secs * NSEC_PER_SEC);
-        const std::string m = t.get_string("mode", "data");
-        if (m == "data")
-            mode_ = Mode::Data;
-        else if (m == "anon")
-            mode_ = Mode::Anon;
-        else if (m == "private")
-            mode_ = Mode::Private;
-        else
-            t.fail("mode", "unknown mode '" + m + "' (data, anon, private)");
-        mode_name_ = m;
+        r.choice("mode", mode_, kModes);
+        for (const auto& [m, n] : kModes)
+            if (m == mode_) mode_name_ = n;
     }
 
     void setup(System& sys, int index) override {
@@ -73,32 +69,25 @@ class Cowsum : public Workload {
         create_process(sys, mm, nullptr, "cowsum", parent_prog_.get(), index, 0);
     }
 
-    nlohmann::json metrics(const System& sys, Nanos) const override {
-        nlohmann::json per = nlohmann::json::array();
+    WorkloadResult result(const System& sys) const override {
+        WorkloadResult r;
         double total = 0;
         for (const Task* t : workload_tasks(sys, index_)) {
             if (t->thread_index == 0) continue;  // the parent only forks and waits
             total += t->total_ops;
-            auto j = task_json(sys, *t);
-            j["passes"] = t->total_ops;
-            per.push_back(j);
+            r.tasks.push_back({task_figures(sys, *t), {{"passes", t->total_ops}}});
         }
-        return {{"mode", mode_name_},
-                {"processes", procs_},
-                {"seconds", ns_to_s(run_ns_)},
-                {"total_passes", total},
-                {"operations", {compare_operation("passes", total, false)}},
-                {"passes_per_process", total / procs_},
-                {"passes_per_second", total / ns_to_s(run_ns_)},
-                {"tasks", per}};
-    }
-
-    std::string summary(const System& sys, Nanos elapsed) const override {
-        const auto m = metrics(sys, elapsed);
-        return fmt::format(
-            "cowsum {} x {} for {:.1f} s: Total {:.0f} passes ({:.1f} per process)\n", mode_name_,
-            procs_, ns_to_s(run_ns_), m["total_passes"].get<double>(),
-            m["passes_per_process"].get<double>());
+        r.figures = {{"mode", mode_name_},
+                     {"processes", procs_},
+                     {"seconds", ns_to_s(run_ns_)},
+                     {"total_passes", total},
+                     {"passes_per_process", total / procs_},
+                     {"passes_per_second", total / ns_to_s(run_ns_)}};
+        r.operations = {{"passes", total, false}};
+        r.summary =
+            fmt::format("cowsum {} x {} for {:.1f} s: Total {:.0f} passes ({:.1f} per process)\n",
+                        mode_name_, procs_, ns_to_s(run_ns_), total, total / procs_);
+        return r;
     }
 
   private:

@@ -6,12 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <set>
 
-#include "config/toml_reader.h"
+#include "config/param_reader.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "workload/common.h"
 #include "workload/registry.h"
 
@@ -54,59 +55,6 @@ constexpr Nanos CHECK_INTERVAL = NSEC_PER_SEC;
 // Poll interval of the startup barrier (a condition variable in numa.c).
 constexpr Nanos BARRIER_POLL = NSEC_PER_MSEC;
 
-struct Params {
-    int nr_proc = 1, nr_threads = 1;
-    double mb_global = 1, mb_proc = 0, mb_proc_locked = 0, mb_thread = 0;
-    int64_t nr_loops = -1;
-    double nr_secs = 5;
-    bool zero_memset = false, bzero = false, init_cpu0 = false;
-    bool measure_convergence = false, show_convergence = false;
-    bool data_rand_walk = true, data_reads = true, data_writes = true, data_backwards = true;
-    int thp = 0;
-    int perturb_secs = 0;
-    bool serialize_startup = true;
-};
-
-Params read_params(const TomlTable& t) {
-    Params p;
-    p.nr_proc = static_cast<int>(t.get_int("nr_proc", 1));
-    p.nr_threads = static_cast<int>(t.get_int("nr_threads", 1));
-    if (p.nr_proc < 1) t.fail("nr_proc", "must be at least 1");
-    if (p.nr_threads < 1) t.fail("nr_threads", "must be at least 1");
-    auto mb = [&](const char* k, double d) {
-        const double v = t.get_double(k, d);
-        if (v < 0) t.fail(k, "cannot be negative");
-        return v;
-    };
-    p.mb_global = mb("mb_global", 1);
-    p.mb_proc = mb("mb_proc", 0);
-    p.mb_proc_locked = mb("mb_proc_locked", 0);
-    p.mb_thread = mb("mb_thread", 0);
-    if (p.mb_proc_locked > p.mb_proc)
-        t.fail("mb_proc_locked",
-               "the locked part is worked on inside the process buffer (mb_proc)");
-    p.nr_loops = t.get_int("nr_loops", -1);
-    p.nr_secs = t.get_double("nr_secs", 5);
-    if (p.nr_secs < 0) t.fail("nr_secs", "cannot be negative");
-    if (p.nr_loops < 0 && p.nr_secs == 0) t.fail("nr_secs", "0 with nr_loops < 0 never ends");
-    p.zero_memset = t.get_bool("zero_memset", false);
-    p.bzero = t.get_bool("bzero", false);
-    p.init_cpu0 = t.get_bool("init_cpu0", false);
-    p.measure_convergence = t.get_bool("measure_convergence", false);
-    p.show_convergence = t.get_bool("show_convergence", false);
-    p.data_rand_walk = t.get_bool("data_rand_walk", true);
-    p.data_reads = t.get_bool("data_reads", true);
-    p.data_writes = t.get_bool("data_writes", true);
-    p.data_backwards = t.get_bool("data_backwards", true);
-    p.thp = static_cast<int>(t.get_int("thp", 0));
-    p.perturb_secs = static_cast<int>(t.get_int("perturb_secs", 0));
-    if (p.perturb_secs < 0) t.fail("perturb_secs", "cannot be negative");
-    p.serialize_startup = t.get_bool("serialize_startup", true);
-    if (p.mb_global + p.mb_proc + p.mb_thread <= 0)
-        t.fail_here("no memory to work on: mb_global, mb_proc and mb_thread are all 0");
-    return p;
-}
-
 struct ThreadState {
     Task* task = nullptr;
     bool ready = false;
@@ -117,7 +65,7 @@ struct ThreadState {
 
 class PerfBenchNuma : public Workload {
   public:
-    PerfBenchNuma(const TomlTable& t, const Topology&) : p_(read_params(t)) {
+    explicit PerfBenchNuma(const PerfBenchNumaParams& p) : p_(p) {
         nr_tasks_ = p_.nr_proc * p_.nr_threads;
         threads_.resize(nr_tasks_);
     }
@@ -135,11 +83,11 @@ class PerfBenchNuma : public Workload {
         create_process(sys, mm, nullptr, "perf", main_prog_.get(), index, nr_tasks_);
     }
 
-    nlohmann::json metrics(const System& sys, Nanos) const override {
+    WorkloadResult result(const System& sys) const override {
         const Nanos now = sys.now;
         double rmin = 1e300, rsum = 0, total = 0, rmax = 0;
         Nanos last_end = start_;
-        nlohmann::json per = nlohmann::json::array();
+        WorkloadResult r;
         for (int i = 0; i < nr_tasks_; ++i) {
             const ThreadState& s = threads_[i];
             const Nanos b = s.t_start < 0 ? now : s.t_start;
@@ -150,44 +98,46 @@ class PerfBenchNuma : public Workload {
             rsum += rt;
             total += by;
             last_end = std::max(last_end, e);
-            nlohmann::json j = s.task ? task_json(sys, *s.task) : nlohmann::json::object();
-            j["runtime_s"] = rt;
-            j["work_bytes"] = by;
-            j["loops"] = s.loops;
-            per.push_back(j);
+            TaskRow row;
+            if (s.task) row.task = task_figures(sys, *s.task);
+            row.extra = {{"runtime_s", rt}, {"work_bytes", by}, {"loops", s.loops}};
+            r.tasks.push_back(std::move(row));
         }
         rmax = ns_to_s(last_end - (start_ >= 0 ? start_ : setup_time_));
-        nlohmann::json checks = nlohmann::json::array();
+        PerfBenchNumaRaw raw;
+        raw.name = "main,";
+        raw.measure_convergence = p_.measure_convergence;
+        raw.runtime_sec_max = rmax;
+        raw.runtime_sec_min = nr_tasks_ ? rmin : 0.0;
+        raw.runtime_sec_avg = nr_tasks_ ? rsum / nr_tasks_ : 0.0;
+        raw.bytes = total;
+        raw.nr_tasks = nr_tasks_;
+        std::vector<Record> checks;
         for (const auto& [t, c] : checks_)
             checks.push_back({{"t_s", t}, {"converged", c}});
-        return {{"name", "main,"},
-                {"measure_convergence", p_.measure_convergence},
-                {"runtime_sec_max", rmax},
-                {"runtime_sec_min", nr_tasks_ ? rmin : 0.0},
-                {"runtime_sec_avg", nr_tasks_ ? rsum / nr_tasks_ : 0.0},
-                {"bytes", total},
-                {"nr_tasks", nr_tasks_},
-                {"converged", converged_at_ >= 0},
-                {"convergence_latency_s",
-                 converged_at_ >= 0 ? nlohmann::json(ns_to_s(converged_at_)) : nlohmann::json()},
-                {"convergence_checks", checks},
-                // mmtests' perfnuma operations (extract-report.pl): convergence time and speeds.
-                {"operations",
-                 {compare_operation("converged", converged_at_ >= 0 ? ns_to_s(converged_at_) : rmax,
-                                    true),
-                  compare_operation("threadspeed", rsum > 0 ? total / 1e9 / rsum : 0.0, false),
-                  compare_operation("totalspeed", rmax > 0 ? total / 1e9 / rmax : 0.0, false)}},
-                {"tasks", per}};
-    }
-
-    std::string summary(const System& sys, Nanos elapsed) const override {
-        const auto m = metrics(sys, elapsed);
-        return fmt::format(
+        const std::optional<double> latency =
+            converged_at_ >= 0 ? std::optional(ns_to_s(converged_at_)) : std::nullopt;
+        r.figures = {{"name", raw.name},
+                     {"measure_convergence", raw.measure_convergence},
+                     {"runtime_sec_max", raw.runtime_sec_max},
+                     {"runtime_sec_min", raw.runtime_sec_min},
+                     {"runtime_sec_avg", raw.runtime_sec_avg},
+                     {"bytes", raw.bytes},
+                     {"nr_tasks", nr_tasks_},
+                     {"converged", converged_at_ >= 0},
+                     {"convergence_latency_s", latency},
+                     {"convergence_checks", checks}};
+        // mmtests' perfnuma operations (extract-report.pl): convergence time and speeds.
+        r.operations = {{"converged", latency ? *latency : rmax, true},
+                        {"threadspeed", rsum > 0 ? total / 1e9 / rsum : 0.0, false},
+                        {"totalspeed", rmax > 0 ? total / 1e9 / rmax : 0.0, false}};
+        r.summary = fmt::format(
             "perf bench numa mem -p {} -t {}: runtime-max {:.3f} s, data-total {:.3f} GB{}\n",
-            p_.nr_proc, p_.nr_threads, m["runtime_sec_max"].get<double>(),
-            m["bytes"].get<double>() / 1e9,
-            converged_at_ >= 0 ? fmt::format(", converged at {:.1f} s", ns_to_s(converged_at_))
-                               : std::string(p_.measure_convergence ? ", not converged" : ""));
+            p_.nr_proc, p_.nr_threads, rmax, total / 1e9,
+            latency ? fmt::format(", converged at {:.1f} s", *latency)
+                    : std::string(p_.measure_convergence ? ", not converged" : ""));
+        r.extra = raw;
+        return r;
     }
 
   private:
@@ -400,7 +350,7 @@ class PerfBenchNuma : public Workload {
         }
     }
 
-    Params p_;
+    PerfBenchNumaParams p_;
     int nr_tasks_ = 1;
     System* sys_ = nullptr;
     int index_ = 0;
@@ -416,10 +366,46 @@ class PerfBenchNuma : public Workload {
 };
 
 const WorkloadRegistrar reg("perf-bench-numa", "perf bench numa mem (tools/perf/bench/numa.c)",
-                            [](const TomlTable& t, const Topology& m) {
-                                return std::make_unique<PerfBenchNuma>(t, m);
+                            [](const TomlTable& t, const Topology&) {
+                                PerfBenchNumaParams p;
+                                ParamReader r(t);
+                                read_perf_bench_numa_params(r, p);
+                                return make_perf_bench_numa(p);
                             });
 
 }  // namespace
+
+void read_perf_bench_numa_params(ParamReader& r, PerfBenchNumaParams& p) {
+    r.integer("nr_proc", p.nr_proc, 1);
+    r.integer("nr_threads", p.nr_threads, 1);
+    r.number("mb_global", p.mb_global, 0);
+    r.number("mb_proc", p.mb_proc, 0);
+    r.number("mb_proc_locked", p.mb_proc_locked, 0);
+    r.number("mb_thread", p.mb_thread, 0);
+    if (p.mb_proc_locked > p.mb_proc)
+        r.fail("mb_proc_locked",
+               "the locked part is worked on inside the process buffer (mb_proc)");
+    r.integer("nr_loops", p.nr_loops, std::numeric_limits<int64_t>::min());
+    r.number("nr_secs", p.nr_secs, 0);
+    if (p.nr_loops < 0 && p.nr_secs == 0) r.fail("nr_secs", "0 with nr_loops < 0 never ends");
+    r.flag("zero_memset", p.zero_memset);
+    r.flag("bzero", p.bzero);
+    r.flag("init_cpu0", p.init_cpu0);
+    r.flag("measure_convergence", p.measure_convergence);
+    r.flag("show_convergence", p.show_convergence);
+    r.flag("data_rand_walk", p.data_rand_walk);
+    r.flag("data_reads", p.data_reads);
+    r.flag("data_writes", p.data_writes);
+    r.flag("data_backwards", p.data_backwards);
+    r.integer("thp", p.thp, std::numeric_limits<int>::min());
+    r.integer("perturb_secs", p.perturb_secs, 0);
+    r.flag("serialize_startup", p.serialize_startup);
+    if (p.mb_global + p.mb_proc + p.mb_thread <= 0)
+        r.fail_here("no memory to work on: mb_global, mb_proc and mb_thread are all 0");
+}
+
+std::unique_ptr<Workload> make_perf_bench_numa(const PerfBenchNumaParams& p) {
+    return std::make_unique<PerfBenchNuma>(p);
+}
 
 }  // namespace numasim

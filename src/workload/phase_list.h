@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "workload/program.h"
+#include "engine/program.h"
 
 namespace numasim {
 

@@ -17,6 +17,9 @@
 
 namespace numasim {
 
+class TomlTable;
+struct Topology;
+
 using WorkloadFactory =
     std::function<std::unique_ptr<Workload>(const TomlTable& params, const Topology& machine)>;
 

@@ -6,14 +6,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "config/input_error.h"
+#include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "workload/common.h"
 #include "workload/registry.h"
 
@@ -61,6 +63,8 @@ constexpr Nanos MIN_GC_PERIOD = 10 * NSEC_PER_MSEC;
 constexpr Nanos MAIN_POLL = NSEC_PER_SEC;
 
 enum class Layout { Multi, Single, PerSocket };
+constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts = {
+    {{Layout::Multi, "multi"}, {Layout::Single, "single"}, {Layout::PerSocket, "per_socket"}}};
 
 std::vector<std::vector<int>> socket_cpus(const Topology& topo) {
     std::map<int, std::vector<int>> by;
@@ -90,36 +94,24 @@ struct JbbConfig {
 
 JbbConfig read_config(const TomlTable& t, const Topology& topo) {
     JbbConfig c;
-    c.layout_name = t.get_string("layout", "multi");
+    ParamReader r(t);
+    r.choice("layout", c.layout, kLayouts);
+    for (const auto& [l, n] : kLayouts)
+        if (l == c.layout) c.layout_name = n;
     const int sockets = static_cast<int>(socket_cpus(topo).size());
-    if (c.layout_name == "multi") {
-        c.layout = Layout::Multi;
-        c.jvms = static_cast<int>(t.get_int("jvms", 1));
-    } else if (c.layout_name == "single") {
-        c.layout = Layout::Single;
-        c.jvms = static_cast<int>(t.get_int("jvms", 1));
-        if (c.jvms != 1) t.fail("jvms", "layout \"single\" runs one JVM");
-    } else if (c.layout_name == "per_socket") {
-        c.layout = Layout::PerSocket;
-        c.jvms = static_cast<int>(t.get_int("jvms", sockets));
-        if (c.jvms != sockets)
-            t.fail("jvms",
-                   fmt::format("layout \"per_socket\" runs one JVM per socket ({})", sockets));
-    } else {
-        t.fail("layout", "unknown layout '" + c.layout_name + "' (multi, single, per_socket)");
-    }
-    if (c.jvms < 1) t.fail("jvms", "must be at least 1");
-    const int cpus = highest_cpu_plus_one(topo);
-    c.warehouses = static_cast<int>(t.get_int("warehouses", std::max(1, cpus / c.jvms)));
-    if (c.warehouses < 1) t.fail("warehouses", "must be at least 1");
-    c.heap = checked_size(t, "heap", DEFAULT_HEAP, uint64_t{64} << 20);
-    c.gc_threads = static_cast<int>(t.get_int("gc_threads", 0));
-    if (c.gc_threads < 0) t.fail("gc_threads", "must be >= 0 (0: HotSpot default)");
-    c.ramp_up = t.get_duration_ns("ramp_up", DEFAULT_RAMP_UP);
-    c.measurement = t.get_duration_ns("duration", DEFAULT_MEASUREMENT);
-    if (c.measurement <= 0) t.fail("duration", "must be positive");
-    c.thp = t.get_bool("thp", false);
-    c.pretouch = t.get_bool("pretouch", true);
+    if (c.layout == Layout::PerSocket) c.jvms = sockets;
+    r.integer("jvms", c.jvms, 1);
+    if (c.layout == Layout::Single && c.jvms != 1) r.fail("jvms", "layout \"single\" runs one JVM");
+    if (c.layout == Layout::PerSocket && c.jvms != sockets)
+        r.fail("jvms", fmt::format("layout \"per_socket\" runs one JVM per socket ({})", sockets));
+    c.warehouses = std::max(1, highest_cpu_plus_one(topo) / c.jvms);
+    r.integer("warehouses", c.warehouses, 1);
+    r.size("heap", c.heap, uint64_t{64} << 20);
+    r.integer("gc_threads", c.gc_threads, 0);
+    r.duration("ramp_up", c.ramp_up, 0);
+    r.duration("duration", c.measurement, 1);
+    r.flag("thp", c.thp);
+    r.flag("pretouch", c.pretouch);
     c.points = specjbb_sweep_points(t, topo);
     c.warehouses = *std::max_element(c.points.begin(), c.points.end());
     return c;
@@ -196,66 +188,55 @@ class Specjbb2005 : public Workload {
         }
     }
 
-    nlohmann::json metrics(const System& sys, Nanos) const override {
-        nlohmann::json per = nlohmann::json::array();
+    WorkloadResult result(const System& sys) const override {
+        WorkloadResult r;
         const size_t np = cfg_.points.size();
         std::vector<std::vector<double>> bops(np, std::vector<double>(cfg_.jvms, 0.0));
         for (const Task* t : workload_tasks(sys, index_)) {
-            auto j = task_json(sys, *t);
+            TaskRow row{task_figures(sys, *t), {}};
             auto it = meas_.find(t->index);
             if (it != meas_.end()) {
                 const Nanos end = t->exit_time >= 0 ? t->exit_time : sys.now;
                 const double secs = ns_to_s(end - it->second.t0);
                 const double b = secs > 0 ? (t->total_ops - it->second.ops0) / secs : 0.0;
-                j["bops"] = b;
-                j["warehouses_point"] = cfg_.points[it->second.point];
+                row.extra = {{"bops", b}, {"warehouses_point", cfg_.points[it->second.point]}};
                 bops[it->second.point][it->second.jvm] += b;
             }
-            per.push_back(j);
+            r.tasks.push_back(std::move(row));
         }
-        nlohmann::json points = nlohmann::json::array(), ops = nlohmann::json::array();
+        std::vector<Record> points, last_jv;
         double last_total = 0;
-        nlohmann::json last_jv = nlohmann::json::array();
+        r.summary = fmt::format("specjbb2005 {} {} JVM(s)\n", cfg_.layout_name, cfg_.jvms);
         for (size_t p = 0; p < np; ++p) {
-            nlohmann::json jv = nlohmann::json::array();
+            std::vector<Record> jv;
             double total = 0;
+            std::string per_jvm;
             for (int j = 0; j < cfg_.jvms; ++j) {
                 jv.push_back(
                     {{"jvm", j}, {"bops", bops[p][j]}, {"gc_threads", jvms_[j].gc_threads}});
                 total += bops[p][j];
+                per_jvm += fmt::format("{}JVM {} {:.0f}", j ? ", " : "", j, bops[p][j]);
             }
             points.push_back(
                 {{"warehouses", cfg_.points[p]}, {"bops", total}, {"bops_per_jvm", jv}});
             // mmtests' specjbb operation: total throughput at this warehouse count.
-            ops.push_back(compare_operation(fmt::format("tput-{}", cfg_.points[p]), total, false));
+            r.operations.push_back({fmt::format("tput-{}", cfg_.points[p]), total, false});
+            r.summary += fmt::format("  {:>3} warehouses: {:.0f} bops ({})\n", cfg_.points[p],
+                                     total, per_jvm);
             last_total = total;
-            last_jv = jv;
+            last_jv = std::move(jv);
         }
-        return {{"layout", cfg_.layout_name},
-                {"jvms", cfg_.jvms},
-                {"warehouses", cfg_.points.back()},
-                {"heap_bytes", cfg_.heap},
-                {"ramp_up_s", ns_to_s(cfg_.ramp_up)},
-                {"measurement_s", ns_to_s(cfg_.measurement)},
-                {"bops", last_total},
-                {"bops_per_jvm", last_jv},
-                {"points", points},
-                {"operations", ops},
-                {"tasks", per}};
-    }
-
-    std::string summary(const System& sys, Nanos elapsed) const override {
-        const auto m = metrics(sys, elapsed);
-        std::string s = fmt::format("specjbb2005 {} {} JVM(s)\n", cfg_.layout_name, cfg_.jvms);
-        for (const auto& p : m["points"]) {
-            s += fmt::format("  {:>3} warehouses: {:.0f} bops (", p["warehouses"].get<int>(),
-                             p["bops"].get<double>());
-            for (const auto& j : p["bops_per_jvm"])
-                s += fmt::format("{}JVM {} {:.0f}", j["jvm"].get<int>() ? ", " : "",
-                                 j["jvm"].get<int>(), j["bops"].get<double>());
-            s += ")\n";
-        }
-        return s;
+        r.figures = {{"layout", cfg_.layout_name},
+                     {"jvms", cfg_.jvms},
+                     {"warehouses", cfg_.points.back()},
+                     {"heap_bytes", cfg_.heap},
+                     {"ramp_up_s", ns_to_s(cfg_.ramp_up)},
+                     {"measurement_s", ns_to_s(cfg_.measurement)},
+                     {"bops", last_total},
+                     {"bops_per_jvm", last_jv},
+                     {"points", points}};
+        r.extra = SpecjbbThroughput{cfg_.jvms, last_total};
+        return r;
     }
 
   private:

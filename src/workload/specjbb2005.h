@@ -20,4 +20,11 @@ std::vector<int> specjbb_sweep_points(const TomlTable& params, const Topology& m
 // ncpus <= 8 ? ncpus : 8 + (ncpus - 8) * 5 / 8 (Abstract_VM_Version::nof_parallel_worker_threads).
 int hotspot_parallel_gc_threads(int ncpus);
 
+// What the SMALLIMP posting's "JVMS Prev Current %Change" block compares: the total bops of a
+// run's last warehouse point, by JVM count.
+struct SpecjbbThroughput {
+    int jvms = 0;
+    double bops = 0;
+};
+
 }  // namespace numasim

@@ -9,9 +9,10 @@
 #include <optional>
 
 #include "config/input_error.h"
+#include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "workload/common.h"
 #include "workload/registry.h"
 
@@ -108,7 +109,8 @@ RegionSpec read_region(const TomlTable& t, const Topology& topo) {
     RegionSpec r;
     r.name = t.get_string("name");
     r.size = t.get_size("size");
-    if (r.size < PAGE_SIZE) t.fail("size", "must be at least one page (4096 bytes)");
+    ParamReader params(t);
+    params.size("size", r.size, PAGE_SIZE);
     const std::string k = t.get_string("kind", "private");
     if (k == "private")
         r.kind = Kind::Private;
@@ -118,7 +120,7 @@ RegionSpec read_region(const TomlTable& t, const Topology& topo) {
         r.kind = Kind::File;
     else
         t.fail("kind", "unknown kind '" + k + "' (private, shared, file)");
-    r.thp = t.get_bool("thp", false);
+    params.flag("thp", r.thp);
     if (r.thp && r.kind == Kind::File) t.fail("thp", "THP applies to anonymous memory only");
     r.policy = read_policy(t, topo, "policy");
     const std::string ft = t.get_string("first_touch", "none");
@@ -154,17 +156,12 @@ StreamSpec read_stream(const TomlTable& t, std::vector<RegionSpec>& regions) {
         s.proto.pattern = Pattern::HotSet;
     else
         t.fail("pattern", "unknown pattern '" + pat + "' (sweep, random, hotset)");
-    auto frac = [&](const char* k, double d) {
-        const double v = t.get_double(k, d);
-        if (v < 0 || v > 1) t.fail(k, "must be between 0 and 1");
-        return v;
-    };
-    s.proto.share = t.get_double("share", 1.0);
-    if (s.proto.share <= 0) t.fail("share", "must be positive");
-    s.proto.write_fraction = frac("write_fraction", 0.0);
-    s.proto.hot_fraction = frac("hot_fraction", s.proto.hot_fraction);
-    s.proto.hot_share = frac("hot_share", s.proto.hot_share);
-    s.per_thread = t.get_bool("per_thread", false);
+    ParamReader r(t);
+    r.positive("share", s.proto.share);
+    r.number("write_fraction", s.proto.write_fraction, 0, 1);
+    r.number("hot_fraction", s.proto.hot_fraction, 0, 1);
+    r.number("hot_share", s.proto.hot_share, 0, 1);
+    r.flag("per_thread", s.per_thread);
     if (s.per_thread) it->sliced = true;
     t.finish();
     return s;
@@ -182,9 +179,10 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
     if (t.has("work")) p.work = static_cast<double>(t.get_size("work"));
     p.cpu_time = t.get_duration_ns("cpu_time", 0);
     p.sleep = t.get_duration_ns("sleep", 0);
+    ParamReader r(t);
     if (!p.streams.empty()) {
         p.rate_gbs = t.get_double("rate_gbs");
-        if (p.rate_gbs <= 0) t.fail("rate_gbs", "must be positive");
+        r.positive("rate_gbs", p.rate_gbs);
         if (p.work <= 0 && p.cpu_time <= 0)
             t.fail_here("a phase with streams needs `work` (bytes) or `cpu_time`");
     } else if (p.work > 0) {
@@ -193,15 +191,12 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
     if (p.streams.empty() && p.cpu_time <= 0 && p.sleep <= 0 && !t.has("affinity") &&
         !t.has("policy") && !t.has("exec"))
         t.fail_here("empty phase: give streams, cpu_time or sleep");
-    p.repeat = t.get_int("repeat", 1);
-    if (p.repeat < 1) t.fail("repeat", "must be at least 1");
+    r.integer("repeat", p.repeat, 1);
     if (t.has("affinity")) p.affinity = read_affinity(t, topo);
     p.mempolicy = read_policy(t, topo, "policy");
-    p.ops_per_byte = t.get_double("ops_per_byte", 0);
-    p.mlp = t.get_double("mlp", 0);
-    p.exec = t.get_bool("exec", false);
-    if (p.ops_per_byte < 0) t.fail("ops_per_byte", "cannot be negative");
-    if (p.mlp < 0) t.fail("mlp", "cannot be negative");
+    r.number("ops_per_byte", p.ops_per_byte, 0);
+    r.number("mlp", p.mlp, 0);
+    r.flag("exec", p.exec);
     t.finish();
     return p;
 }
@@ -209,8 +204,8 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
 ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
     ProcessSpec ps;
     ps.name = t.get_string("name", fmt::format("proc{}", idx));
-    ps.count = static_cast<int>(t.get_int("count", 1));
-    if (ps.count < 1) t.fail("count", "must be at least 1");
+    ParamReader params(t);
+    params.integer("count", ps.count, 1);
     for (const TomlTable& r : t.tables("region")) {
         ps.regions.push_back(read_region(r, topo));
         for (size_t i = 0; i + 1 < ps.regions.size(); ++i)
@@ -253,13 +248,6 @@ class Streams : public Workload {
             specs_.push_back(read_process(procs[i], topo, static_cast<int>(i)));
     }
 
-    bool finite() const override {
-        for (const ProcessSpec& p : specs_)
-            for (const ThreadSpec& t : p.threads)
-                if (t.loop) return false;
-        return true;
-    }
-
     void setup(System& sys, int index) override {
         sys_ = &sys;
         index_ = index;
@@ -285,31 +273,24 @@ class Streams : public Workload {
         }
     }
 
-    nlohmann::json metrics(const System& sys, Nanos) const override {
+    WorkloadResult result(const System& sys) const override {
         const auto tasks = workload_tasks(sys, index_);
         const RunTimes rt = run_times(sys, tasks);
-        nlohmann::json per = nlohmann::json::array();
+        WorkloadResult r;
         double ops = 0, bytes = 0;
         for (const Task* t : tasks) {
-            per.push_back(task_json(sys, *t));
+            r.tasks.push_back({task_figures(sys, *t), {}});
             ops += t->total_ops;
             bytes += t->total_bytes;
         }
-        return {{"name", name_},
-                {"finished", rt.finished},
-                {"elapsed_s", ns_to_s(rt.end - rt.start)},
-                {"user_s", rt.user_s},
-                {"system_s", rt.sys_s},
-                {"ops", ops},
-                {"bytes", bytes},
-                {"tasks", per}};
-    }
-
-    std::string summary(const System& sys, Nanos elapsed) const override {
-        const auto m = metrics(sys, elapsed);
-        return fmt::format("streams {}: {} tasks, elapsed {:.2f} s, {:.3f} GB moved, {:.0f} ops\n",
-                           name_, m["tasks"].size(), m["elapsed_s"].get<double>(),
-                           m["bytes"].get<double>() / 1e9, m["ops"].get<double>());
+        const double elapsed = ns_to_s(rt.end - rt.start);
+        r.figures = {{"name", name_},       {"finished", rt.finished}, {"elapsed_s", elapsed},
+                     {"user_s", rt.user_s}, {"system_s", rt.sys_s},    {"ops", ops},
+                     {"bytes", bytes}};
+        r.summary =
+            fmt::format("streams {}: {} tasks, elapsed {:.2f} s, {:.3f} GB moved, {:.0f} ops\n",
+                        name_, tasks.size(), elapsed, bytes / 1e9, ops);
+        return r;
     }
 
   private:

@@ -13,7 +13,7 @@
 
 #include "cost/constants.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 
 namespace numasim {
@@ -25,12 +25,15 @@ NumaBalancingKnobs off() {
     return k;
 }
 
+// A task as the cost model sees it: the CPU it runs on and its access mix.
+struct Runner {
+    int cpu = 0;
+    std::vector<AccessStream> streams;
+    AccessMix mix;
+};
+
 struct CostWorld {
     explicit CostWorld(const std::string& preset) : sys(load_preset(preset), off(), 1) {}
-    ~CostWorld() {
-        for (Rq& rq : sys.rqs)
-            rq.curr = nullptr;
-    }
 
     // A region of `mb` MiB whose pages are all present on `nid` (totals set directly).
     Region& region_on(double mb, int nid) {
@@ -43,25 +46,31 @@ struct CostWorld {
     }
 
     // A task running `region` on `cpu` with a sweep (or other pattern) at `rate` GB/s.
-    Task& run_on(int cpu, Region& r, double rate, Pattern pat = Pattern::Sweep, double mlp = 0) {
-        tasks.push_back(std::make_unique<Task>());
-        Task& p = *tasks.back();
+    Runner& run_on(int cpu, Region& r, double rate, Pattern pat = Pattern::Sweep, double mlp = 0) {
+        runners.push_back(std::make_unique<Runner>());
+        Runner& p = *runners.back();
         p.cpu = cpu;
-        p.phase.streams.push_back(AccessStream{&r, pat, 1.0, 0.0});
-        p.phase.rate_gbs = rate;
-        p.phase.mlp = mlp;
-        p.has_phase = true;
-        p.state = TaskState::Running;
-        sys.rqs[cpu].curr = &p;
+        p.streams.push_back(AccessStream{&r, pat, 1.0, 0.0});
+        p.mix = {p.streams, rate, mlp};
         return p;
     }
+    // The task on `cpu` stops running.
+    void stop(int cpu) {
+        std::erase_if(runners, [cpu](const auto& r) { return r->cpu == cpu; });
+    }
+    void update() {
+        std::vector<const AccessMix*> running(sys.nr_cpus(), nullptr);
+        for (const auto& r : runners)
+            running[r->cpu] = &r->mix;
+        sys.cost.update(running);
+    }
 
-    double line_ns(const Task& p) const {
-        return sys.cost.ns_per_byte(sys, p, p.cpu) * cost::CACHE_LINE_BYTES;
+    double line_ns(const Runner& p) const {
+        return sys.cost.ns_per_byte(p.mix, p.cpu) * cost::CACHE_LINE_BYTES;
     }
 
     System sys;
-    std::vector<std::unique_ptr<Task>> tasks;
+    std::vector<std::unique_ptr<Runner>> runners;
 };
 
 TEST(CostModel, LatencyTableFromThePreset) {
@@ -80,9 +89,9 @@ TEST(CostModel, LatencyTableFromThePreset) {
 
 TEST(CostModel, RemoteRegionRunsAtTheRemoteRate) {
     CostWorld w("tiny-2n");
-    Region& r = w.region_on(64, 0);  // 64 MiB sweep: larger than the LLC, never hits
-    Task& p = w.run_on(2, r, 1.0);   // CPU 2 is on node 1
-    w.sys.cost.update(w.sys);
+    Region& r = w.region_on(64, 0);   // 64 MiB sweep: larger than the LLC, never hits
+    Runner& p = w.run_on(2, r, 1.0);  // CPU 2 is on node 1
+    w.update();
     // t_cpu = 64 / 1.0 - 90 / 10 = 55 ns; remote stall 140 / 10 = 14 ns: 69 ns per line.
     const double t_cpu = 64.0 / 1.0 - 90.0 / 10;
     const double nm = w.sys.cost.node_multiplier(0), lm = w.sys.cost.link_multiplier(1, 0);
@@ -101,8 +110,8 @@ TEST(CostModel, RemoteRegionRunsAtTheRemoteRate) {
 TEST(CostModel, LocalRegionRunsAtThePhaseRate) {
     CostWorld w("tiny-2n");
     Region& r = w.region_on(64, 1);
-    Task& p = w.run_on(2, r, 1.0);
-    w.sys.cost.update(w.sys);
+    Runner& p = w.run_on(2, r, 1.0);
+    w.update();
     // 55 + 90 / 10 = 64 ns per line: exactly the phase's 1 GB/s, up to the node's small load.
     const double nm = w.sys.cost.node_multiplier(1);
     EXPECT_NEAR(w.line_ns(p), 55.0 + 9.0 * nm, 1e-9);
@@ -115,8 +124,8 @@ TEST(CostModel, MixedPlacementWeightsLatencyByPages) {
     Region& r = w.region_on(64, 0);
     r.node_pages[0] = r.count / 4;  // a quarter on node 0 (remote for CPU 2)
     r.node_pages[1] = r.count - r.count / 4;
-    Task& p = w.run_on(2, r, 1.0);
-    w.sys.cost.update(w.sys);
+    Runner& p = w.run_on(2, r, 1.0);
+    w.update();
     const double nm0 = w.sys.cost.node_multiplier(0), nm1 = w.sys.cost.node_multiplier(1);
     const double lm = w.sys.cost.link_multiplier(1, 0);
     // 55 + (0.25 * 140 * nm0 * lm + 0.75 * 90 * nm1) / 10 = 55 + (35 + 67.5) / 10 unloaded.
@@ -127,8 +136,8 @@ TEST(CostModel, MixedPlacementWeightsLatencyByPages) {
 TEST(CostModel, LlcResidentRegionRunsAtLlcLatency) {
     CostWorld w("tiny-2n");
     Region& r = w.region_on(4, 0);  // 4 MiB: fits in the 16 MiB LLC
-    Task& p = w.run_on(2, r, 1.0);
-    w.sys.cost.update(w.sys);
+    Runner& p = w.run_on(2, r, 1.0);
+    w.update();
     // All hits: 55 + 20 / 10 = 57 ns per line, wherever the pages are; no DRAM demand, so the
     // multipliers stay exactly 1.
     EXPECT_DOUBLE_EQ(w.line_ns(p), 57.0);
@@ -142,17 +151,17 @@ TEST(CostModel, CoRunnersShareTheLlc) {
     // each region keeps 16/20 of itself = 8 MiB cached.
     Region& a = w.region_on(10, 1);
     Region& b = w.region_on(10, 1);
-    Task& pa = w.run_on(2, a, 1.0, Pattern::Sweep);
-    Task& pb = w.run_on(3, b, 1.0, Pattern::Random);
-    w.sys.cost.update(w.sys);
+    Runner& pa = w.run_on(2, a, 1.0, Pattern::Sweep);
+    Runner& pb = w.run_on(3, b, 1.0, Pattern::Random);
+    w.update();
     const double nm = w.sys.cost.node_multiplier(1);
     // A sweep larger than its share misses every time: 55 + 9 * nm.
     EXPECT_NEAR(w.line_ns(pa), 55.0 + 9.0 * nm, 1e-9);
     // Random access hits in proportion: 0.8 * 20 + 0.2 * 90 * nm, over MLP 10.
     EXPECT_NEAR(w.line_ns(pb), 55.0 + (0.8 * 20 + 0.2 * 90 * nm) / 10, 1e-9);
     // Alone, either would fit (10 MiB < 16 MiB).
-    w.sys.rqs[3].curr = nullptr;
-    w.sys.cost.update(w.sys);
+    w.stop(3);
+    w.update();
     EXPECT_DOUBLE_EQ(w.line_ns(pa), 57.0);
 }
 
@@ -164,20 +173,20 @@ TEST(CostModel, SmtSiblingSlowsCpuWork) {
     ASSERT_EQ(sib[1], 40);  // siblings-last numbering
     Region& a = w.region_on(1, 0);
     Region& b = w.region_on(1, 0);
-    Task& pa = w.run_on(0, a, 1.0);
-    w.sys.cost.update(w.sys);
+    Runner& pa = w.run_on(0, a, 1.0);
+    w.update();
     // Alone: t_cpu = 64 - 85 / 12 = 56.9167; LLC hit 21 / 12 = 1.75: 58.6667 ns per line.
     const double t_cpu = 64.0 - 85.0 / 12;
     EXPECT_NEAR(w.line_ns(pa), t_cpu + 1.75, 1e-9);
     // Sibling busy: t_cpu * busy / speedup = 56.9167 * 2 / 1.25 = 91.0667; + 1.75 = 92.8167.
-    Task& pb = w.run_on(40, b, 1.0);
-    w.sys.cost.update(w.sys);
+    Runner& pb = w.run_on(40, b, 1.0);
+    w.update();
     EXPECT_NEAR(w.line_ns(pa), t_cpu * 2 / 1.25 + 1.75, 1e-9);
     EXPECT_NEAR(w.line_ns(pb), 92.8167, 1e-4);
     // A task on another core is not slowed.
     Region& c = w.region_on(1, 0);
-    Task& pc = w.run_on(1, c, 1.0);
-    w.sys.cost.update(w.sys);
+    Runner& pc = w.run_on(1, c, 1.0);
+    w.update();
     EXPECT_NEAR(w.line_ns(pc), t_cpu + 1.75, 1e-9);
 }
 
@@ -186,11 +195,11 @@ TEST(CostModel, BandwidthContentionRaisesTheNodeMultiplier) {
     // Four streams from node 0's memory with MLP 50 at 30 GB/s: local t_line = 64/30 = 2.133 ns
     // (30 GB/s each), remote 0.333 + 140/50 = 3.133 ns (20.4 GB/s each): ~101 GB/s of demand
     // on a node that sustains 60 GB/s.
-    std::vector<Task*> ts;
+    std::vector<Runner*> ts;
     for (int cpu = 0; cpu < 4; ++cpu)
         ts.push_back(&w.run_on(cpu, w.region_on(64, 0), 30.0, Pattern::Sweep, 50));
     const double uncontended = 64.0 / 30;  // CPU 0, local: 0.333 + 90 / 50 ns per line
-    w.sys.cost.update(w.sys);
+    w.update();
     EXPECT_GT(w.sys.cost.node_multiplier(0), 1.5);
     EXPECT_DOUBLE_EQ(w.sys.cost.node_multiplier(1), 1.0);  // nothing reads node 1
     EXPECT_GT(w.sys.cost.link_multiplier(1, 0), 1.1);      // 41 GB/s over a 20.8 GB/s link
@@ -199,15 +208,15 @@ TEST(CostModel, BandwidthContentionRaisesTheNodeMultiplier) {
     // A single light stream does not.
     CostWorld light("tiny-2n");
     light.run_on(0, light.region_on(64, 0), 0.5);
-    light.sys.cost.update(light.sys);
+    light.update();
     EXPECT_LT(light.sys.cost.node_multiplier(0), 1.001);
 }
 
 TEST(CostModel, NoStreamsMeansPureCpuRate) {
     CostWorld w("tiny-2n");
-    Task p;
-    p.phase.rate_gbs = 2.0;
-    EXPECT_DOUBLE_EQ(w.sys.cost.ns_per_byte(w.sys, p, 0), 0.5);
+    AccessMix none;
+    none.rate_gbs = 2.0;
+    EXPECT_DOUBLE_EQ(w.sys.cost.ns_per_byte(none, 0), 0.5);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "mm/fault.h"
 #include "mm/migrate.h"

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "mm/mm.h"
 #include "numab/numab.h"

@@ -1,4 +1,4 @@
-// Kernel profiles, the [numa_balancing] table and --set overrides.
+// Kernel profiles, the knob table and the [numa_balancing] table reader.
 #include <gtest/gtest.h>
 
 #include "config/input_error.h"
@@ -8,10 +8,17 @@
 namespace numasim {
 namespace {
 
-TEST(Profiles, AllFiveExist) {
+// Every profile loads and states every knob itself, so that it describes its release fully.
+TEST(Profiles, EveryProfileSetsEveryKnob) {
     const auto names = profile_names();
-    for (const char* n : {"v4.18", "v4.19", "v6.1", "v6.6", "v6.12"})
-        EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+    ASSERT_FALSE(names.empty());
+    for (const auto& name : names) {
+        SCOPED_TRACE(name);
+        KnobOrigins origins;
+        load_profile(name, &origins);
+        for (size_t i = 0; i < origins.size(); ++i)
+            EXPECT_EQ(origins[i], "profile " + name) << knob_table()[i].name;
+    }
 }
 
 TEST(Profiles, ReleaseDifferences) {
@@ -90,49 +97,76 @@ TEST(ApplyKnobs, ReadsTableAndRejectsUnknownKeyWithLine) {
     }
 }
 
-TEST(ApplyKnobs, RangeChecks) {
-    NumaBalancingKnobs k;
-    EXPECT_THROW(apply_knob_override(k, "pids_active_bits=100"), InputError);
-    EXPECT_THROW(apply_knob_override(k, "numa_balancing=7"), InputError);
-    EXPECT_THROW(apply_knob_override(k, "vma_scan=sometimes"), InputError);
-    EXPECT_THROW(apply_knob_override(k, "scan_period_max_ms=10"), InputError);  // below min
+// Applies "key = value" lines as a [numa_balancing] table.
+void apply_text(NumaBalancingKnobs& k, const std::string& lines) {
+    const auto t = TomlTable::parse_text("[numa_balancing]\n" + lines + "\n", "s.toml");
+    apply_knobs(k, *t.table("numa_balancing"));
 }
 
-TEST(KnobOverride, SetsAndNamesKeyOnError) {
+std::string error_of(const std::string& lines) {
     NumaBalancingKnobs k;
-    apply_knob_override(k, "smallimp=0");
-    EXPECT_EQ(k.smallimp, 0);
-    apply_knob_override(k, "vma_scan=all");
-    EXPECT_EQ(k.vma_scan, VmaScanSelection::All);
-    apply_knob_override(k, " idle_early_stop = false ");
-    EXPECT_FALSE(k.idle_early_stop);
-    apply_knob_override(k, "cow_shared_test=mapcount");
-    EXPECT_EQ(k.cow_shared_test, CowSharedTest::Mapcount);
-    apply_knob_override(k, "sched_class=cfs");
+    try {
+        apply_text(k, lines);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(ApplyKnobs, ValidValuesComeFromTheTable) {
+    EXPECT_NE(error_of("pids_active_bits = 100").find("must be 64 or 128, got 100"),
+              std::string::npos);
+    EXPECT_NE(error_of("numa_balancing = 7").find("between 0 and 3, got 7"), std::string::npos);
+    EXPECT_NE(error_of("vma_scan = \"sometimes\"")
+                  .find("valid: all, pids_active, pids_active_forced, four_pass"),
+              std::string::npos);
+    EXPECT_NE(error_of("idle_early_stop = 1").find("expected true or false"), std::string::npos);
+    EXPECT_NE(error_of("scan_period_max_ms = 10").find("below scan_period_min_ms"),
+              std::string::npos);
+    EXPECT_NE(error_of("smallimp = \"abc\"").find("smallimp"), std::string::npos);
+}
+
+TEST(ApplyKnobs, SetsTheSchedulerHistoryKnobs) {
+    NumaBalancingKnobs k;
+    apply_text(k,
+               "sched_class = \"cfs\"\nnuma_imbalance = \"imbalance_pct\"\nlb_rework = false\n"
+               "numa_groups = false");
     EXPECT_EQ(k.sched_class, SchedClass::Cfs);
-    apply_knob_override(k, "numa_imbalance=imbalance_pct");
     EXPECT_EQ(k.numa_imbalance, NumaImbalance::ImbalancePct);
-    apply_knob_override(k, "lb_rework=false");
-    apply_knob_override(k, "numa_groups=false");
     EXPECT_FALSE(k.lb_rework);
     EXPECT_FALSE(k.numa_groups);
-    try {
-        apply_knob_override(k, "sched_class=bfs");
-        FAIL();
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("eevdf_complete"), std::string::npos) << e.what();
-    }
-    try {
-        apply_knob_override(k, "smalimp=0");
-        FAIL();
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("smalimp"), std::string::npos);
-    }
-    try {
-        apply_knob_override(k, "smallimp=abc");
-        FAIL();
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("smallimp"), std::string::npos) << e.what();
+    EXPECT_NE(error_of("sched_class = \"bfs\"").find("eevdf_complete"), std::string::npos);
+}
+
+TEST(ApplyKnobs, SetsEveryKindAndRecordsWhere) {
+    NumaBalancingKnobs k;
+    KnobOrigins origins = default_knob_origins();
+    const auto t = TomlTable::parse_text(
+        "[numa_balancing]\nsmallimp = 0\nidle_early_stop = false\ncow_shared_test = "
+        "\"mapcount\"\npids_active_bits = 128\n",
+        "s.toml");
+    apply_knobs(k, *t.table("numa_balancing"), &origins);
+    EXPECT_EQ(k.smallimp, 0);
+    EXPECT_FALSE(k.idle_early_stop);
+    EXPECT_EQ(k.cow_shared_test, CowSharedTest::Mapcount);
+    EXPECT_EQ(k.pids_active_bits, 128);
+    const KnobInfo* smallimp = find_knob("smallimp");
+    ASSERT_NE(smallimp, nullptr);
+    EXPECT_EQ(origins[smallimp - knob_table().data()], "s.toml: numa_balancing.smallimp (line 2)");
+    EXPECT_EQ(origins[find_knob("vma_scan") - knob_table().data()], "default");
+}
+
+// The struct's initializers and the table agree, and every default is a valid value.
+TEST(KnobTable, DefaultsAreValid) {
+    const NumaBalancingKnobs k;
+    for (const KnobInfo& info : knob_table()) {
+        SCOPED_TRACE(std::string(info.name));
+        EXPECT_TRUE(knob_value_valid(info, info.get(k)));
+        EXPECT_FALSE(info.description.empty());
+        EXPECT_FALSE(info.kernel.empty());
+        NumaBalancingKnobs copy = k;
+        info.set(copy, info.get(k));
+        EXPECT_EQ(info.get(copy), info.get(k));
     }
 }
 

@@ -8,7 +8,7 @@ namespace numasim {
 namespace {
 
 TEST(JsonOut, CompareTableStructure) {
-    std::vector<Operation> ops = {{"elsp-X", Better::Lower, {{10, 10}, {5, 5}}}};
+    std::vector<OperationSamples> ops = {{"elsp-X", Better::Lower, {{10, 10}, {5, 5}}}};
     nlohmann::json j = to_json(build_compare_table({"k-a", "k-b"}, ops));
     EXPECT_EQ(j["columns"], nlohmann::json({"k-a", "k-b"}));
     EXPECT_EQ(j["baseline"], "k-a");

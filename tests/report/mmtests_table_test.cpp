@@ -26,7 +26,7 @@ const std::string kNew = "6.6.0-rc2-sched-numabselective-v1";
 const std::vector<double> kBaseElsp = {176.08, 174.22, 177.03, 174.88, 175.94, 177.18, 174.43};
 const std::vector<double> kNewElsp = {123.59, 128.03, 117.64, 125.50, 118.53, 127.35, 122.77};
 
-std::vector<Operation> mel_ops() {
+std::vector<OperationSamples> mel_ops() {
     return {{"elsp-NUMA01_THREADLOCAL", Better::Lower, {kBaseElsp, kNewElsp}}};
 }
 
@@ -109,7 +109,8 @@ TEST(MmtestsTable, NoMarkersBefore2018) {
 
 TEST(MmtestsTable, BenchmarksMdExample) {
     // Amean 399.50 -> 52.05: 100 - 5205/399.5 = 86.97, tight samples -> significant.
-    std::vector<Operation> ops = {{"elsp-NUMA01", Better::Lower, {{399.0, 400.0}, {52.0, 52.1}}}};
+    std::vector<OperationSamples> ops = {
+        {"elsp-NUMA01", Better::Lower, {{399.0, 400.0}, {52.0, 52.1}}}};
     const std::string text =
         render_compare_table(build_compare_table({"6.5.0-vanilla", "6.5.0-patched"}, ops));
     EXPECT_NE(text.find("Amean     elsp-NUMA01      399.50 (   0.00%)       52.05 *  86.97%*"),
@@ -120,19 +121,19 @@ TEST(MmtestsTable, BenchmarksMdExample) {
 TEST(MmtestsTable, HigherIsBetterUsesHmeanAndPdiff) {
     // tput {100,100} vs {110,110}: Hmean 100 -> 110 = +10%; identical samples (stddev 0) and
     // a difference > 1 unit are significant under the CI rule.
-    std::vector<Operation> ops = {{"tput-1", Better::Higher, {{100, 100}, {110, 110}}}};
+    std::vector<OperationSamples> ops = {{"tput-1", Better::Higher, {{100, 100}, {110, 110}}}};
     CompareTable t = build_compare_table({"a-x", "a-y"}, ops);
     EXPECT_EQ(t.rows[1].stat, "Hmean");
     EXPECT_EQ(t.rows[5].stat, "BHmean-95");
     EXPECT_DOUBLE_EQ(t.rows[1].cells[1].pct, 10.0);
     EXPECT_TRUE(t.rows[1].cells[1].significant);
     // A throughput drop is negative.
-    std::vector<Operation> down = {{"tput-1", Better::Higher, {{100, 100}, {90, 90}}}};
+    std::vector<OperationSamples> down = {{"tput-1", Better::Higher, {{100, 100}, {90, 90}}}};
     EXPECT_DOUBLE_EQ(build_compare_table({"a-x", "a-y"}, down).rows[1].cells[1].pct, -10.0);
 }
 
 TEST(MmtestsTable, MismatchedColumnsThrow) {
-    std::vector<Operation> ops = {{"x", Better::Lower, {{1.0}}}};
+    std::vector<OperationSamples> ops = {{"x", Better::Lower, {{1.0}}}};
     EXPECT_THROW(build_compare_table({"a", "b"}, ops), std::invalid_argument);
 }
 
@@ -149,7 +150,7 @@ TEST(MmtestsTable, IdleCoreHmeanTableByteForByte) {
                               314133.32, 358445.76, 403288.75, 444592.51, 483300.45, 526281.53,
                               535507.75, 542068.97, 545033.17, 549738.23, 550849.00, 550018.29,
                               550652.26, 545783.85, 544848.37, 539603.70, 534714.32, 531783.24};
-    std::vector<Operation> ops;
+    std::vector<OperationSamples> ops;
     for (int i = 0; i < 24; ++i) {
         ops.push_back({"tput-" + std::to_string(i + 1), Better::Higher, {{base[i]}, {patched[i]}}});
     }
@@ -190,7 +191,7 @@ TEST(MmtestsTable, IdleCoreHmeanTableByteForByte) {
 
 TEST(MmtestsTable, NaNPrintsLikePerl) {
     // A zero throughput makes Hmean NaN (mmtests prints Perl's "NaN").
-    std::vector<Operation> ops = {{"tput-1", Better::Higher, {{0.0, 5.0}, {1.0, 2.0}}}};
+    std::vector<OperationSamples> ops = {{"tput-1", Better::Higher, {{0.0, 5.0}, {1.0, 2.0}}}};
     const auto lines = lines_of(render_compare_table(build_compare_table({"a-x", "a-y"}, ops)));
     ASSERT_GE(lines.size(), 4u);
     EXPECT_EQ(lines[3].substr(0, 28), "Hmean     tput-1         NaN");

@@ -55,7 +55,8 @@ TEST(RemoteRate, PinnedThreadRunsAtTheCostModelsRemoteRate) {
     const double expect = 64.0 / (64.0 / 1.0 - 90.0 / 10 + 140.0 / 10);
     EXPECT_NEAR(rate, expect, 0.01 * expect) << "rate " << rate << " expected " << expect;
     // Exactly what the cost model says now, with its (tiny) loaded-latency multipliers.
-    const double npb = sys.cost.ns_per_byte(sys, p, p.cpu);
+    ASSERT_NE(eng.phase(p), nullptr);
+    const double npb = sys.cost.ns_per_byte(eng.phase(p)->access(), p.cpu);
     EXPECT_NEAR(rate, 1.0 / npb, 0.001 / npb);
     EXPECT_EQ(sys.counters[Vm::numa_hint_faults], 0u);
     EXPECT_EQ(sys.counters[Vm::numa_pages_migrated], 0u);

@@ -26,9 +26,9 @@ TEST(ExecPlacement, ExecMovesAQueuedTaskToAnIdleCpu) {
     // (without the exec it stays there until a load balance pulls it, a tick or more later).
     for (Nanos t = NSEC_PER_USEC * 100; t < 50 * NSEC_PER_MSEC; t += NSEC_PER_USEC * 100) {
         eng.run(t);
-        if (tb.has_phase && tb.phase.exec) break;
+        if (eng.phase(tb) && eng.phase(tb)->exec) break;
     }
-    ASSERT_TRUE(tb.has_phase && tb.phase.exec);
+    ASSERT_TRUE(eng.phase(tb) && eng.phase(tb)->exec);
     EXPECT_NE(tb.cpu, 0);
     EXPECT_GE(tb.nr_migrations, 1u);
 }

@@ -8,7 +8,7 @@
 
 #include "engine/engine.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
 #include "workload/phase_list.h"

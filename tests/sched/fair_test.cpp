@@ -11,7 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "sched/load_balance.h"
 #include "sched/sched_tunables.h"

@@ -8,7 +8,7 @@
 
 #include "engine/engine.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "sched/fair.h"
 #include "sched/sched_tunables.h"
@@ -77,16 +77,16 @@ TEST(SchedClass, TwoTasksShareACpuEvenly) {
         eng.run(msecs_to_ns(300));
         ASSERT_EQ(a.cpu, 0);
         ASSERT_EQ(b.cpu, 0);
-        EXPECT_NEAR(static_cast<double>(a.sum_exec_runtime), 150e6, 7.5e6) << to_string(c);
-        EXPECT_NEAR(static_cast<double>(b.sum_exec_runtime), 150e6, 7.5e6) << to_string(c);
-        EXPECT_EQ(a.sum_exec_runtime + b.sum_exec_runtime, msecs_to_ns(300)) << to_string(c);
+        EXPECT_NEAR(static_cast<double>(a.sum_exec_runtime), 150e6, 7.5e6) << knob_name(c);
+        EXPECT_NEAR(static_cast<double>(b.sum_exec_runtime), 150e6, 7.5e6) << knob_name(c);
+        EXPECT_EQ(a.sum_exec_runtime + b.sum_exec_runtime, msecs_to_ns(300)) << knob_name(c);
         const uint64_t cs = w.sys.counters.cs;
         if (c == SchedClass::Cfs) {
             EXPECT_GE(cs, 20u);
             EXPECT_LE(cs, 30u);
         } else {
-            EXPECT_GE(cs, 70u) << to_string(c);
-            EXPECT_LE(cs, 80u) << to_string(c);
+            EXPECT_GE(cs, 70u) << knob_name(c);
+            EXPECT_LE(cs, 80u) << knob_name(c);
         }
     }
 }
@@ -101,7 +101,7 @@ TEST(SchedClass, ThreeTasksShareACpuEvenly) {
         Engine eng(w.sys);
         eng.run(msecs_to_ns(600));
         for (Task* t : ts)
-            EXPECT_NEAR(static_cast<double>(t->sum_exec_runtime), 200e6, 10e6) << to_string(c);
+            EXPECT_NEAR(static_cast<double>(t->sum_exec_runtime), 200e6, 10e6) << knob_name(c);
     }
 }
 
@@ -117,9 +117,9 @@ TEST(SchedClass, ASleeperIsNotHeldBackByAHog) {
         Task& s = w.spawn(rounds);
         Engine eng(w.sys);
         eng.run(msecs_to_ns(400));
-        EXPECT_GE(s.sum_exec_runtime, msecs_to_ns(33)) << to_string(c);
-        EXPECT_LE(s.sum_exec_runtime, msecs_to_ns(51)) << to_string(c);
-        EXPECT_GE(s.nvcsw, 33u) << to_string(c);
+        EXPECT_GE(s.sum_exec_runtime, msecs_to_ns(33)) << knob_name(c);
+        EXPECT_LE(s.sum_exec_runtime, msecs_to_ns(51)) << knob_name(c);
+        EXPECT_GE(s.nvcsw, 33u) << knob_name(c);
     }
 }
 
@@ -162,8 +162,8 @@ TEST(SchedClass, DeterministicForEveryClass) {
     std::vector<Outcome> outs;
     for (SchedClass c : kClasses) {
         const Outcome a = mixed_run(c);
-        EXPECT_TRUE(a == mixed_run(c)) << to_string(c);
-        EXPECT_GT(a.sys_migrations, 0u) << to_string(c);  // the balancer had work
+        EXPECT_TRUE(a == mixed_run(c)) << knob_name(c);
+        EXPECT_GT(a.sys_migrations, 0u) << knob_name(c);  // the balancer had work
         outs.push_back(a);
     }
     // The classes really differ.

@@ -58,10 +58,10 @@ TEST(Autonumabench, Numa01FirstTouchesEverythingOnOneNode) {
         EXPECT_EQ(b->node_pages[0], 0u);
     }
     EXPECT_EQ(mms, 2);
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_TRUE(m["finished"].get<bool>());
-    EXPECT_GT(m["elapsed_s"].get<double>(), 0.0);
-    EXPECT_GT(m["user_s"].get<double>(), 0.0);
+    const WorkloadResult m = r.w->result(*r.sys);
+    EXPECT_TRUE(test::figure<bool>(m, "finished"));
+    EXPECT_GT(test::figure<double>(m, "elapsed_s"), 0.0);
+    EXPECT_GT(test::figure<double>(m, "user_s"), 0.0);
 }
 
 // NUMA02: the main thread zeroes the buffer, then NCPUS threads work on their own slices.
@@ -73,9 +73,9 @@ TEST(Autonumabench, Numa02StartsOneThreadPerCpuAfterTheMainThreadZeroes) {
     for (const auto& t : r.sys->tasks)
         threads += t->workload == 0;
     EXPECT_EQ(threads, r.sys->nr_cpus());
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_TRUE(m["finished"].get<bool>());
-    EXPECT_EQ(m["threads_per_process"].get<int>(), r.sys->nr_cpus());
+    const WorkloadResult m = r.w->result(*r.sys);
+    EXPECT_TRUE(test::figure<bool>(m, "finished"));
+    EXPECT_EQ(test::figure<int64_t>(m, "threads_per_process"), r.sys->nr_cpus());
     // Main thread's node holds everything it zeroed (first touch, default policy).
     Region* b = find_region(*r.sys->mms[0], "buffer");
     ASSERT_NE(b, nullptr);

@@ -32,9 +32,9 @@ TEST(Cowsum, DataModeSharesOneFileObject) {
         ASSERT_TRUE(obj.frames[i].flags & PF_ALLOC);
         EXPECT_EQ(obj.frames[i].mapcount, 6) << "page " << i;
     }
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_GT(m["total_passes"].get<double>(), 6.0);
-    EXPECT_EQ(m["tasks"].size(), 6u);
+    const WorkloadResult m = r.w->result(*r.sys);
+    EXPECT_GT(test::figure<double>(m, "total_passes"), 6.0);
+    EXPECT_EQ(m.tasks.size(), 6u);
 }
 
 TEST(Cowsum, PrivateModeCopiesPerChild) {

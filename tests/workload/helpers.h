@@ -7,12 +7,25 @@
 #include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "engine/engine.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "numab/knobs.h"
 #include "workload/registry.h"
+#include "workload/workload.h"
 
 namespace numasim::test {
+
+// Figure `name` of a record as a T (int64_t, double, bool, std::string, std::vector<Record>).
+template <typename T>
+T figure(const Record& r, std::string_view name) {
+    for (const Figure& f : r)
+        if (f.name == name) return std::get<T>(f.value.value());
+    throw std::runtime_error("no figure " + std::string(name));
+}
+template <typename T>
+T figure(const WorkloadResult& r, std::string_view name) {
+    return figure<T>(r.figures, name);
+}
 
 struct Run {
     std::unique_ptr<System> sys;

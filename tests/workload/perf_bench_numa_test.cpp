@@ -22,14 +22,15 @@ TEST(PerfBenchNuma, RunsAndReportsRawFigures) {
                                 "mb_global=0\nmb_proc=16\nmb_thread=4\nnr_secs=2\n"
                                 "show_convergence=true\nzero_memset=true\n",
                                 5);
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_EQ(m["nr_tasks"].get<int>(), 4);
-    EXPECT_EQ(m["name"].get<std::string>(), "main,");
-    EXPECT_NEAR(m["runtime_sec_max"].get<double>(), 2.0, 0.1);
-    EXPECT_GT(m["runtime_sec_min"].get<double>(), 1.9);
-    EXPECT_GT(m["bytes"].get<double>(), 1e8);
-    EXPECT_FALSE(m["convergence_checks"].empty());
-    EXPECT_EQ(m["tasks"].size(), 4u);
+    const WorkloadResult m = r.w->result(*r.sys);
+    const auto& raw = std::get<PerfBenchNumaRaw>(m.extra);
+    EXPECT_EQ(raw.nr_tasks, 4);
+    EXPECT_EQ(raw.name, "main,");
+    EXPECT_NEAR(raw.runtime_sec_max, 2.0, 0.1);
+    EXPECT_GT(raw.runtime_sec_min, 1.9);
+    EXPECT_GT(raw.bytes, 1e8);
+    EXPECT_FALSE(test::figure<std::vector<Record>>(m, "convergence_checks").empty());
+    EXPECT_EQ(m.tasks.size(), 4u);
 }
 
 TEST(PerfBenchNuma, LoopLimitCountsExactBytes) {
@@ -38,8 +39,9 @@ TEST(PerfBenchNuma, LoopLimitCountsExactBytes) {
                                 "mb_global=1\nmb_proc=0\nmb_thread=2\nnr_loops=10\nnr_secs=0\n"
                                 "data_rand_walk=false\n",
                                 5);
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_NEAR(m["bytes"].get<double>(), 2.0 * 10 * 3 * 1024 * 1024, 1e3);
+    const WorkloadResult m = r.w->result(*r.sys);
+    const auto& raw = std::get<PerfBenchNumaRaw>(m.extra);
+    EXPECT_NEAR(raw.bytes, 2.0 * 10 * 3 * 1024 * 1024, 1e3);
 }
 
 TEST(PerfBenchNuma, MeasureConvergenceStopsTheRun) {
@@ -50,12 +52,12 @@ TEST(PerfBenchNuma, MeasureConvergenceStopsTheRun) {
                                 "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=1\n"
                                 "mb_global=0\nmb_proc=8\nnr_secs=3\nmeasure_convergence=true\n",
                                 5);
-    const auto m = r.w->metrics(*r.sys, r.end);
-    if (m["converged"].get<bool>()) {
-        EXPECT_NEAR(m["runtime_sec_max"].get<double>(), m["convergence_latency_s"].get<double>(),
-                    0.2);
+    const WorkloadResult m = r.w->result(*r.sys);
+    const auto& raw = std::get<PerfBenchNumaRaw>(m.extra);
+    if (test::figure<bool>(m, "converged")) {
+        EXPECT_NEAR(raw.runtime_sec_max, test::figure<double>(m, "convergence_latency_s"), 0.2);
     } else {
-        EXPECT_NEAR(m["runtime_sec_max"].get<double>(), 3.0, 0.2);
+        EXPECT_NEAR(raw.runtime_sec_max, 3.0, 0.2);
     }
 }
 

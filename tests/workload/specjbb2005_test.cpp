@@ -28,13 +28,13 @@ TEST(Specjbb2005, PerSocketJvmsReportBops) {
                                 "[[workload]]\ntype='specjbb2005'\nlayout='per_socket'\n"
                                 "warehouses=2\nheap='96MiB'\nramp_up='100ms'\nduration='400ms'\n",
                                 2);
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_EQ(m["jvms"].get<int>(), 2);
-    ASSERT_EQ(m["bops_per_jvm"].size(), 2u);
-    for (const auto& j : m["bops_per_jvm"])
-        EXPECT_GT(j["bops"].get<double>(), 1000.0);
+    const WorkloadResult m = r.w->result(*r.sys);
+    EXPECT_EQ(test::figure<int64_t>(m, "jvms"), 2);
+    ASSERT_EQ(test::figure<std::vector<Record>>(m, "bops_per_jvm").size(), 2u);
+    for (const Record& j : test::figure<std::vector<Record>>(m, "bops_per_jvm"))
+        EXPECT_GT(test::figure<double>(j, "bops"), 1000.0);
     // 2 JVMs x (main + 2 warehouses + 2 GC threads on a 2-CPU socket).
-    EXPECT_EQ(m["tasks"].size(), 10u);
+    EXPECT_EQ(m.tasks.size(), 10u);
     // per_socket: every thread of JVM j ran on socket j's CPUs.
     for (const auto& t : r.sys->tasks) {
         if (t->workload == 0) {

@@ -64,11 +64,11 @@ TEST(Streams, FirstTouchNodeAndPerThreadSlices) {
     ASSERT_NE(b, nullptr);
     EXPECT_EQ(b->node_pages[1], b->count);
     ASSERT_NE(find_region(*r.sys->mms[0], "buf#1"), nullptr);
-    const auto m = r.w->metrics(*r.sys, r.end);
-    EXPECT_TRUE(m["finished"].get<bool>());
-    EXPECT_EQ(m["tasks"].size(), 2u);
+    const WorkloadResult m = r.w->result(*r.sys);
+    EXPECT_TRUE(test::figure<bool>(m, "finished"));
+    EXPECT_EQ(m.tasks.size(), 2u);
     // 16 MiB first touch + 2 threads x 2 x 16 MiB.
-    EXPECT_NEAR(m["bytes"].get<double>(), 5.0 * 16 * 1024 * 1024, 1e6);
+    EXPECT_NEAR(test::figure<double>(m, "bytes"), 5.0 * 16 * 1024 * 1024, 1e6);
 }
 
 TEST(Streams, ExampleFileBuildsAndRuns) {
@@ -79,13 +79,12 @@ TEST(Streams, ExampleFileBuildsAndRuns) {
     System sys(load_preset("tiny-2n"), NumaBalancingKnobs{}, 1);
     auto w = find_workload("streams")->factory(t, sys.topo);
     t.finish();
-    EXPECT_FALSE(w->finite());
     w->setup(sys, 0);
     Engine eng(sys);
-    const Nanos end = eng.run(NSEC_PER_SEC / 2);
-    const auto m = w->metrics(sys, end);
-    EXPECT_EQ(m["tasks"].size(), 6u);
-    EXPECT_GT(m["bytes"].get<double>(), 0.0);
+    eng.run(NSEC_PER_SEC / 2);
+    const WorkloadResult m = w->result(sys);
+    EXPECT_EQ(m.tasks.size(), 6u);
+    EXPECT_GT(test::figure<double>(m, "bytes"), 0.0);
 }
 
 }  // namespace

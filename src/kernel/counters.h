@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 namespace numasim {
 
@@ -79,5 +80,14 @@ struct Counters {
     uint64_t& operator[](Vm v) { return vm[static_cast<size_t>(v)]; }
     uint64_t operator[](Vm v) const { return vm[static_cast<size_t>(v)]; }
 };
+
+// The scheduler counters a run reports under "sched", by name, in report order.
+inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 6> kSchedCounters = {
+    {{"cs", &Counters::cs},
+     {"migrations", &Counters::migrations},
+     {"sched_move_numa", &Counters::sched_move_numa},
+     {"sched_swap_numa", &Counters::sched_swap_numa},
+     {"sched_stick_numa", &Counters::sched_stick_numa},
+     {"mm_migrate_pages", &Counters::mm_migrate_pages}}};
 
 }  // namespace numasim

@@ -1,4 +1,4 @@
-#include "engine/system.h"
+#include "kernel/system.h"
 
 namespace numasim {
 
@@ -31,7 +31,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
                 interval + static_cast<Nanos>(rng_sched.below(static_cast<uint64_t>(interval)));
         }
     }
-    cost.init(*this);
+    cost.init(topo);
 }
 
 }  // namespace numasim

@@ -1,4 +1,4 @@
-#include "cli/validate.h"
+#include "experiment/validate.h"
 
 #include <fmt/format.h>
 
@@ -8,10 +8,9 @@
 #include <map>
 #include <optional>
 
-#include "cli/compare.h"
 #include "config/input_error.h"
 #include "config/toml_reader.h"
-#include "engine/counters.h"
+#include "experiment/compare.h"
 
 namespace numasim {
 
@@ -64,42 +63,19 @@ EffectSpec read_effect(const TomlTable& t) {
     return e;
 }
 
+}  // namespace
+
 double pct_change(double from, double to) {
     if (from == 0) return to == 0 ? 0.0 : (to > 0 ? INFINITY : -INFINITY);
     return (to - from) / std::fabs(from) * 100.0;
 }
 
-// The value of `metric` in one run; nullopt if the run does not have it.
-std::optional<double> metric_of(const RunResult& r, const std::string& metric) {
-    if (metric == "elapsed_s") return ns_to_s(r.elapsed);
-    if (metric == "system_s") return r.system_s;
-    if (metric == "user_s") return r.user_s;
-    if (metric == "hint_local_pct") {
-        const double f = static_cast<double>(r.counters[Vm::numa_hint_faults]);
-        return f > 0 ? 100.0 * static_cast<double>(r.counters[Vm::numa_hint_faults_local]) / f
-                     : 100.0;
-    }
-    if (metric.rfind("vmstat.", 0) == 0) {
-        const auto j = vmstat_json(r.counters);
-        const std::string k = metric.substr(7);
-        if (j.contains(k)) return j[k].get<double>();
-        return std::nullopt;
-    }
-    if (metric.rfind("sched.", 0) == 0) {
-        const auto j = sched_json(r.counters);
-        const std::string k = metric.substr(6);
-        if (j.contains(k) && j[k].is_number()) return j[k].get<double>();
-        return std::nullopt;
-    }
-    for (const auto& o : run_operations(r))
-        if (o.name == metric) return o.value;
-    return std::nullopt;
-}
+namespace {
 
 double mean_metric(const VariantRuns& v, const std::string& metric, const std::string& file) {
     double sum = 0;
     for (const auto& r : v.runs) {
-        auto m = metric_of(r, metric);
+        auto m = run_metric(r, metric);
         if (!m) throw InputError(file, "effect.metric", "no metric '" + metric + "' in the runs");
         sum += *m;
     }
@@ -178,9 +154,10 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
         ScenarioOverrides ov;
         if (o.quick)
             if (auto v = doc.table("validate"); v && v->has("quick"))
-                ov.params = v->get_string_array("quick");
+                for (const auto& a : v->get_string_array("quick"))
+                    ov.push_back(parse_override(a, v->origin("quick")));
         const Scenario sc = load_scenario_file(file, ov);
-        const auto runs = run_variants(file, ov, scenario_variants(sc), o.jobs);
+        const auto runs = run_variants(file, ov, sc.variants, o.workers);
         for (const auto& e : effects) {
             const VariantRuns& a = variant(runs, e.from, file);
             const VariantRuns& b = variant(runs, e.to, file);
@@ -245,32 +222,6 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
         rows.push_back(r);
     }
     return rows;
-}
-
-std::string validation_text(const std::vector<EffectResult>& rows) {
-    std::string s = fmt::format("{:<34} {:<44} {:<28} {:<28} {}\n", "experiment", "effect",
-                                "published", "simulated", "result");
-    auto fig = [](double v) {
-        return std::fabs(v) >= 1000 || v == std::floor(v) ? fmt::format("{:.0f}", v)
-                                                          : fmt::format("{:.2f}", v);
-    };
-    for (const auto& r : rows) {
-        std::string pub = "-", sim;
-        if (r.has_published)
-            pub = fmt::format("{} -> {} ({:+.1f}%)", fig(r.published_from), fig(r.published_to),
-                              pct_change(r.published_from, r.published_to));
-        if (r.expect == "in_range") {
-            pub = fmt::format("{} .. {}", fig(r.published_from), fig(r.published_to));
-            sim = fig(r.sim_to);
-        } else if (!r.note.empty())
-            sim = r.note;
-        else
-            sim = fmt::format("{} -> {} ({:+.1f}%)", fig(r.sim_from), fig(r.sim_to),
-                              pct_change(r.sim_from, r.sim_to));
-        s += fmt::format("{:<34} {:<44} {:<28} {:<28} {}{}\n", r.experiment, r.name, pub, sim,
-                         r.pass ? "pass" : "MISS", r.headline ? "" : " (info)");
-    }
-    return s;
 }
 
 }  // namespace numasim

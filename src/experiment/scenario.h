@@ -3,26 +3,25 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "config/toml_reader.h"
+#include "experiment/overrides.h"
 #include "machine/topology.h"
-#include "numab/knobs.h"
+#include "numab/profile.h"
 #include "sim/clock.h"
 
 namespace numasim {
 
 class Workload;
 
-// A named setting to compare against the others (`[[variant]]`, used by `numasim compare`).
-struct ScenarioVariant {
-    std::string name;
-    std::optional<std::string> profile, machine;
-    std::vector<std::string> set;     // knob assignments, "smallimp=0"
-    std::vector<std::string> params;  // scenario-file assignments, "workload.jvms=4"
+// One workload of a scenario: its registry name and how to build a fresh instance for a run.
+struct ScenarioWorkload {
+    std::string type;
+    std::function<std::unique_ptr<Workload>(const Topology&)> make;
 };
 
 struct Scenario {
@@ -33,32 +32,28 @@ struct Scenario {
     Topology machine;
     std::string profile;
     NumaBalancingKnobs knobs;
-    Nanos duration = 0;  // upper bound on simulated time; finite workloads may end sooner
+    KnobOrigins knob_origins;  // what set each knob
+    Nanos duration = 0;        // upper bound on simulated time; finite workloads may end sooner
     int iterations = 1;
     uint64_t seed = 1;
-    std::vector<TomlTable> workload_tables;  // kept to build fresh workloads for every run
-    std::vector<std::string> workload_types;
-    std::vector<ScenarioVariant> variants;
+    std::vector<ScenarioWorkload> workloads;
+    std::vector<Variant> variants;  // the [[variant]] tables, for `numasim compare`
 
     // Builds this scenario's workloads (fresh state) for one run.
     std::vector<std::unique_ptr<Workload>> make_workloads() const;
 };
 
-// Command-line adjustments applied after the file is read.
-struct ScenarioOverrides {
-    std::optional<std::string> machine;
-    std::optional<std::string> profile;
-    std::vector<std::string> knob_assignments;  // "smallimp=0"
-    std::optional<uint64_t> seed;
-    std::optional<int> iterations;
-    std::optional<Nanos> duration;
-    std::vector<std::string> params;  // "workload.duration=\"20s\"": any key of the file
-};
+// The keys of the [scenario] table (each may be given short in an override).
+const std::vector<std::string_view>& scenario_head_keys();
 
 // Parses and validates everything (including building each workload once) so that any error
 // surfaces as an InputError before a run starts or any output is written.
 Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov = {});
 Scenario load_scenario_text(std::string_view text, const std::string& name,
                             const ScenarioOverrides& ov = {});
+// A scenario compiled into the binary (src/experiment/scenarios/NAME.toml): "default" is what
+// `numasim run` runs without a file. `workloads` are added to the file's [[workload]] tables.
+Scenario load_builtin_scenario(std::string_view name, const ScenarioOverrides& ov = {},
+                               std::vector<ScenarioWorkload> workloads = {});
 
 }  // namespace numasim

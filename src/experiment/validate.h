@@ -29,7 +29,7 @@ namespace numasim {
 
 struct ValidateOptions {
     bool quick = false;  // the experiments' [validate] quick overrides; check directions only
-    int jobs = 0;        // 0: one per hardware thread
+    int workers = 1;
     std::vector<std::string> only;  // experiment file stems to run (empty: all)
 };
 
@@ -46,7 +46,10 @@ struct EffectResult {
 };
 
 // Runs the experiments in `dir`; returns one row per effect (and per group summary).
+// report/validation_report.h prints them.
 std::vector<EffectResult> run_validation(const std::string& dir, const ValidateOptions& o);
-std::string validation_text(const std::vector<EffectResult>& rows);
+
+// (to - from) / |from| in percent; infinite when `from` is 0 and `to` is not.
+double pct_change(double from, double to);
 
 }  // namespace numasim

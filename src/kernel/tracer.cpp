@@ -1,4 +1,4 @@
-#include "engine/tracer.h"
+#include "kernel/tracer.h"
 
 #include <fmt/format.h>
 

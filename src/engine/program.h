@@ -3,37 +3,21 @@
 // workload under workload/) builds the processes, threads and regions, and hands each task a
 // TaskProgram that yields its phases. The engine never simulates individual accesses: it turns
 // a phase's rate into bytes per unit of CPU time and asks the streams which pages of interest
-// (not yet present, or PROT_NONE) the task touched meanwhile.
+// (not yet present, or PROT_NONE) the task touched meanwhile. The scheduler's Task only holds
+// a pointer to its program; the engine keeps each task's phase and cursors (engine/engine.h).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "cost/access.h"
 #include "mm/mempolicy.h"
 #include "sim/clock.h"
 
 namespace numasim {
 
-struct Region;
 struct Task;
-
-enum class Pattern : uint8_t {
-    Sweep,   // sequential pass over the region, wrapping around (bzero, memset, streaming)
-    Random,  // uniform random pages of the region
-    HotSet,  // a hot fraction of the pages takes a hot share of the accesses, the rest uniform
-};
-
-struct AccessStream {
-    Region* region = nullptr;
-    Pattern pattern = Pattern::Sweep;
-    double share = 1.0;                   // fraction of the phase's bytes that go to this stream
-    double write_fraction = 0.0;          // fraction of accesses that are stores
-    double hot_fraction = 0.1;            // HotSet: fraction of the region's pages that are hot
-    double hot_share = 0.9;               // HotSet: fraction of accesses that go to the hot pages
-    bool start_at_thread_offset = false;  // Sweep: start at `start_page` instead of 0
-    uint64_t start_page = 0;
-};
 
 struct Phase {
     std::vector<AccessStream> streams;
@@ -47,6 +31,9 @@ struct Phase {
     bool clear_affinity = false;                   // back to all CPUs at phase start
     bool exec = false;  // execve() at phase start: sched_exec() places the task (SD_BALANCE_EXEC)
     double ops_per_byte = 0;  // workload metric: operations completed per byte moved
+
+    // The part of the phase the cost model sees.
+    AccessMix access() const { return {streams, rate_gbs, mlp}; }
 };
 
 class TaskProgram {

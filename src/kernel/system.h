@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cost/cost_model.h"
-#include "engine/counters.h"
-#include "engine/tracer.h"
+#include "kernel/counters.h"
+#include "kernel/tracer.h"
 #include "machine/topology.h"
 #include "mm/mm.h"
 #include "mm/node_memory.h"

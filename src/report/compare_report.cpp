@@ -1,127 +1,17 @@
-#include "cli/compare.h"
+#include "report/compare_report.h"
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <map>
-#include <mutex>
-#include <thread>
+#include <variant>
 
-#include "config/input_error.h"
 #include "report/json_out.h"
 #include "report/mmtests_table.h"
 #include "report/monitor_tables.h"
+#include "report/run_report.h"
 #include "report/seed_tables.h"
-#include "sim/rng.h"
 
 namespace numasim {
-
-Variant parse_variant(const std::string& spec) {
-    Variant v;
-    const auto colon = spec.find(':');
-    if (colon == std::string::npos || colon == 0)
-        throw InputError("command line", "--variant " + spec,
-                         "expected NAME:key=value[,key=value...], e.g. vanilla:profile=v4.18");
-    v.name = spec.substr(0, colon);
-    std::string rest = spec.substr(colon + 1);
-    size_t pos = 0;
-    while (pos <= rest.size() && !rest.empty()) {
-        const size_t comma = rest.find(',', pos);
-        const std::string kv =
-            rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos)
-            throw InputError("command line", "--variant " + spec, "'" + kv + "' is not key=value");
-        const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
-        if (key == "profile")
-            v.overrides.profile = value;
-        else if (key == "machine")
-            v.overrides.machine = value;
-        else if (key.find('.') != std::string::npos)
-            v.overrides.params.push_back(kv);  // a scenario-file key, e.g. workload.jvms=4
-        else
-            v.overrides.knob_assignments.push_back(kv);
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-    }
-    return v;
-}
-
-std::vector<Variant> scenario_variants(const Scenario& sc) {
-    std::vector<Variant> out;
-    for (const auto& sv : sc.variants) {
-        Variant v{sv.name, {}};
-        v.overrides.profile = sv.profile;
-        v.overrides.machine = sv.machine;
-        v.overrides.knob_assignments = sv.set;
-        v.overrides.params = sv.params;
-        out.push_back(std::move(v));
-    }
-    return out;
-}
-
-std::vector<VariantRuns> run_variants(const std::string& scenario_path,
-                                      const ScenarioOverrides& common,
-                                      const std::vector<Variant>& variants, int jobs,
-                                      const std::function<void()>& progress) {
-    std::vector<VariantRuns> out;
-    for (const Variant& v : variants) {
-        ScenarioOverrides ov = common;
-        if (v.overrides.profile) ov.profile = v.overrides.profile;
-        if (v.overrides.machine) ov.machine = v.overrides.machine;
-        for (const auto& a : v.overrides.knob_assignments)
-            ov.knob_assignments.push_back(a);
-        for (const auto& a : v.overrides.params)
-            ov.params.push_back(a);
-        out.push_back({v.name, load_scenario_file(scenario_path, ov), {}});
-    }
-    // One flat list of (variant, iteration) runs shared by the workers; iteration i of every
-    // variant uses the same seed, so variants are compared on common random numbers.
-    std::vector<std::pair<size_t, int>> work;
-    for (size_t vi = 0; vi < out.size(); ++vi) {
-        out[vi].runs.resize(out[vi].scenario.iterations);
-        for (int i = 0; i < out[vi].scenario.iterations; ++i)
-            work.emplace_back(vi, i);
-    }
-    std::atomic<size_t> next{0};
-    std::mutex mu;
-    std::exception_ptr error;
-    auto worker = [&] {
-        for (size_t k = next++; k < work.size(); k = next++) {
-            const auto [vi, i] = work[k];
-            const Scenario& sc = out[vi].scenario;
-            try {
-                out[vi].runs[i] = run_once(sc, i == 0 ? sc.seed : derive_seed(sc.seed, i));
-            } catch (...) {
-                std::lock_guard<std::mutex> g(mu);
-                if (!error) error = std::current_exception();
-            }
-            if (progress) progress();
-        }
-    };
-    std::vector<std::thread> pool;
-    const int n = std::max(1, std::min<int>(jobs, static_cast<int>(work.size())));
-    for (int w = 1; w < n; ++w)
-        pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool)
-        t.join();
-    if (error) std::rethrow_exception(error);
-    return out;
-}
-
-std::vector<RunOperation> run_operations(const RunResult& r) {
-    std::vector<RunOperation> ops;
-    for (const auto& w : r.workloads) {
-        if (w.contains("operations")) {
-            for (const auto& o : w["operations"])
-                ops.push_back({o["name"].get<std::string>(), o["value"].get<double>(),
-                               o["better"].get<std::string>() == "lower"});
-        }
-    }
-    if (ops.empty()) ops.push_back({"elsp", ns_to_s(r.elapsed), true});
-    return ops;
-}
 
 namespace {
 
@@ -132,8 +22,8 @@ std::vector<std::string> names(const std::vector<VariantRuns>& v) {
     return n;
 }
 
-std::vector<Operation> operations(const std::vector<VariantRuns>& v) {
-    std::vector<Operation> ops;
+std::vector<OperationSamples> operations(const std::vector<VariantRuns>& v) {
+    std::vector<OperationSamples> ops;
     std::map<std::string, size_t> index;
     for (size_t c = 0; c < v.size(); ++c)
         for (const auto& r : v[c].runs)
@@ -210,7 +100,7 @@ std::vector<std::map<std::string, int64_t>> all_totals(const std::vector<Variant
 bool has_specjbb(const std::vector<VariantRuns>& v) {
     for (const auto& r : v.front().runs)
         for (const auto& w : r.workloads)
-            if (w.value("type", "") == "specjbb2005") return true;
+            if (std::holds_alternative<SpecjbbThroughput>(w.extra)) return true;
     return false;
 }
 
@@ -225,9 +115,9 @@ SpecjbbBlock specjbb_block(const std::vector<VariantRuns>& v) {
         int jvms = 0;
         for (const auto& r : x.runs)
             for (const auto& w : r.workloads)
-                if (w.value("type", "") == "specjbb2005") {
-                    sum += w.value("bops", 0.0);
-                    jvms = w.value("jvms", 0);
+                if (const auto* t = std::get_if<SpecjbbThroughput>(&w.extra)) {
+                    sum += t->bops;
+                    jvms = t->jvms;
                 }
         row.jvms = jvms;
         row.values.push_back(x.runs.empty() ? 0 : sum / static_cast<double>(x.runs.size()));

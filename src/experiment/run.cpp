@@ -1,0 +1,114 @@
+#include "experiment/run.h"
+
+#include "engine/engine.h"
+#include "experiment/pool.h"
+#include "experiment/scenario.h"
+#include "kernel/system.h"
+#include "numab/proc_sched.h"
+#include "sim/rng.h"
+#include "workload/workload.h"
+
+namespace numasim {
+
+namespace {
+
+const char* state_name(TaskState s) {
+    return s == TaskState::Dead ? "exited" : s == TaskState::Sleeping ? "sleeping" : "runnable";
+}
+
+}  // namespace
+
+RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
+    System sys(sc.machine, sc.knobs, seed);
+    sys.tracer = Tracer(trace);
+    auto workloads = sc.make_workloads();
+    for (size_t i = 0; i < workloads.size(); ++i)
+        workloads[i]->setup(sys, static_cast<int>(i));
+    Engine engine(sys);
+    RunResult r;
+    r.seed = seed;
+    r.elapsed = engine.run(sc.duration);
+    r.counters = sys.counters;
+    r.ticks = engine.ticks();
+    // The events the simulation's cost grows with: a scheduler tick on every CPU, every fault
+    // (first touch, COW, NUMA hint), every page migrated and every task migration.
+    r.events = r.ticks * static_cast<uint64_t>(sys.nr_cpus()) + sys.counters[Vm::pgfault] +
+               sys.counters[Vm::numa_pages_migrated] + sys.counters.migrations;
+    for (const auto& t : sys.tasks) {
+        r.user_s += ns_to_s(t->utime);
+        r.system_s += ns_to_s(t->stime);
+        ProcTask p;
+        p.pid = t->pid;
+        p.tgid = t->tgid;
+        p.comm = t->comm;
+        p.cpu = t->cpu;
+        p.node = sys.task_node(*t);
+        p.utime_s = ns_to_s(t->utime);
+        p.stime_s = ns_to_s(t->stime);
+        p.state = state_name(t->state);
+        p.nr_migrations = t->nr_migrations;
+        p.nvcsw = t->nvcsw;
+        p.nivcsw = t->nivcsw;
+        p.faults = t->nr_faults;
+        p.numa_preferred_nid = t->numa_preferred_nid;
+        p.numa_pages_migrated = t->numa_pages_migrated;
+        p.proc_sched =
+            t->state == TaskState::Dead ? t->proc_sched_at_exit : sched_show_numa(sys, *t);
+        r.tasks.push_back(std::move(p));
+    }
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        r.workloads.push_back(workloads[i]->result(sys));
+        r.workloads.back().type = sc.workloads[i].type;
+    }
+    return r;
+}
+
+uint64_t iteration_seed(const Scenario& sc, int i) {
+    return i == 0 ? sc.seed : derive_seed(sc.seed, static_cast<uint64_t>(i));
+}
+
+std::vector<RunResult> run_iterations(const Scenario& sc, int workers, std::FILE* trace,
+                                      const std::function<void()>& progress) {
+    std::vector<RunResult> results(static_cast<size_t>(sc.iterations));
+    run_jobs(
+        results.size(), trace ? 1 : workers,
+        [&](size_t i) {
+            results[i] = run_once(sc, iteration_seed(sc, static_cast<int>(i)), trace);
+        },
+        progress);
+    return results;
+}
+
+std::vector<Operation> run_operations(const RunResult& r) {
+    std::vector<Operation> ops;
+    for (const auto& w : r.workloads)
+        ops.insert(ops.end(), w.operations.begin(), w.operations.end());
+    if (ops.empty()) ops.push_back({"elsp", ns_to_s(r.elapsed), true});
+    return ops;
+}
+
+std::optional<double> run_metric(const RunResult& r, std::string_view name) {
+    if (name == "elapsed_s") return ns_to_s(r.elapsed);
+    if (name == "system_s") return r.system_s;
+    if (name == "user_s") return r.user_s;
+    if (name == "hint_local_pct") {
+        const double f = static_cast<double>(r.counters[Vm::numa_hint_faults]);
+        return f > 0 ? 100.0 * static_cast<double>(r.counters[Vm::numa_hint_faults_local]) / f
+                     : 100.0;
+    }
+    if (name.rfind("vmstat.", 0) == 0) {
+        for (size_t i = 0; i < kVmNames.size(); ++i)
+            if (kVmNames[i] == name.substr(7)) return static_cast<double>(r.counters.vm[i]);
+        return std::nullopt;
+    }
+    if (name.rfind("sched.", 0) == 0) {
+        for (const auto& [n, field] : kSchedCounters)
+            if (n == name.substr(6)) return static_cast<double>(r.counters.*field);
+        return std::nullopt;
+    }
+    for (const auto& o : run_operations(r))
+        if (o.name == name) return o.value;
+    return std::nullopt;
+}
+
+}  // namespace numasim

@@ -1,0 +1,66 @@
+// Runs a scenario: one simulation per iteration, each with its own seed derived from the
+// scenario's, on the worker pool. Results come back in iteration order, so the output is
+// byte-identical whatever the number of workers. report/run_report.h prints them.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernel/counters.h"
+#include "sim/clock.h"
+#include "workload/result.h"
+
+namespace numasim {
+
+struct Scenario;
+
+// A task as /proc/<pid>/ shows it at the end of the run.
+struct ProcTask {
+    int pid = 0, tgid = 0;
+    std::string comm;
+    int cpu = 0, node = 0;
+    double utime_s = 0, stime_s = 0;
+    std::string state;  // "runnable", "sleeping", "exited"
+    uint64_t nr_migrations = 0, nvcsw = 0, nivcsw = 0, faults = 0;
+    int numa_preferred_nid = -1;
+    uint64_t numa_pages_migrated = 0;
+    std::string proc_sched;  // the /proc/<pid>/sched NUMA lines
+};
+
+struct RunResult {
+    uint64_t seed = 0;
+    Nanos elapsed = 0;
+    double user_s = 0, system_s = 0;
+    Counters counters;
+    std::vector<WorkloadResult> workloads;
+    std::vector<ProcTask> tasks;
+    uint64_t ticks = 0;   // global scheduler ticks simulated
+    uint64_t events = 0;  // CPU ticks + faults + page and task migrations (docs/performance.md)
+};
+
+// One run with `seed`; if `trace` is non-null, ftrace-format events are written to it.
+RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace = nullptr);
+
+// The seed of iteration i: the scenario's for iteration 0 (so that a single run is
+// reproducible from the seed in the file), derive_seed(seed, i) after that.
+uint64_t iteration_seed(const Scenario& sc, int i);
+
+// All iterations on `workers` threads (one when tracing: a trace is one stream of events);
+// `progress` is called after each.
+std::vector<RunResult> run_iterations(const Scenario& sc, int workers, std::FILE* trace,
+                                      const std::function<void()>& progress = {});
+
+// The benchmark operations of a run (every workload's); a run without any has "elsp", the
+// elapsed time.
+std::vector<Operation> run_operations(const RunResult& r);
+
+// A figure of a run by name: an operation, "vmstat.<counter>", "sched.<counter>", "elapsed_s",
+// "user_s", "system_s" or "hint_local_pct" (the share of NUMA hinting faults that were local).
+std::optional<double> run_metric(const RunResult& r, std::string_view name);
+
+}  // namespace numasim

@@ -1,0 +1,177 @@
+#include "experiment/scenario.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "config/embedded.h"
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "kernel/system.h"
+#include "machine/hardware_table.h"
+#include "machine/presets.h"
+#include "workload/registry.h"
+#include "workload/workload.h"
+
+namespace numasim {
+
+namespace {
+
+constexpr const char* kDefaultProfile = "v6.12";  // the newest release profiles/ describes
+constexpr int64_t kDefaultDurationS = 60;
+constexpr int kMaxIterations = 10000;
+
+// Sets the workloads up on a scratch machine (no simulation) and refuses memory the machine
+// cannot hold: the model has no swap, so such a run could only stall.
+void check_fits(const Scenario& sc, const std::vector<std::shared_ptr<TomlTable>>& tables) {
+    System sys(sc.machine, sc.knobs, sc.seed);
+    auto workloads = sc.make_workloads();
+    std::set<const MemObject*> seen;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        workloads[i]->setup(sys, static_cast<int>(i));
+        for (const auto& mm : sys.mms)
+            for (const auto& v : mm->vmas)
+                if (seen.insert(v->object.get()).second) bytes += v->object->nr_pages * PAGE_SIZE;
+        if (bytes > sc.machine.total_mem_bytes()) {
+            const std::string problem =
+                fmt::format("the workloads map {:.1f} GiB but the machine has {:.1f} GiB of memory",
+                            bytes / 1073741824.0, sc.machine.total_mem_bytes() / 1073741824.0);
+            if (i < tables.size()) tables[i]->fail_here(problem);
+            throw InputError(sc.file, "workload", problem);
+        }
+    }
+}
+
+// A [[variant]] table as overrides; checked now (the profile exists, knob values are valid) so
+// that a bad variant is an error before anything runs.
+Variant read_variant(const TomlTable& v, const NumaBalancingKnobs& knobs) {
+    Variant out;
+    out.name = v.get_string("name");
+    if (out.name.empty() || out.name.find(' ') != std::string::npos)
+        v.fail("name", "a variant name must be non-empty and without spaces");
+    NumaBalancingKnobs k = knobs;
+    if (v.has("profile")) {
+        const std::string profile = v.get_string("profile");
+        try {
+            k = load_profile(profile);
+        } catch (const InputError& e) {
+            v.fail("profile", e.problem());
+        }
+        out.overrides.push_back(string_override("profile", profile, v.origin("profile")));
+    }
+    if (v.has("machine"))
+        out.overrides.push_back(
+            string_override("machine", v.get_string("machine"), v.origin("machine")));
+    for (const char* key : {"set", "params"})
+        if (v.has(key))
+            for (const auto& a : v.get_string_array(key))
+                out.overrides.push_back(parse_override(a, v.origin(key)));
+    v.finish();
+    // The knob assignments among them, applied to a copy of the knobs.
+    ScenarioOverrides knob_overrides;
+    for (const auto& a : out.overrides)
+        if (a.key.rfind("numa_balancing.", 0) == 0) knob_overrides.push_back(a);
+    const TomlTable doc = TomlTable::parse_text("", v.file(), knob_overrides);
+    if (auto nb = doc.table("numa_balancing")) apply_knobs(k, *nb);
+    return out;
+}
+
+Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
+    Scenario sc;
+    sc.file = root.file();
+    auto head = root.table("scenario");
+    if (!head) root.fail_here("missing [scenario] table");
+    sc.name = head->get_string("name", sc.file);
+    sc.description = head->get_string("description", "");
+    sc.machine_spec = head->get_string("machine");
+    sc.machine = resolve_machine(sc.machine_spec, sc.file, "scenario.machine");
+    if (auto hw = root.table("hardware")) apply_hardware_overrides(sc.machine, *hw);
+    sc.profile = head->get_string("profile", kDefaultProfile);
+    try {
+        sc.knobs = load_profile(sc.profile, &sc.knob_origins);
+    } catch (const InputError& e) {
+        head->fail("profile", e.problem());
+    }
+    sc.duration = head->get_duration_ns("duration", kDefaultDurationS * NSEC_PER_SEC);
+    if (sc.duration <= 0) head->fail("duration", "must be positive");
+    const int64_t iterations = head->get_int("iterations", 1);
+    if (iterations < 1 || iterations > kMaxIterations)
+        head->fail("iterations", fmt::format("must be 1..{}", kMaxIterations));
+    sc.iterations = static_cast<int>(iterations);
+    const int64_t seed = head->get_int("seed", 1);
+    if (seed < 0) head->fail("seed", "must be non-negative");
+    sc.seed = static_cast<uint64_t>(seed);
+    head->finish();
+
+    if (auto nb = root.table("numa_balancing")) {
+        apply_knobs(sc.knobs, *nb, &sc.knob_origins);
+        nb->finish();
+    }
+    for (const auto& v : root.tables("variant"))
+        sc.variants.push_back(read_variant(v, sc.knobs));
+    // `numasim validate` reads these; a plain run ignores them.
+    root.has("effect");
+    root.has("validate");
+
+    std::vector<std::shared_ptr<TomlTable>> tables;
+    for (const auto& w : root.tables("workload")) {
+        const std::string type = w.get_string("type");
+        const WorkloadInfo* info = find_workload(type);
+        if (!info) {
+            std::vector<std::string> names;
+            for (const auto& i : workload_registry())
+                names.push_back(i.name);
+            w.fail("type",
+                   fmt::format("unknown workload '{}' (known: {})", type, fmt::join(names, ", ")));
+        }
+        auto t = std::make_shared<TomlTable>(w);
+        tables.push_back(t);
+        sc.workloads.push_back(
+            {type, [info, t](const Topology& m) { return info->factory(*t, m); }});
+    }
+    for (auto& w : extra)
+        sc.workloads.push_back(std::move(w));
+    if (sc.workloads.empty()) root.fail_here("no [[workload]] table: nothing to run");
+    // Build and set up once: validates every parameter and the memory, and marks the keys read
+    // so that unknown ones are rejected now.
+    check_fits(sc, tables);
+    for (const auto& t : tables)
+        t->finish();
+    root.finish();
+    return sc;
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& scenario_head_keys() {
+    static const std::vector<std::string_view> keys = {
+        "name", "description", "machine", "profile", "duration", "iterations", "seed"};
+    return keys;
+}
+
+std::vector<std::unique_ptr<Workload>> Scenario::make_workloads() const {
+    std::vector<std::unique_ptr<Workload>> out;
+    for (const auto& w : workloads)
+        out.push_back(w.make(machine));
+    return out;
+}
+
+Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov) {
+    return load(TomlTable::parse_file(path, ov), {});
+}
+
+Scenario load_scenario_text(std::string_view text, const std::string& name,
+                            const ScenarioOverrides& ov) {
+    return load(TomlTable::parse_text(text, name, ov), {});
+}
+
+Scenario load_builtin_scenario(std::string_view name, const ScenarioOverrides& ov,
+                               std::vector<ScenarioWorkload> workloads) {
+    const EmbeddedFile* f = find_embedded("builtin_scenarios", name);
+    if (!f) throw InputError("", std::string(name), "no such built-in scenario");
+    return load(TomlTable::parse_text(f->text, fmt::format("<built-in {} scenario>", name), ov),
+                std::move(workloads));
+}
+
+}  // namespace numasim

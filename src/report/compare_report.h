@@ -1,0 +1,24 @@
+// The report of `numasim compare`: the mmtests compare table (with significance markers),
+// Duration and `Ops NUMA ...` monitors with the AutoNUMA cost, perf-stat and vmstat event
+// tables, and, when a variant ran specjbb, the posting's Prev/Current block; as text or JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiment/compare.h"
+#include "report/significance.h"
+
+namespace numasim {
+
+struct CompareReportOptions {
+    SignificanceRule rule = SignificanceRule::CiInterval;
+    bool stats_2019 = false;  // the 2019-2024 mmtests stat rows (BAmean-50/-95/-99)
+    bool means_only = false;
+};
+
+std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportOptions& o);
+nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareReportOptions& o);
+
+}  // namespace numasim

@@ -1,0 +1,160 @@
+#include "report/run_report.h"
+
+#include <fmt/format.h>
+
+namespace numasim {
+
+namespace {
+
+nlohmann::json to_json(const Record& record);
+
+nlohmann::json to_json(const FigureValue& v) {
+    return std::visit(
+        [](const auto& x) -> nlohmann::json {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::monostate>) {
+                return nullptr;
+            } else if constexpr (std::is_same_v<T, std::vector<Record>>) {
+                nlohmann::json a = nlohmann::json::array();
+                for (const Record& r : x)
+                    a.push_back(to_json(r));
+                return a;
+            } else {
+                return x;
+            }
+        },
+        v.value());
+}
+
+nlohmann::json to_json(const Record& record) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const Figure& f : record)
+        j[f.name] = to_json(f.value);
+    return j;
+}
+
+nlohmann::json to_json(const TaskRow& row) {
+    nlohmann::json j = to_json(row.extra);
+    if (const auto& t = row.task) {
+        j["pid"] = t->pid;
+        j["tgid"] = t->tgid;
+        j["comm"] = t->comm;
+        j["thread_index"] = t->thread_index;
+        j["user_s"] = t->user_s;
+        j["system_s"] = t->system_s;
+        j["start_s"] = t->start_s;
+        j["exit_s"] = t->exit_s ? nlohmann::json(*t->exit_s) : nlohmann::json();
+        j["bytes"] = t->bytes;
+        j["ops"] = t->ops;
+        j["nr_migrations"] = t->nr_migrations;
+        j["numa_pages_migrated"] = t->numa_pages_migrated;
+        j["numa_preferred_nid"] = t->numa_preferred_nid;
+        j["last_node"] = t->last_node;
+    }
+    return j;
+}
+
+nlohmann::json to_json(const ProcTask& t) {
+    return {{"pid", t.pid},
+            {"tgid", t.tgid},
+            {"comm", t.comm},
+            {"cpu", t.cpu},
+            {"node", t.node},
+            {"utime_s", t.utime_s},
+            {"stime_s", t.stime_s},
+            {"state", t.state},
+            {"nr_migrations", t.nr_migrations},
+            {"nvcsw", t.nvcsw},
+            {"nivcsw", t.nivcsw},
+            {"faults", t.faults},
+            {"numa_preferred_nid", t.numa_preferred_nid},
+            {"numa_pages_migrated", t.numa_pages_migrated},
+            {"proc_sched", t.proc_sched}};
+}
+
+nlohmann::json vmstat_json(const Counters& c) {
+    nlohmann::json v = nlohmann::json::object();
+    for (size_t i = 0; i < kVmNames.size(); ++i)
+        v[std::string(kVmNames[i])] = c.vm[i];
+    return v;
+}
+
+nlohmann::json sched_json(const Counters& c) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [name, field] : kSchedCounters)
+        j[std::string(name)] = c.*field;
+    nlohmann::json skip = nlohmann::json::object();
+    for (size_t i = 0; i < kSkipVmaNames.size(); ++i)
+        skip[std::string(kSkipVmaNames[i])] = c.sched_skip_vma_numa[i];
+    j["sched_skip_vma_numa"] = skip;
+    return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const WorkloadResult& w) {
+    nlohmann::json j = to_json(w.figures);
+    if (!w.operations.empty()) {
+        nlohmann::json ops = nlohmann::json::array();
+        for (const Operation& o : w.operations)
+            ops.push_back({{"name", o.name},
+                           {"value", o.value},
+                           {"better", o.lower_is_better ? "lower" : "higher"}});
+        j["operations"] = ops;
+    }
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const TaskRow& t : w.tasks)
+        tasks.push_back(to_json(t));
+    j["tasks"] = tasks;
+    j["type"] = w.type;
+    return j;
+}
+
+nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
+    const double pids = static_cast<double>(r.counters.pids_active_pids);
+    nlohmann::json workloads = nlohmann::json::array();
+    for (const WorkloadResult& w : r.workloads)
+        workloads.push_back(to_json(w));
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const ProcTask& t : r.tasks)
+        tasks.push_back(to_json(t));
+    return {{"scenario", sc.name},
+            {"machine", sc.machine.name},
+            {"profile", sc.profile},
+            {"seed", r.seed},
+            {"elapsed_s", ns_to_s(r.elapsed)},
+            {"user_s", r.user_s},
+            {"system_s", r.system_s},
+            {"vmstat", vmstat_json(r.counters)},
+            {"sched", sched_json(r.counters)},
+            {"pids_active",
+             {{"samples", r.counters.pids_active_samples},
+              {"pids", r.counters.pids_active_pids},
+              {"colliding_pids", r.counters.pids_active_colliding_pids},
+              {"collision_rate", pids > 0 ? r.counters.pids_active_colliding_pids / pids : 0.0}}},
+            {"engine", {{"ticks", r.ticks}, {"events", r.events}}},
+            {"workloads", workloads},
+            {"tasks", tasks}};
+}
+
+std::string result_text(const Scenario& sc, const RunResult& r) {
+    std::string s = fmt::format("numasim: {} on {} (profile {}, seed {})\n", sc.name,
+                                sc.machine.name, sc.profile, r.seed);
+    s += fmt::format("  elapsed {:.3f} s   user {:.3f} s   system {:.3f} s\n", ns_to_s(r.elapsed),
+                     r.user_s, r.system_s);
+    for (const WorkloadResult& w : r.workloads)
+        s += w.summary;
+    s += "vmstat:\n";
+    for (size_t i = 0; i < kVmNames.size(); ++i)
+        s += fmt::format("  {:<24} {:>14}\n", kVmNames[i], r.counters.vm[i]);
+    s += "sched:\n";
+    for (const auto& [name, field] : kSchedCounters)
+        s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);
+    for (size_t i = 0; i < kSkipVmaNames.size(); ++i)
+        if (r.counters.sched_skip_vma_numa[i])
+            s += fmt::format("  sched_skip_vma_numa {:<20} {:>8}\n", kSkipVmaNames[i],
+                             r.counters.sched_skip_vma_numa[i]);
+    return s;
+}
+
+}  // namespace numasim
