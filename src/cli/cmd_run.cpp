@@ -36,19 +36,8 @@ class RunCommand : public Command {
         const auto results = run_iterations(sc, opts_.workers(), trace ? trace->get() : nullptr,
                                             [&] { progress.advance(); });
         progress.finish();
-        std::string out;
-        if (json_) {
-            nlohmann::json j = result_json(sc, results.front());
-            if (results.size() > 1) {
-                j["runs"] = nlohmann::json::array();
-                for (const auto& r : results)
-                    j["runs"].push_back(result_json(sc, r));
-            }
-            out = j.dump(2) + "\n";
-        } else {
-            for (const auto& r : results)
-                out += result_text(sc, r);
-        }
+        const std::string out =
+            json_ ? results_json(sc, results).dump(2) + "\n" : results_text(sc, results);
         if (trace) trace->commit();
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;

@@ -10,10 +10,6 @@ std::optional<CpuNumbering> parse_cpu_numbering(std::string_view text) {
     return std::nullopt;
 }
 
-const char* cpu_numbering_name(CpuNumbering n) {
-    return n == CpuNumbering::kSiblingsLast ? "siblings-last" : "siblings-adjacent";
-}
-
 void build_regular_layout(const RegularLayout& l, Topology& topo) {
     const int nr_nodes = l.sockets * l.nodes_per_socket;
     const int nr_cores = nr_nodes * l.cores_per_node;

@@ -21,7 +21,6 @@ enum class CpuNumbering {
 };
 
 std::optional<CpuNumbering> parse_cpu_numbering(std::string_view text);
-const char* cpu_numbering_name(CpuNumbering n);
 
 struct RegularLayout {
     int sockets = 1;

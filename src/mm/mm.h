@@ -27,8 +27,6 @@ struct Mm {
     Nanos numa_next_scan = 0;
     uint64_t numa_scan_offset = 0;
     int numa_scan_seq = 0;
-
-    Vma* find_vma(uint64_t addr);  // first VMA with end > addr, or nullptr
 };
 
 }  // namespace numasim

@@ -89,10 +89,4 @@ const std::vector<Region*>& Vma::regions_near(uint64_t idx) {
     return region_index_[std::min<uint64_t>(idx >> HPAGE_PMD_ORDER, region_index_.size() - 1)];
 }
 
-Vma* Mm::find_vma(uint64_t addr) {
-    for (auto& v : vmas)
-        if (v->end > addr) return v.get();
-    return nullptr;
-}
-
 }  // namespace numasim

@@ -157,4 +157,21 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
     return s;
 }
 
+std::string results_text(const Scenario& sc, const std::vector<RunResult>& runs) {
+    std::string s;
+    for (const auto& r : runs)
+        s += result_text(sc, r);
+    return s;
+}
+
+nlohmann::json results_json(const Scenario& sc, const std::vector<RunResult>& runs) {
+    nlohmann::json j = result_json(sc, runs.front());
+    if (runs.size() > 1) {
+        j["runs"] = nlohmann::json::array();
+        for (const auto& r : runs)
+            j["runs"].push_back(result_json(sc, r));
+    }
+    return j;
+}
+
 }  // namespace numasim

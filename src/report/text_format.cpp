@@ -32,13 +32,6 @@ std::string with_thousands(std::int64_t value) {
     return negative ? "-" + out : out;
 }
 
-std::string pad_left(std::string_view text, size_t width) {
-    std::string out;
-    if (text.size() < width) out.assign(width - text.size(), ' ');
-    out.append(text);
-    return out;
-}
-
 std::string pad_right(std::string_view text, size_t width) {
     std::string out(text);
     if (out.size() < width) out.append(width - out.size(), ' ');

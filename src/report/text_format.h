@@ -17,8 +17,7 @@ std::string format_general(double value);
 // Integer with ',' thousands separators, as `perf stat` prints counts: 13,818,546.
 std::string with_thousands(std::int64_t value);
 
-// Right-align / left-align `text` in `width` columns (no truncation).
-std::string pad_left(std::string_view text, size_t width);
+// Left-align `text` in `width` columns (no truncation).
 std::string pad_right(std::string_view text, size_t width);
 
 }  // namespace numasim
