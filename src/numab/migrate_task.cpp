@@ -11,8 +11,7 @@
 //                    swap-candidate stop. Off = the v4.x search (maymove from
 //                    load_too_imbalanced only; a move to an idle CPU keeps env.dst_cpu, where
 //                    v4.19 ran select_idle_sibling on the destination CPU).
-//   numa_imbalance   None / SrcMin (v5.7: the source's nr_running) / Fixed (NUMA_IMBALANCE_MIN) /
-//                    ImbNumaNr (sd->imb_numa_nr); the earlier forms left this search alone.
+//   numa_imbalance   the allowance, decoded in sched/numa_imbalance.cpp.
 #include <algorithm>
 #include <cstdlib>
 #include <utility>
@@ -20,6 +19,7 @@
 #include "numab/internal.h"
 #include "numab/numa_env.h"
 #include "sched/fair.h"
+#include "sched/numa_imbalance.h"
 #include "sched/sched_domain.h"
 
 namespace numasim {
@@ -57,8 +57,8 @@ void task_numa_find_cpu(System& sys, TaskNumaEnv& env, long taskimp, long groupi
         const long src_running = static_cast<long>(env.src_stats.nr_running) - 1;
         const long dst_running = static_cast<long>(env.dst_stats.nr_running) + 1;
         long imbalance = std::max(0L, dst_running - src_running);
-        imbalance = numa_imbalance_allowance(sys, imbalance, static_cast<int>(src_running),
-                                             static_cast<int>(dst_running), env.imb_numa_nr);
+        imbalance = numa_move_imbalance(k, imbalance, static_cast<int>(src_running),
+                                        static_cast<int>(dst_running), env.imb_numa_nr);
         if (!imbalance) {
             maymove = true;
             if (env.dst_stats.idle_cpu >= 0) {
@@ -184,23 +184,6 @@ assign:
 
 }  // namespace
 
-long numa_imbalance_allowance(const System& sys, long imbalance, int src_running, int dst_running,
-                              int imb_numa_nr) {
-    switch (sys.knobs.numa_imbalance) {
-        case NumaImbalance::None:
-        case NumaImbalance::ImbalancePct:  // the posting and v5.6 changed the load balancer only
-        case NumaImbalance::BusiestMin:
-            return imbalance;
-        case NumaImbalance::SrcMin:
-            return adjust_numa_imbalance(imbalance, src_running);
-        case NumaImbalance::Fixed:
-            return adjust_numa_imbalance(imbalance, dst_running, NUMA_IMBALANCE_MIN);
-        case NumaImbalance::ImbNumaNr:
-            return adjust_numa_imbalance(imbalance, dst_running, imb_numa_nr);
-    }
-    return imbalance;
-}
-
 NumaType numa_classify(unsigned imbalance_pct, const NumaStats& ns) {
     const unsigned long pct = imbalance_pct;
     if (ns.nr_running > ns.weight && (ns.compute_capacity * 100 < ns.util * pct ||
@@ -274,10 +257,6 @@ bool load_too_imbalanced(long src_load, long dst_load, const TaskNumaEnv& env) {
 bool task_numa_compare_for_test(System& sys, TaskNumaEnv& env, long taskimp, long groupimp,
                                 bool maymove) {
     return task_numa_compare(sys, env, taskimp, groupimp, maymove);
-}
-
-void task_numa_find_cpu_for_test(System& sys, TaskNumaEnv& env, long taskimp, long groupimp) {
-    task_numa_find_cpu(sys, env, taskimp, groupimp);
 }
 
 int task_numa_migrate(System& sys, Task& p) {

@@ -44,13 +44,9 @@ void update_numa_stats(const System& sys, const TaskNumaEnv& env, NumaStats& ns,
                        bool find_idle);
 void task_numa_assign(System& sys, TaskNumaEnv& env, Task* p, long imp);
 bool load_too_imbalanced(long src_load, long dst_load, const TaskNumaEnv& env);
-// adjust_numa_imbalance() as the release selected by knobs.numa_imbalance applies it.
-long numa_imbalance_allowance(const System& sys, long imbalance, int src_running, int dst_running,
-                              int imb_numa_nr);
 
-// The static search steps of migrate_task.cpp, callable from tests.
+// task_numa_compare(), static in migrate_task.cpp, callable from tests.
 bool task_numa_compare_for_test(System& sys, TaskNumaEnv& env, long taskimp, long groupimp,
                                 bool maymove);
-void task_numa_find_cpu_for_test(System& sys, TaskNumaEnv& env, long taskimp, long groupimp);
 
 }  // namespace numasim

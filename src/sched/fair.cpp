@@ -133,8 +133,8 @@ long adjust_numa_imbalance(long imbalance, int dst_running, int imb_numa_nr) {
     return imbalance;
 }
 
-long adjust_numa_imbalance(long imbalance, int src_nr_running) {
-    return src_nr_running <= NUMA_IMBALANCE_MIN ? 0 : imbalance;
+long adjust_numa_imbalance(long imbalance, int nr_running) {
+    return nr_running <= NUMA_IMBALANCE_MIN ? 0 : imbalance;
 }
 
 // --- PELT ---

@@ -48,7 +48,8 @@ void update_load_avg(System& sys, Task& p);  // brings p's averages up to sys.no
 // --- the NUMA imbalance allowance (v5.6+) ---
 inline constexpr int NUMA_IMBALANCE_MIN = 2;  // kernel/sched/fair.c
 long adjust_numa_imbalance(long imbalance, int dst_running, int imb_numa_nr);
-// The v5.7 form (fb86f5b21192): no imbalance while the source runs at most NUMA_IMBALANCE_MIN.
-long adjust_numa_imbalance(long imbalance, int src_nr_running);
+// The v5.7-v5.10 form (fb86f5b21192): no imbalance while `nr_running` is at most
+// NUMA_IMBALANCE_MIN (the source's count in v5.7-v5.9, the destination's from v5.10).
+long adjust_numa_imbalance(long imbalance, int nr_running);
 
 }  // namespace numasim

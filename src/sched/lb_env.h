@@ -39,12 +39,6 @@ struct LbEnv {
 // update_sg_lb_stats() over the CPUs of one group.
 SgStats group_stats(const System& sys, const std::vector<int>& cpus, int imbalance_pct);
 
-// calculate_imbalance()'s allowance between NUMA groups when the local group has spare capacity,
-// in the form knobs.numa_imbalance selects: `imbalance` is the task or idle-CPU difference, the
-// result the number of tasks to move.
-long numa_lb_allowance(const System& sys, const SchedDomain& sd, long imbalance,
-                       const SgStats& busiest, const SgStats& local);
-
 // find_busiest_group() + calculate_imbalance() + fix_small_imbalance() as they were before
 // 0b0695f2b34a (v5.5). `groups` receives the statistics of the domain's groups.
 const SgStats* find_busiest_group_v54(System& sys, LbEnv& env, std::vector<SgStats>& groups);

@@ -1,12 +1,12 @@
 #include "sched/load_balance.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "kernel/system.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/lb_env.h"
+#include "sched/numa_imbalance.h"
 #include "sched/sched_tunables.h"
 
 namespace numasim {
@@ -76,55 +76,6 @@ long sibling_imbalance(const LbEnv& env, const SgStats& busiest, const SgStats& 
     return imb;
 }
 
-}  // namespace
-
-// calculate_imbalance()'s allowance between NUMA groups with spare capacity, in the form the
-// release selected by knobs.numa_imbalance had: `imbalance` is the task or idle-CPU difference,
-// the result the number of tasks to move (halved).
-long numa_lb_allowance(const System& sys, const SchedDomain& sd, long imbalance,
-                       const SgStats& busiest, const SgStats& local) {
-    switch (sys.knobs.numa_imbalance) {
-        case NumaImbalance::None:
-            return imbalance >> 1;
-        case NumaImbalance::ImbalancePct: {
-            // The first posting (2019-12-18): imbalance_adj = half of (imbalance_pct - 100) % of
-            // the busiest group's CPUs, at least 2, is ignored while busiest runs fewer than
-            // half its CPUs minus imbalance_adj. Unsigned as posted: in a group of fewer than
-            // 2 x imbalance_adj CPUs the bound wraps and any imbalance up to imbalance_adj goes.
-            imbalance >>= 1;
-            const unsigned adj = std::max(
-                2U, (busiest.weight * static_cast<unsigned>(sd.imbalance_pct - 100) / 100) >> 1);
-            const unsigned imbalance_max = (busiest.weight >> 1) - adj;
-            if (imbalance <= static_cast<long>(adj) && busiest.sum_nr_running < imbalance_max)
-                return 0;
-            return imbalance;
-        }
-        case NumaImbalance::BusiestMin:
-        case NumaImbalance::SrcMin:
-            // v5.6 (b396f52326de), kept by v5.7 as adjust_numa_imbalance(imb, src_nr_running):
-            // ignore the imbalance while the busiest group runs a communicating pair at most.
-            return adjust_numa_imbalance(imbalance >> 1, static_cast<int>(busiest.sum_nr_running));
-        case NumaImbalance::Fixed:
-            return adjust_numa_imbalance(imbalance, static_cast<int>(local.sum_nr_running) + 1,
-                                         std::numeric_limits<int>::max()) >>
-                   1;
-        case NumaImbalance::ImbNumaNr:
-            return adjust_numa_imbalance(imbalance, static_cast<int>(local.sum_nr_running) + 1,
-                                         sd.imb_numa_nr) >>
-                   1;
-    }
-    return imbalance >> 1;
-}
-
-namespace {
-
-// Whether find_idlest_group() has the allowance: the first posting, v5.6 and v5.7 left fork and
-// exec placement alone.
-bool numa_imbalance_at_fork(const System& sys) {
-    const NumaImbalance m = sys.knobs.numa_imbalance;
-    return m == NumaImbalance::Fixed || m == NumaImbalance::ImbNumaNr;
-}
-
 // find_busiest_group() + calculate_imbalance(), reduced to the group types we model.
 const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>& groups) {
     const SchedDomain& sd = *env.sd;
@@ -178,11 +129,10 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
         else
             env.imbalance = std::max<long>(
                 0, static_cast<long>(local->idle_cpus) - static_cast<long>(busiest->idle_cpus));
-        if (sd.numa) {
-            env.imbalance = numa_lb_allowance(sys, sd, env.imbalance, *busiest, *local);
-        } else {
+        if (sd.numa)
+            env.imbalance = numa_balance_imbalance(sys.knobs, sd, env.imbalance, *busiest, *local);
+        else
             env.imbalance >>= 1;  // tasks to move to restore balance
-        }
         return env.imbalance > 0 ? busiest : nullptr;
     }
     // Local group is busy too: balance the average load per capacity.
@@ -371,22 +321,13 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
         if (!local || idlest->type < local->type)
             go = true;
         else if (idlest->type == local->type && local->type == GroupType::HasSpare) {
-            if (sd.numa && numa_imbalance_at_fork(sys)) {
+            if (sd.numa && numa_fork_rules(sys.knobs)) {
                 // Keep a task near its preferred node, and allow a small imbalance.
                 const int pref = p.numa_preferred_nid;
                 if (pref != NUMA_NO_NODE && sys.cpu_to_node(cpu) == pref) continue;
-                if (pref != NUMA_NO_NODE && sys.cpu_to_node(idlest->cpus->front()) == pref) {
-                    go = true;
-                } else {
-                    int imb_nr = sd.imb_numa_nr;
-                    if (sys.knobs.numa_imbalance == NumaImbalance::Fixed)
-                        imb_nr = std::numeric_limits<int>::max();
-                    const long diff = std::labs(static_cast<long>(idlest->idle_cpus) -
-                                                static_cast<long>(local->idle_cpus));
-                    go = adjust_numa_imbalance(diff, static_cast<int>(local->sum_nr_running) + 1,
-                                               std::min<int>(imb_nr, p.nr_cpus_allowed)) != 0 &&
-                         idlest->idle_cpus > local->idle_cpus;
-                }
+                go = (pref != NUMA_NO_NODE && sys.cpu_to_node(idlest->cpus->front()) == pref) ||
+                     numa_fork_spreads(sys.knobs, local->sum_nr_running, local->idle_cpus,
+                                       idlest->idle_cpus, sd.imb_numa_nr, p.nr_cpus_allowed);
             } else {
                 go = idlest->idle_cpus > local->idle_cpus + (sd.shares_llc ? 0 : 1) ||
                      (idlest->idle_cpus > local->idle_cpus &&

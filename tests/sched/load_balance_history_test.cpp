@@ -11,10 +11,11 @@
 
 #include "engine/engine.h"
 #include "engine/process.h"
-#include "engine/system.h"
+#include "kernel/system.h"
 #include "machine/presets.h"
 #include "sched/fair.h"
 #include "sched/lb_env.h"
+#include "sched/numa_imbalance.h"
 #include "sched/sched_domain.h"
 #include "workload/phase_list.h"
 
@@ -121,37 +122,41 @@ TEST(NumaLbAllowance, FirstPostingThresholdFromImbalancePct) {
     const SgStats local = group(24, 0);
     // 24 CPUs: adj = max(2, (24 x 17 / 100) >> 1) = max(2, 4 >> 1) = 2;
     // imbalance_max = 24 / 2 - 2 = 10.
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 4, group(24, 9), local), 0);   // 2 <= 2, 9 < 10
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 4, group(24, 10), local), 2);  // 10 is not < 10
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 6, group(24, 3), local), 3);   // 3 > adj
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 4, group(24, 9), local),
+              0);  // 2 <= 2, 9 < 10
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 4, group(24, 10), local),
+              2);  // 10 is not < 10
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 6, group(24, 3), local), 3);  // 3 > adj
     // 48 CPUs at imbalance_pct 125: adj = (48 x 25 / 100) >> 1 = 6, imbalance_max 24 - 6 = 18.
     sd.imbalance_pct = 125;
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 12, group(48, 17), group(48, 0)), 0);
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 14, group(48, 17), group(48, 0)), 7);
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 12, group(48, 18), group(48, 0)), 6);
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 12, group(48, 17), group(48, 0)), 0);
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 14, group(48, 17), group(48, 0)), 7);
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 12, group(48, 18), group(48, 0)), 6);
     // 2 CPUs: adj 2 > 2 / 2, so the unsigned bound 1 - 2 wraps: any count of tasks is "below".
     sd.imbalance_pct = 117;
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 4, group(2, 40), group(2, 0)), 0);
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 6, group(2, 40), group(2, 0)), 3);
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 4, group(2, 40), group(2, 0)), 0);
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 6, group(2, 40), group(2, 0)), 3);
 }
 
 TEST(NumaLbAllowance, MergedForms) {
     Rqs w;
     SchedDomain sd;
     sd.imb_numa_nr = 3;
-    for (NumaImbalance m : {NumaImbalance::BusiestMin, NumaImbalance::SrcMin}) {
+    for (NumaImbalance m :
+         {NumaImbalance::BusiestMin, NumaImbalance::SrcMin, NumaImbalance::Fixed}) {
         w.sys.knobs.numa_imbalance = m;
-        // v5.6/v5.7: the busiest group's task count alone decides: <= 2 allows anything.
-        EXPECT_EQ(numa_lb_allowance(w.sys, sd, 8, group(4, 2), group(4, 0)), 0);
-        EXPECT_EQ(numa_lb_allowance(w.sys, sd, 8, group(4, 3), group(4, 0)), 4);
+        // v5.6 to v5.10: the busiest group's task count alone decides: <= 2 allows anything.
+        EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 8, group(4, 2), group(4, 0)), 0);
+        EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 8, group(4, 3), group(4, 0)), 4);
     }
     // v5.18: the destination's count (local + 1) against imb_numa_nr, then at most 2.
     w.sys.knobs.numa_imbalance = NumaImbalance::ImbNumaNr;
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 2, group(4, 6), group(4, 2)), 0);  // 3 <= 3, 2 <= 2
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 2, group(4, 6), group(4, 3)), 1);  // 4 > 3
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 4, group(4, 6), group(4, 0)), 2);  // 4 > 2
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 2, group(4, 6), group(4, 2)),
+              0);  // 3 <= 3, 2 <= 2
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 2, group(4, 6), group(4, 3)), 1);  // 4 > 3
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 4, group(4, 6), group(4, 0)), 2);  // 4 > 2
     w.sys.knobs.numa_imbalance = NumaImbalance::None;
-    EXPECT_EQ(numa_lb_allowance(w.sys, sd, 2, group(4, 2), group(4, 0)), 1);
+    EXPECT_EQ(numa_balance_imbalance(w.sys.knobs, sd, 2, group(4, 2), group(4, 0)), 1);
 }
 
 // Fork placement of three tasks on cascadelake-2s (2 nodes x 40 CPUs, one LLC each:
@@ -190,6 +195,8 @@ TEST(NumaImbalanceAtFork, OnlyTheLaterFormsKeepForksLocal) {
     EXPECT_EQ(fork_nodes(NumaImbalance::SrcMin), none);
     EXPECT_EQ(none, (std::map<int, int>{{0, 2}, {1, 1}}));
     EXPECT_EQ(fork_nodes(NumaImbalance::ImbNumaNr), (std::map<int, int>{{0, 3}}));
+    // v5.10 keeps a new task in its NUMA group while the group has an idle CPU.
+    EXPECT_EQ(fork_nodes(NumaImbalance::Fixed), (std::map<int, int>{{0, 3}}));
 }
 
 // Two CPU-bound tasks start on node 0 of tiny-2n (imb_numa_nr 1) and are then free to go
