@@ -1,6 +1,6 @@
 // mmtests summary statistics over the samples of one operation (one kernel / config column).
 // The formulas follow gormanm/mmtests bin/lib/MMTests/Stat.pm as described in
-// docs/reports.md and /work/shared/reference/benchmarks.md section A2.2.
+// docs/reports.md.
 #pragma once
 
 #include <vector>

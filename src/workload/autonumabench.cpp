@@ -1,4 +1,5 @@
-// autonuma-benchmark: numa01.c / numa02.c modelled phase by phase (benchmarks.md A2.1).
+// autonuma-benchmark: numa01.c / numa02.c modelled phase by phase
+// (docs/workloads/autonumabench.md).
 #include "workload/autonumabench.h"
 
 #include <fmt/format.h>

@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -138,14 +140,58 @@ TEST(Cli, TraceIsFtraceText) {
     EXPECT_GT(events, 0);
 }
 
+// The stems of the files in `dir` with extension `ext`: what the binary has compiled in.
+std::vector<std::string> stems(const std::string& dir, const std::string& ext) {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(std::string(NUMASIM_SOURCE_DIR) + dir))
+        if (e.path().extension() == ext) out.push_back(e.path().stem().string());
+    return out;
+}
+
 TEST(Cli, ListsOneLineEach) {
     const Output m = numasim("machines");
     ASSERT_EQ(m.status, 0);
-    for (const char* p : {"haswell-2s", "haswell-2s-24c", "power8-2s4n", "power9-2s", "power7-4s",
-                          "x86-8s-144c", "cascadelake-2s"})
-        EXPECT_NE(m.out.find(p), std::string::npos) << p;
-    EXPECT_NE(numasim("workloads").out.find("autonumabench"), std::string::npos);
-    EXPECT_NE(numasim("profiles").out.find("v6.12"), std::string::npos);
+    const auto presets = stems("/src/machine/presets", ".toml");
+    for (const auto& p : presets)
+        EXPECT_NE(m.out.find("\n" + p + " "), std::string::npos) << p;
+    EXPECT_EQ(std::count(m.out.begin(), m.out.end(), '\n'), 1 + std::ssize(presets));
+    const Output p = numasim("profiles");
+    const auto profiles = stems("/src/numab/profiles", ".toml");
+    for (const auto& name : profiles)
+        EXPECT_NE(p.out.find(name + "\n"), std::string::npos) << name;
+    EXPECT_EQ(std::count(p.out.begin(), p.out.end(), '\n'), std::ssize(profiles));
+    const Output w = numasim("workloads");
+    EXPECT_NE(w.out.find("streams"), std::string::npos);
+}
+
+TEST(Cli, HelpListsWhatIsRegistered) {
+    const Output h = numasim("run --help");
+    for (const auto& p : stems("/src/machine/presets", ".toml"))
+        EXPECT_NE(h.out.find(p), std::string::npos) << p;
+    for (const auto& p : stems("/src/numab/profiles", ".toml"))
+        EXPECT_NE(h.out.find(p), std::string::npos) << p;
+}
+
+TEST(Cli, ProfilesShowSaysWhatSetEachKnob) {
+    const std::string f =
+        write_temp("numasim_knobs.toml",
+                   "[scenario]\nmachine = \"tiny-2n\"\nprofile = \"v4.18\"\n[numa_balancing]\n"
+                   "smallimp = 12\n[[workload]]\ntype = \"cowsum\"\nprocesses = 2\n");
+    const Output o = numasim("profiles show v6.6 " + f + " --set vma_scan=all");
+    ASSERT_EQ(o.status, 0) << o.out;
+    auto line = [&](const std::string& knob) {
+        const auto at = o.out.find("\n" + knob + " ");
+        return at == std::string::npos ? std::string()
+                                       : o.out.substr(at + 1, o.out.find('\n', at + 1) - at - 1);
+    };
+    EXPECT_NE(line("smallimp").find("12"), std::string::npos) << o.out;
+    EXPECT_NE(line("smallimp").find(f), std::string::npos) << o.out;
+    EXPECT_NE(line("vma_scan").find("--set vma_scan=all"), std::string::npos) << o.out;
+    EXPECT_NE(line("numa_imbalance").find("profile v6.6"), std::string::npos) << o.out;
+    const Output d = numasim("profiles show v6.12");
+    ASSERT_EQ(d.status, 0) << d.out;
+    EXPECT_EQ(d.out.find("default"), std::string::npos) << "v6.12 sets every knob";
+    EXPECT_EQ(numasim("profiles show v9.9").status, 2);
 }
 
 TEST(Cli, PerfBenchNumaPrintsPerfLines) {

@@ -1,4 +1,4 @@
-// Full-text comparisons against tables posted to LKML (seeds in /work/shared/seeds).
+// Full-text comparisons against tables posted to LKML (the seed postings, README.md).
 #include "report/mmtests_table.h"
 
 #include <gtest/gtest.h>

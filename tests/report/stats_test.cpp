@@ -95,7 +95,7 @@ TEST(Stats, Pndiff) {
     EXPECT_DOUBLE_EQ(pndiff(0, 100), 100.0);  // new == 0 -> 100
     EXPECT_DOUBLE_EQ(pndiff(5, 0), -99.0);    // base == 0 -> -99
     EXPECT_DOUBLE_EQ(pndiff(0, 0), 0.0);
-    // benchmarks.md example: Amean 399.50 -> 52.05 = 100 - 5205/399.5 = 86.971214.
+    // Mel Gorman's NUMA01 row: Amean 399.50 -> 52.05 = 100 - 5205/399.5 = 86.971214.
     EXPECT_NEAR(pndiff(52.05, 399.50), 86.97121401752190, 1e-10);
 }
 
