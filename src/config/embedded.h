@@ -8,7 +8,7 @@
 namespace numasim {
 
 struct EmbeddedFile {
-    std::string_view group;  // "machine_presets", "kernel_profiles", "default_scenarios"
+    std::string_view group;  // "machine_presets", "kernel_profiles", "builtin_scenarios"
     std::string_view name;   // file stem, e.g. "haswell-2s"
     std::string_view text;   // file contents
 };

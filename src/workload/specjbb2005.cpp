@@ -124,9 +124,11 @@ int hotspot_parallel_gc_threads(int ncpus) {
 }
 
 std::vector<int> specjbb_sweep_points(const TomlTable& t, const Topology& machine) {
-    const int jvms = std::max<int64_t>(1, t.has("jvms") ? t.get_int("jvms") : 1);
-    const int w = static_cast<int>(
-        t.get_int("warehouses", std::max(1, highest_cpu_plus_one(machine) / jvms)));
+    ParamReader r(t);
+    int jvms = 1;
+    r.integer("jvms", jvms, 1);
+    int w = std::max(1, highest_cpu_plus_one(machine) / jvms);
+    r.integer("warehouses", w, 1);
     if (!t.has("warehouse_sweep")) return {w};
     bool flag = false;
     try {

@@ -215,14 +215,15 @@ ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
     const auto tts = t.tables("thread");
     if (tts.empty()) t.fail_here("a process needs at least one [[...thread]] table");
     const bool has_threads = t.has("threads");
-    const int64_t nthreads = has_threads ? t.get_int("threads") : -1;
-    if (has_threads && nthreads < 1) t.fail("threads", "must be at least 1");
+    int64_t nthreads = 1;
+    params.integer("threads", nthreads, 1);
     for (const TomlTable& tt : tts) {
         ThreadSpec ts;
+        ParamReader thread(tt);
         // One template without `count` describes every thread of the process.
-        const int64_t count = tt.get_int("count", tts.size() == 1 && has_threads ? nthreads : 1);
-        if (count < 1) tt.fail("count", "must be at least 1");
-        ts.loop = tt.get_bool("loop", false);
+        int64_t count = tts.size() == 1 && has_threads ? nthreads : 1;
+        thread.integer("count", count, 1);
+        thread.flag("loop", ts.loop);
         for (const TomlTable& ph : tt.tables("phases"))
             ts.phases.push_back(read_phase(ph, ps.regions, topo));
         if (ts.phases.empty()) tt.fail("phases", "a thread needs at least one phase");
