@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/scenario_options.h"
 #include "experiment/pool.h"
 #include "experiment/validate.h"
 #include "report/validation_report.h"
@@ -24,10 +25,12 @@ class ValidateCommand : public Command {
                        "exit 1 if a headline effect misses (except those marked ci = false)");
         sub_->add_option("--only", o_.only, "experiment file stems to run");
         sub_->add_option("-j,--jobs", jobs_, "worker threads (default: all cores)");
+        add_check_invariants_flag(*sub_, check_invariants_);
     }
 
     int execute() override {
         o_.workers = jobs_ > 0 ? jobs_ : default_workers();
+        if (check_invariants_) o_.overrides.push_back(check_invariants_override());
         const auto rows = run_validation(dir_, o_);
         const std::string out = validation_text(rows);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -39,7 +42,7 @@ class ValidateCommand : public Command {
 
   private:
     std::string dir_ = "experiments";
-    bool strict_ = false;
+    bool strict_ = false, check_invariants_ = false;
     int jobs_ = 0;
     ValidateOptions o_;
 };

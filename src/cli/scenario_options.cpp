@@ -29,6 +29,16 @@ ScenarioOverrides knob_overrides(const std::vector<std::string>& set,
     return ov;
 }
 
+void add_check_invariants_flag(CLI::App& app, bool& on) {
+    app.add_flag("--check-invariants", on,
+                 "recompute every cached total of the model from the page and task state during "
+                 "the runs; a mismatch is an internal error (docs/model.md)");
+}
+
+KeyAssignment check_invariants_override() {
+    return parse_override("check_invariants=true", "--check-invariants");
+}
+
 void ScenarioOptions::add_to(CLI::App& app) {
     app.add_option("--machine", machine,
                    fmt::format("machine: a preset ({}), a machine file, hwloc:FILE.xml or "
@@ -41,6 +51,7 @@ void ScenarioOptions::add_to(CLI::App& app) {
     app.add_option("--iterations", iterations, "iterations (default: the scenario's)");
     app.add_option("--duration", duration, "upper bound of simulated time, e.g. 30s");
     app.add_option("-j,--jobs", jobs, "worker threads for runs (default: all cores)");
+    add_check_invariants_flag(app, check_invariants);
 }
 
 ScenarioOverrides ScenarioOptions::overrides() const {
@@ -52,6 +63,7 @@ ScenarioOverrides ScenarioOptions::overrides() const {
         ov.push_back(parse_override("iterations=" + iterations, "--iterations " + iterations));
     if (!duration.empty())
         ov.push_back(string_override("duration", duration, "--duration " + duration));
+    if (check_invariants) ov.push_back(check_invariants_override());
     for (auto& a : knob_overrides(set, params))
         ov.push_back(std::move(a));
     return ov;

@@ -4,7 +4,10 @@
 #include <bit>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "engine/process.h"
+#include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
 #include "numab/numab.h"
@@ -25,8 +28,18 @@ void account_exec(Task& p, Nanos delta, Nanos now) {
 
 }  // namespace
 
-Engine::Engine(System& sys) : sys_(sys) {
+Engine::Engine(System& sys) : sys_(sys), check_invariants_(check_invariants_by_default()) {
     sys_.events.push(TICK_NSEC, EV_TICK);
+}
+
+std::optional<std::string> Engine::find_invariant_violation() const {
+    return numasim::find_invariant_violation(sys_);
+}
+
+void Engine::check_invariants(const std::string& when) const {
+    if (auto f = find_invariant_violation())
+        throw InvariantViolation(
+            fmt::format("invariant violated {} (t = {} ns): {}", when, sys_.now, *f));
 }
 
 TaskRun& Engine::run_of(const Task& p) {
@@ -74,6 +87,7 @@ Nanos Engine::run(Nanos end) {
                 try_to_wake_up(sys_, p);
         }
     }
+    if (check_invariants_) check_invariants("at the end of the run");
     return sys_.now;
 }
 
@@ -104,6 +118,9 @@ void Engine::tick() {
         running_[c] = &mix_by_cpu_[c];
     }
     sys_.cost.update(running_);
+    // After the tick's scan work and the faults of the interval before it.
+    if (check_invariants_ && cadence_.due(sys_, ticks_))
+        check_invariants("after tick " + std::to_string(ticks_));
 }
 
 void Engine::apply_phase_setup(Task& p) {

@@ -6,8 +6,11 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "engine/invariants.h"
 #include "engine/program.h"
 #include "sim/clock.h"
 
@@ -37,6 +40,12 @@ class Engine {
     uint64_t ticks() const { return ticks_; }
     // The phase `p` is in, or nullptr between phases.
     const Phase* phase(const Task& p) const;
+    // Checks every cached total against the state (kernel/invariants.h) at the cadence of
+    // InvariantCadence and when run() returns; a mismatch throws InvariantViolation. On by
+    // default in builds configured with NUMASIM_CHECK_INVARIANTS.
+    void set_check_invariants(bool on) { check_invariants_ = on; }
+    // The first mismatch between a cached total and the state, or nullopt.
+    std::optional<std::string> find_invariant_violation() const;
 
   private:
     TaskRun& run_of(const Task& p);
@@ -47,6 +56,8 @@ class Engine {
     bool touch_streams(Task& p, double bytes);
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write);
     void apply_phase_setup(Task& p);
+    // Throws InvariantViolation naming `when` (e.g. "after tick 120") and the simulated time.
+    void check_invariants(const std::string& when) const;
 
     System& sys_;
     std::deque<TaskRun> runs_;  // by Task::index; a deque keeps references across growth
@@ -54,6 +65,8 @@ class Engine {
     std::vector<const AccessMix*> running_;  // per CPU, for the cost model
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
+    bool check_invariants_;
+    InvariantCadence cadence_;
     int live_tasks() const;
 };
 

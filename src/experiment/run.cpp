@@ -25,6 +25,7 @@ RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
     for (size_t i = 0; i < workloads.size(); ++i)
         workloads[i]->setup(sys, static_cast<int>(i));
     Engine engine(sys);
+    if (sc.check_invariants) engine.set_check_invariants(true);
     RunResult r;
     r.seed = seed;
     r.elapsed = engine.run(sc.duration);

@@ -102,6 +102,7 @@ Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
     const int64_t seed = head->get_int("seed", 1);
     if (seed < 0) head->fail("seed", "must be non-negative");
     sc.seed = static_cast<uint64_t>(seed);
+    sc.check_invariants = head->get_bool("check_invariants", false);
     head->finish();
 
     if (auto nb = root.table("numa_balancing")) {
@@ -146,7 +147,8 @@ Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
 
 const std::vector<std::string_view>& scenario_head_keys() {
     static const std::vector<std::string_view> keys = {
-        "name", "description", "machine", "profile", "duration", "iterations", "seed"};
+        "name",       "description", "machine",         "profile",
+        "duration",   "iterations",  "seed",            "check_invariants"};
     return keys;
 }
 

@@ -36,6 +36,7 @@ struct Scenario {
     Nanos duration = 0;        // upper bound on simulated time; finite workloads may end sooner
     int iterations = 1;
     uint64_t seed = 1;
+    bool check_invariants = false;  // check the model's cached totals during every run
     std::vector<ScenarioWorkload> workloads;
     std::vector<Variant> variants;  // the [[variant]] tables, for `numasim compare`
 

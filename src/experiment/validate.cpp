@@ -156,6 +156,7 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
             if (auto v = doc.table("validate"); v && v->has("quick"))
                 for (const auto& a : v->get_string_array("quick"))
                     ov.push_back(parse_override(a, v->origin("quick")));
+        ov.insert(ov.end(), o.overrides.begin(), o.overrides.end());
         const Scenario sc = load_scenario_file(file, ov);
         const auto runs = run_variants(file, ov, sc.variants, o.workers);
         for (const auto& e : effects) {

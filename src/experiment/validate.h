@@ -25,12 +25,15 @@
 #include <string>
 #include <vector>
 
+#include "experiment/overrides.h"
+
 namespace numasim {
 
 struct ValidateOptions {
     bool quick = false;  // the experiments' [validate] quick overrides; check directions only
     int workers = 1;
     std::vector<std::string> only;  // experiment file stems to run (empty: all)
+    ScenarioOverrides overrides;    // applied to every experiment after its quick overrides
 };
 
 struct EffectResult {

@@ -1,0 +1,435 @@
+#include "kernel/invariants.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <vector>
+
+#include "kernel/system.h"
+#include "numab/numab.h"
+
+namespace numasim {
+
+namespace {
+
+// Calls f(i) for every set bit i of `words` (a word-wise combination of bitmaps) in [lo, hi).
+template <typename W, typename F>
+void for_each_bit(uint64_t lo, uint64_t hi, W words, F f) {
+    if (lo >= hi) return;
+    for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; ++w) {
+        const unsigned a = w == (lo >> 6) ? static_cast<unsigned>(lo & 63) : 0;
+        const unsigned b = w == ((hi - 1) >> 6) ? static_cast<unsigned>(((hi - 1) & 63) + 1) : 64;
+        for (uint64_t m = words(w) & word_mask(a, b); m; m &= m - 1)
+            f((w << 6) + static_cast<uint64_t>(std::countr_zero(m)));
+    }
+}
+
+uint64_t own_word(const Vma& v, uint64_t w) {
+    return v.own_mask.size() ? v.own_mask.word(w) : 0;
+}
+
+std::string describe(const Mm& mm) {
+    if (mm.tasks.empty()) return fmt::format("mm {} (no live task)", mm.id);
+    const Task& t = *mm.tasks.front();
+    return fmt::format("mm {} (tgid {} '{}')", mm.id, t.tgid, t.comm);
+}
+
+std::string describe(const Vma& v) {
+    return fmt::format("vma '{}' [{:#x}, {:#x}) of {}", v.name, v.start, v.end,
+                       v.mm ? describe(*v.mm) : std::string("no mm"));
+}
+
+std::string describe(const Region& r) {
+    return fmt::format("region '{}' pages [{}, {}) of {}", r.name, r.first, r.first + r.count,
+                       describe(*r.vma));
+}
+
+std::string describe(const Task& t) {
+    return fmt::format("task pid {} '{}'", t.pid, t.comm);
+}
+
+const char* stat_name(int s) {
+    static const char* names[] = {"NUMA_MEM", "NUMA_CPU", "NUMA_MEMBUF", "NUMA_CPUBUF"};
+    return names[s];
+}
+
+// Collects the first failure; every later check is skipped once one failed.
+struct Checker {
+    const System& sys;
+    std::optional<std::string> failure;
+
+    bool failed() const { return failure.has_value(); }
+    template <typename... A>
+    void fail(fmt::format_string<A...> f, A&&... a) {
+        if (!failure) failure = fmt::format(f, std::forward<A>(a)...);
+    }
+    // `what` describes the total; it is only called (and formatted) on a mismatch.
+    template <typename T, typename W>
+    bool differ(const T& cached, const T& real, W what) {
+        if (cached == real) return false;
+        fail("{}: cached {}, recomputed {}", what(), cached, real);
+        return true;
+    }
+
+    // Bitmaps, PTE state and the frames behind present PTEs of one VMA.
+    void vma_state(const Mm& mm, const Vma& v) {
+        const uint64_t n = v.nr_pages();
+        if (v.mm != &mm)
+            return fail("{} is listed in {} but points to another mm", describe(v), describe(mm));
+        if (v.present.size() != n || v.protnone.size() != n ||
+            (v.own_mask.size() && v.own_mask.size() != n))
+            return fail("{}: bitmap sizes present {} protnone {} own {} for {} pages", describe(v),
+                        v.present.size(), v.protnone.size(), v.own_mask.size(), n);
+        if (v.own_mask.size() && !v.own)
+            return fail("{}: private pages marked but no private object", describe(v));
+        if (!v.object || v.pgoff + n > v.object->nr_pages)
+            return fail("{}: object missing or smaller than the mapping", describe(v));
+        for (uint64_t w = 0; w < (n + 63) / 64; ++w) {
+            const uint64_t stray = v.protnone.word(w) & ~v.present.word(w);
+            if (stray)
+                return fail("{}: page {} is PROT_NONE but not present", describe(v),
+                            (w << 6) + std::countr_zero(stray));
+            const uint64_t own = own_word(v, w) & ~v.present.word(w);
+            if (own)
+                return fail("{}: page {} has a private frame but is not present", describe(v),
+                            (w << 6) + std::countr_zero(own));
+        }
+        // Bit b of pmd_mapped is the b-th 2 MiB virtual block counted from the one holding start.
+        for (uint64_t b = v.pmd_mapped.find_next(0, v.pmd_mapped.size()); b < v.pmd_mapped.size();
+             b = v.pmd_mapped.find_next(b + 1, v.pmd_mapped.size())) {
+            const uint64_t addr = ((v.start >> 21) + b) << 21;
+            const uint64_t first = addr >= v.start ? v.page_index(addr) : n;
+            if (first + HPAGE_PMD_NR > n ||
+                v.present.count(first, first + HPAGE_PMD_NR) != HPAGE_PMD_NR)
+                return fail(
+                    "{}: PMD {} is mapped huge but not all of its 512 pages are present "
+                    "inside the VMA",
+                    describe(v), b);
+        }
+        const int nodes = sys.nr_nodes();
+        for_each_bit(
+            0, n, [&](uint64_t w) { return v.present.word(w); },
+            [&](uint64_t i) {
+                if (failed()) return;
+                const PageFrame& f = v.frame(i);
+                if (!(f.flags & PF_ALLOC) || f.nid >= nodes)
+                    fail("{}: page {} is present but its frame is {} on node {}", describe(v), i,
+                         f.flags & PF_ALLOC ? "allocated" : "not allocated", f.nid);
+            });
+    }
+
+    // blk_absent and blk_protnone of every 2^BLOCK_SHIFT-page block.
+    void vma_blocks(const Vma& v) {
+        const uint64_t n = v.nr_pages();
+        const uint64_t blocks = (n >> Vma::BLOCK_SHIFT) + 1;
+        if (v.blk_absent.size() != blocks || v.blk_protnone.size() != blocks)
+            return fail("{}: {} and {} block counters for {} blocks", describe(v),
+                        v.blk_absent.size(), v.blk_protnone.size(), blocks);
+        for (uint64_t b = 0; b < blocks; ++b) {
+            const uint64_t lo = b << Vma::BLOCK_SHIFT,
+                           hi = std::min(n, (b + 1) << Vma::BLOCK_SHIFT);
+            const uint64_t absent = lo < hi ? (hi - lo) - v.present.count(lo, hi) : 0;
+            const uint64_t prot = lo < hi ? v.protnone.count(lo, hi) : 0;
+            if (v.blk_absent[b] == absent && v.blk_protnone[b] == prot) continue;
+            const std::string where =
+                fmt::format("{} block {} (pages [{}, {}))", describe(v), b, lo, hi);
+            if (!differ<uint64_t>(v.blk_absent[b], absent, [&] { return where + " blk_absent"; }))
+                differ<uint64_t>(v.blk_protnone[b], prot, [&] { return where + " blk_protnone"; });
+            return;
+        }
+    }
+
+    void region(const Mm& mm, const Region& r) {
+        const Vma& v = *r.vma;
+        if (v.mm != &mm || std::find(v.regions.begin(), v.regions.end(), &r) == v.regions.end())
+            return fail("{}: not registered with its VMA in {}", describe(r), describe(mm));
+        if (r.first + r.count > v.nr_pages())
+            return fail("{}: extends past the VMA's {} pages", describe(r), v.nr_pages());
+        const uint64_t lo = r.first, hi = r.first + r.count;
+        std::vector<uint64_t> nodes(static_cast<size_t>(sys.nr_nodes()), 0);
+        for_each_bit(
+            lo, hi, [&](uint64_t w) { return v.present.word(w); },
+            [&](uint64_t i) { ++nodes[v.frame(i).nid]; });
+        if (r.node_pages.size() != nodes.size())
+            return fail("{}: {} per-node counters for {} nodes", describe(r), r.node_pages.size(),
+                        nodes.size());
+        uint64_t present = 0;
+        for (size_t nid = 0; nid < nodes.size(); ++nid) {
+            present += nodes[nid];
+            if (differ(r.node_pages[nid], nodes[nid], [&] {
+                    return fmt::format("{}: present pages on node {}", describe(r), nid);
+                }))
+                return;
+        }
+        if (differ(r.present, present, [&] { return describe(r) + ": present pages"; })) return;
+        const uint64_t prot = v.protnone.count(lo, hi);
+        if (r.protnone != prot)
+            fail("{}: PROT_NONE pages: cached {}, recomputed {} (first PROT_NONE page {})",
+                 describe(r), r.protnone, prot, v.protnone.find_next(lo, hi));
+    }
+
+    void mm(const Mm& m) {
+        uint64_t rss = 0;
+        for (size_t i = 0; i < m.vmas.size() && !failed(); ++i) {
+            const Vma& v = *m.vmas[i];
+            if (i > 0 && m.vmas[i - 1]->end > v.start)
+                return fail("{}: overlaps or precedes {}", describe(v), describe(*m.vmas[i - 1]));
+            vma_state(m, v);
+            if (!failed()) vma_blocks(v);
+            rss += v.present.count(0, v.nr_pages());
+            for (const Region* r : v.regions)
+                if (std::none_of(m.regions.begin(), m.regions.end(),
+                                 [&](const auto& x) { return x.get() == r; }))
+                    return fail("{}: lists region '{}', which its mm does not own", describe(v),
+                                r->name);
+        }
+        for (const auto& r : m.regions) {
+            if (failed()) return;
+            region(m, *r);
+        }
+        if (failed() || differ(m.rss_pages, rss, [&] { return describe(m) + ": rss_pages"; }))
+            return;
+        int live = 0;
+        for (const Task* t : m.tasks) {
+            if (t->mm != &m || t->exiting())
+                return fail("{}: lists {}, which is {}", describe(m), describe(*t),
+                            t->exiting() ? "dead" : "in another mm");
+            ++live;
+        }
+        differ(m.mm_users, live, [&] { return describe(m) + ": mm_users (live threads)"; });
+    }
+
+    // Mapcounts against the mappings, allocated frames against free pages per node.
+    void frames() {
+        struct Obj {
+            const Vma* owner = nullptr;  // the VMA whose private copies these are; null: shared
+            std::vector<const Vma*> mappers;
+        };
+        // In the order the mms and VMAs come, so that the first mismatch is always the same one.
+        std::vector<std::pair<const MemObject*, Obj>> objs;
+        std::map<const MemObject*, size_t> index;
+        auto obj_of = [&](const MemObject* o) -> Obj& {
+            auto [it, added] = index.emplace(o, objs.size());
+            if (added) objs.emplace_back(o, Obj{});
+            return objs[it->second].second;
+        };
+        for (const auto& m : sys.mms)
+            for (const auto& v : m->vmas) {
+                Obj& shared = obj_of(v->object.get());
+                if (shared.owner)
+                    return fail("{}: maps the private object of {}", describe(*v),
+                                describe(*shared.owner));
+                shared.mappers.push_back(v.get());
+                if (!v->own) continue;
+                Obj& o = obj_of(v->own.get());
+                if (o.owner || !o.mappers.empty())
+                    return fail("{}: its private object is also used by {}", describe(*v),
+                                o.owner ? describe(*o.owner) : describe(*o.mappers.front()));
+                o.owner = v.get();
+            }
+        std::vector<uint64_t> used(static_cast<size_t>(sys.nr_nodes()), 0);
+        std::vector<uint16_t> expect;
+        for (const auto& [obj, o] : objs) {
+            const std::string name = o.owner ? "the private copies of " + describe(*o.owner)
+                                             : fmt::format("the {} object first mapped by {}",
+                                                           obj->is_file ? "file" : "anonymous",
+                                                           describe(*o.mappers.front()));
+            if (!o.owner) {
+                std::vector<const Vma*> listed(obj->mappers.begin(), obj->mappers.end());
+                std::vector<const Vma*> real = o.mappers;
+                std::sort(listed.begin(), listed.end());
+                std::sort(real.begin(), real.end());
+                if (listed != real)
+                    return fail("{}: reverse map lists {} mappings, {} VMAs map it", name,
+                                listed.size(), real.size());
+            }
+            expect.assign(obj->nr_pages, 0);
+            if (o.owner) {
+                const Vma& v = *o.owner;
+                for_each_bit(
+                    0, v.nr_pages(), [&](uint64_t w) { return v.present.word(w) & own_word(v, w); },
+                    [&](uint64_t i) { expect[i] = 1; });
+            } else {
+                for (const Vma* v : o.mappers)
+                    for_each_bit(
+                        0, v->nr_pages(),
+                        [&](uint64_t w) { return v->present.word(w) & ~own_word(*v, w); },
+                        [&](uint64_t i) { ++expect[v->pgoff + i]; });
+            }
+            for (uint64_t k = 0; k < obj->nr_pages; ++k) {
+                const PageFrame& f = obj->frames[k];
+                if (f.mapcount != expect[k])
+                    return fail("{}: frame {} has mapcount {}, but {} mappings map it", name, k,
+                                f.mapcount, expect[k]);
+                if (!(f.flags & PF_ALLOC)) continue;
+                // Only the page cache keeps frames that no mapping maps.
+                if (expect[k] == 0 && (o.owner || !obj->is_file))
+                    return fail("{}: frame {} on node {} is allocated but nothing maps it (leak)",
+                                name, k, f.nid);
+                if (f.nid >= sys.nr_nodes())
+                    return fail("{}: frame {} on node {}, which does not exist", name, k, f.nid);
+                ++used[f.nid];
+            }
+        }
+        uint64_t total = 0;
+        for (int nid = 0; nid < sys.nr_nodes(); ++nid) {
+            const NodeMemory& nm = sys.mem.nodes[nid];
+            total += used[nid];
+            if (nm.free_pages > nm.present_pages)
+                return fail("node {}: {} free pages of {} present", nid, nm.free_pages,
+                            nm.present_pages);
+            if (differ(sys.mem.used_pages(nid), used[nid], [&] {
+                    return fmt::format(
+                        "node {}: pages in use (present_pages - free_pages, against "
+                        "allocated frames)",
+                        nid);
+                }))
+                return;
+        }
+        differ(sys.counters[Vm::pgalloc] - sys.counters[Vm::pgfree], total,
+               [&] { return "vmstat pgalloc - pgfree (against allocated frames)"; });
+    }
+
+    // numa_faults sums of every task, and NUMA group totals against their members.
+    void tasks_and_groups() {
+        const int nodes = sys.nr_nodes();
+        const size_t task_stats = static_cast<size_t>(8 * nodes);
+        const size_t group_stats = static_cast<size_t>(4 * nodes);
+        struct Sum {
+            std::vector<unsigned long> faults;
+            unsigned long total = 0;
+            int members = 0;
+        };
+        std::map<const NumaGroup*, Sum> sums;
+        for (const auto& g : sys.numa_groups)
+            sums[g.get()].faults.assign(group_stats, 0);
+        for (const auto& tp : sys.tasks) {
+            const Task& t = *tp;
+            if (t.exiting()) {
+                if (t.numa_group || !t.numa_faults.empty())
+                    return fail("{}: exited but still holds its fault statistics or its group",
+                                describe(t));
+                continue;
+            }
+            if (t.numa_faults.empty()) {
+                if (t.numa_group)
+                    return fail("{}: in NUMA group {} without fault statistics", describe(t),
+                                t.numa_group->gid);
+                continue;
+            }
+            if (t.numa_faults.size() != task_stats)
+                return fail("{}: {} numa_faults entries for {} nodes", describe(t),
+                            t.numa_faults.size(), nodes);
+            unsigned long mem = 0;
+            for (int nid = 0; nid < nodes; ++nid)
+                for (int priv = 0; priv < 2; ++priv)
+                    mem += t.numa_faults[task_faults_idx(sys, NUMA_MEM, nid, priv)];
+            if (differ(t.total_numa_faults, mem, [&] {
+                    return describe(t) + ": total_numa_faults (against the NUMA_MEM entries)";
+                }))
+                return;
+            if (!t.numa_group) continue;
+            auto it = sums.find(t.numa_group);
+            if (it == sums.end())
+                return fail("{}: in NUMA group {}, which the system does not hold", describe(t),
+                            t.numa_group->gid);
+            for (size_t i = 0; i < group_stats; ++i)
+                it->second.faults[i] += t.numa_faults[i];
+            it->second.total += t.total_numa_faults;
+            ++it->second.members;
+        }
+        for (const auto& gp : sys.numa_groups) {
+            const NumaGroup* g = gp.get();
+            const Sum& s = sums[g];
+            const std::string where = fmt::format("NUMA group gid {}", g->gid);
+            if (g->faults.size() != group_stats)
+                return fail("{}: {} fault entries for {} nodes", where, g->faults.size(), nodes);
+            for (size_t i = 0; i < group_stats; ++i) {
+                const int stat = static_cast<int>(i / (2 * nodes));
+                const int nid = static_cast<int>(i / 2 % nodes);
+                if (differ(g->faults[i], s.faults[i], [&] {
+                        return fmt::format(
+                            "{}: faults[{} node {} {}] (against its {} live members)", where,
+                            stat_name(stat), nid, i % 2 ? "private" : "shared", s.members);
+                    }))
+                    return;
+            }
+            if (differ(g->total_faults, s.total,
+                       [&] { return where + ": total_faults (against its members)"; }) ||
+                differ(g->nr_tasks, s.members,
+                       [&] { return where + ": nr_tasks (live members)"; }) ||
+                differ(g->refcount, s.members,
+                       [&] { return where + ": refcount (one per member)"; }))
+                return;
+        }
+    }
+
+    // Runqueue counts against curr and the queued tasks, and every task's state against them.
+    void runqueues() {
+        std::vector<int> seen(sys.tasks.size(), 0);
+        for (const Rq& rq : sys.rqs) {
+            const int node = sys.cpu_to_node(rq.cpu);
+            unsigned running = 0, numa = 0, preferred = 0;
+            auto count = [&](const Task* t, TaskState want) {
+                if (t->state != want || t->cpu != rq.cpu) {
+                    fail("cpu {}: {} is {} there but its state is {} on cpu {}", rq.cpu,
+                         describe(*t), want == TaskState::Running ? "curr" : "queued",
+                         static_cast<int>(t->state), t->cpu);
+                    return;
+                }
+                ++seen[static_cast<size_t>(t->index)];
+                ++running;
+                numa += t->numa_preferred_nid != NUMA_NO_NODE;
+                preferred += t->numa_preferred_nid == node;
+            };
+            if (rq.curr) count(rq.curr, TaskState::Running);
+            for (const Task* t : rq.queued)
+                count(t, TaskState::Runnable);
+            if (failed()) return;
+            const std::string where = fmt::format("cpu {} runqueue", rq.cpu);
+            if (differ(rq.nr_running, running,
+                       [&] { return where + ": nr_running (curr + queued)"; }) ||
+                differ(rq.nr_numa_running, numa,
+                       [&] { return where + ": nr_numa_running (tasks with a preferred node)"; }) ||
+                differ(rq.nr_preferred_running, preferred, [&] {
+                    return where + ": nr_preferred_running (tasks on their preferred node)";
+                }))
+                return;
+        }
+        for (const auto& tp : sys.tasks) {
+            const Task& t = *tp;
+            const bool queued = t.state == TaskState::Running || t.state == TaskState::Runnable;
+            const int want = queued ? 1 : 0;
+            if (seen[static_cast<size_t>(t.index)] != want)
+                return fail("{} (state {}, cpu {}) is on {} runqueue entries, expected {}",
+                            describe(t), static_cast<int>(t.state), t.cpu,
+                            seen[static_cast<size_t>(t.index)], want);
+        }
+    }
+};
+
+}  // namespace
+
+std::optional<std::string> find_invariant_violation(const System& sys) {
+    Checker c{sys, std::nullopt};
+    for (const auto& m : sys.mms) {
+        c.mm(*m);
+        if (c.failed()) return c.failure;
+    }
+    c.frames();
+    if (!c.failed()) c.tasks_and_groups();
+    if (!c.failed()) c.runqueues();
+    return c.failure;
+}
+
+bool check_invariants_by_default() {
+#ifdef NUMASIM_CHECK_INVARIANTS
+    return true;
+#else
+    return false;
+#endif
+}
+
+}  // namespace numasim
