@@ -10,11 +10,6 @@ namespace numasim {
 
 namespace {
 
-uint64_t overlap(const Region& r, uint64_t first, uint64_t nr) {
-    const uint64_t lo = std::max(first, r.first), hi = std::min(first + nr, r.first + r.count);
-    return hi > lo ? hi - lo : 0;
-}
-
 // THP is used for anonymous memory whose VMA allows it and whose 2 MiB block lies wholly inside
 // the VMA and is still empty (do_huge_pmd_anonymous_page).
 bool thp_fault_block(const Vma& vma, uint64_t idx, uint64_t& first) {
@@ -51,29 +46,23 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
     vma.count_present(first, nr, delta);
-    for (Region* r : vma.regions_near(first)) {
-        const uint64_t n = overlap(*r, first, nr);
-        if (!n) continue;
-        r->node_pages[nid] += delta * static_cast<int64_t>(n);
-        r->present += delta * static_cast<int64_t>(n);
-    }
+    vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
+        r.node_pages[nid] += delta * static_cast<int64_t>(n);
+        r.present += delta * static_cast<int64_t>(n);
+    });
 }
 
 void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to) {
-    for (Region* r : vma.regions_near(first)) {
-        const uint64_t n = overlap(*r, first, nr);
-        if (!n) continue;
-        r->node_pages[from] -= n;
-        r->node_pages[to] += n;
-    }
+    vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
+        r.node_pages[from] -= n;
+        r.node_pages[to] += n;
+    });
 }
 
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta) {
     vma.count_protnone(first, nr, delta);
-    for (Region* r : vma.regions_near(first)) {
-        const uint64_t n = overlap(*r, first, nr);
-        if (n) r->protnone += delta * static_cast<int64_t>(n);
-    }
+    vma.for_each_region_in(
+        first, nr, [&](Region& r, uint64_t n) { r.protnone += delta * static_cast<int64_t>(n); });
 }
 
 double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {

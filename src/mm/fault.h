@@ -17,11 +17,14 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
 // Handles a write to a present page whose frame is shared (mapcount > 1) in a private mapping.
 double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx);
 
-// Updates the per-region counters after page `idx` of every mapping of the frame changed node
-// (or became present/absent). `delta` is +1 or -1 applied to node `nid`.
+// The running totals of `vma` (its block counters and every region overlapping the range) after
+// pages [first, first + nr) of it changed; a range may have any length (a run of PTEs a scan
+// window changed can span the whole window). Pages became present (`delta` +1) or absent (-1)
+// on node `nid`:
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta);
+// ... became PROT_NONE (+1) or were restored (-1):
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta);
-// The frames of pages [first, first + nr) moved from node `from` to node `to` (migration).
+// ... had their frames moved from node `from` to node `to` (migration):
 void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to);
 
 }  // namespace numasim

@@ -71,22 +71,20 @@ void Vma::add_region(Region* r) {
     region_index_valid_ = false;
 }
 
-const std::vector<Region*>& Vma::regions_near(uint64_t idx) {
+const std::vector<std::vector<Region*>>& Vma::region_index() {
     if (!region_index_valid_) {
         const uint64_t chunks = (nr_pages() >> HPAGE_PMD_ORDER) + 1;
         region_index_.assign(chunks, {});
         for (Region* r : regions) {
             if (r->count == 0) continue;
-            // A range starting in chunk c can reach chunk c + 1 (at most HPAGE_PMD_NR pages),
-            // so each chunk lists the regions overlapping it or the chunk after it.
             const uint64_t lo = r->first >> HPAGE_PMD_ORDER;
             const uint64_t hi = (r->first + r->count - 1) >> HPAGE_PMD_ORDER;
-            for (uint64_t c = lo == 0 ? 0 : lo - 1; c <= hi && c < chunks; ++c)
+            for (uint64_t c = lo; c <= hi && c < chunks; ++c)
                 region_index_[c].push_back(r);
         }
         region_index_valid_ = true;
     }
-    return region_index_[std::min<uint64_t>(idx >> HPAGE_PMD_ORDER, region_index_.size() - 1)];
+    return region_index_;
 }
 
 }  // namespace numasim

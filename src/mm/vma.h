@@ -7,6 +7,7 @@
 // shared and then written gets its own frame in the `own` object (copy-on-write).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -104,10 +105,13 @@ struct Vma {
     void count_present(uint64_t first, uint64_t nr, int delta);
     void count_protnone(uint64_t first, uint64_t nr, int delta);
 
-    // Regions that may overlap pages [idx, idx + HPAGE_PMD_NR): those overlapping idx's 2 MiB
-    // chunk or the next one. Counter upkeep runs on every fault, so it must not walk every
-    // region of a VMA that threads have carved into many slices.
-    const std::vector<Region*>& regions_near(uint64_t idx);
+    // Calls f(region, pages) once for every region that shares pages with [first, first + nr),
+    // `pages` being how many. Counter upkeep runs on every fault and on every run of PTEs a scan
+    // window changes (a run may span the whole window), so its cost must grow with the range,
+    // not with the regions of a VMA that threads have carved into many slices: it is one step
+    // per 2 MiB chunk the range spans plus the regions listed in those chunks.
+    template <typename F>
+    void for_each_region_in(uint64_t first, uint64_t nr, F&& f);
     void add_region(Region* r);
 
     uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
@@ -132,8 +136,25 @@ struct Vma {
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
 
   private:
-    std::vector<std::vector<Region*>> region_index_;  // per 512-page chunk
+    const std::vector<std::vector<Region*>>& region_index();
+    std::vector<std::vector<Region*>> region_index_;  // per 512-page chunk: regions overlapping it
     bool region_index_valid_ = false;
 };
+
+template <typename F>
+void Vma::for_each_region_in(uint64_t first, uint64_t nr, F&& f) {
+    if (nr == 0) return;
+    const auto& index = region_index();
+    const uint64_t end = first + nr;
+    const uint64_t lo = first >> HPAGE_PMD_ORDER;
+    const uint64_t hi = std::min<uint64_t>((end - 1) >> HPAGE_PMD_ORDER, index.size() - 1);
+    for (uint64_t c = lo; c <= hi; ++c)
+        for (Region* r : index[c]) {
+            // A region listed in several chunks of the range is taken at the first of them.
+            if (c != std::max(lo, r->first >> HPAGE_PMD_ORDER)) continue;
+            const uint64_t a = std::max(first, r->first), b = std::min(end, r->first + r->count);
+            if (b > a) f(*r, b - a);
+        }
+}
 
 }  // namespace numasim
