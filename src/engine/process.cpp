@@ -117,6 +117,7 @@ Task& create_thread(System& sys, Task& parent, const std::string& comm, TaskProg
 
 Mm& dup_mm(System& sys, Mm& parent) {
     Mm& child = mm_create(sys);
+    const int fork_cpu = parent.tasks.empty() ? 0 : parent.tasks.front()->cpu;  // zone statistics
     child.mmap_base = parent.mmap_base;
     for (auto& pv : parent.vmas) {
         auto v = std::make_unique<Vma>();
@@ -137,18 +138,31 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.object->mappers.push_back(&cv);
         // Both sides now share every present frame; later private writes copy (do_wp_page).
         const uint64_t n = cv.nr_pages();
-        for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n)) {
+        for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n))
             if (pv->shares_object_page(i)) ++pv->frame(i).mapcount;
-            ++child.rss_pages;
-        }
         if (pv->own) {
-            // Pages the parent already copied privately are copied for the child as well (a
-            // simplification: the kernel would share them copy-on-write a second time).
+            // Pages the parent already copied privately are copied for the child as well, as
+            // base pages on the same node when it has room (a simplification: the kernel would
+            // share them copy-on-write a second time). A copy that finds no memory is left
+            // unmapped, and the child faults the page in again when it touches it.
             cv.own = std::make_shared<MemObject>(n, false);
             cv.own_mask = pv->own_mask;
             for (uint64_t i = cv.own_mask.find_next(0, n); i < n;
-                 i = cv.own_mask.find_next(i + 1, n))
-                cv.own->frames[i] = pv->own->frames[i];
+                 i = cv.own_mask.find_next(i + 1, n)) {
+                split_huge_pmd(cv, i);
+                const int nid = alloc_pages_node(sys, pv->own->frames[i].nid, 0, fork_cpu);
+                if (nid >= 0) {
+                    PageFrame& f = cv.own->frames[i];
+                    f = pv->own->frames[i];
+                    f.nid = static_cast<uint8_t>(nid);
+                    f.flags &= static_cast<uint8_t>(~PF_THP);
+                    continue;
+                }
+                cv.own_mask.clear(i);
+                cv.present.clear(i);
+                cv.protnone.clear(i);
+            }
+            cv.init_block_counts();
         } else if (!(cv.vm_flags & VM_SHARED)) {
             // Private mappings keep later private pages apart from here on.
             pv->own = std::make_shared<MemObject>(n, false);
@@ -156,6 +170,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
             cv.own = std::make_shared<MemObject>(n, false);
             cv.own_mask = Bitmap(n);
         }
+        child.rss_pages += cv.present.count(0, n);
         child.vmas.push_back(std::move(v));
     }
     for (auto& r : parent.regions) {

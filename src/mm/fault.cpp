@@ -16,7 +16,12 @@ bool thp_fault_block(const Vma& vma, uint64_t idx, uint64_t& first) {
     if (!(vma.vm_flags & VM_HUGEPAGE) || vma.is_file()) return false;
     uint64_t last;
     if (!vma.thp_block(idx, first, last)) return false;
-    return !vma.present.any(first, last);
+    if (vma.present.any(first, last)) return false;
+    // A shared mapping whose pages another mapping already brought in maps those pages.
+    if (vma.vm_flags & VM_SHARED)
+        for (uint64_t i = first; i < last; ++i)
+            if (vma.object->frames[vma.pgoff + i].flags & PF_ALLOC) return false;
+    return true;
 }
 
 PageFrame& new_frame_slot(Vma& vma, uint64_t idx, bool& in_own) {
@@ -43,6 +48,12 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 }
 
 }  // namespace
+
+void split_huge_pmd(Vma& vma, uint64_t idx) {
+    uint64_t first, last;
+    if (!vma.pmd_mapped.size() || !vma.thp_block(idx, first, last)) return;
+    vma.pmd_mapped.clear((vma.page_addr(first) >> 21) - (vma.start >> 21));
+}
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
     vma.count_present(first, nr, delta);
@@ -132,6 +143,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     if (!vma.shares_object_page(idx) || (vma.vm_flags & VM_SHARED) ||
         (!vma.object->is_file && vma.object->mappers.size() <= 1))
         return 0;
+    split_huge_pmd(vma, idx);
     PageFrame& old = vma.frame(idx);
     if (old.mapcount <= 1 && !vma.object->is_file) {
         // The other side already copied: this mapping owns the page now (reuse, no copy). The

@@ -17,6 +17,11 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
 // Handles a write to a present page whose frame is shared (mapcount > 1) in a private mapping.
 double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx);
 
+// __split_huge_pmd(): maps the 2 MiB block holding page `idx` with PTEs if it was PMD-mapped.
+// Done before a write copies or reuses one page of a THP, and in every mapping of a THP page
+// that migrates alone: from then on each page of the block is handled as a base page.
+void split_huge_pmd(Vma& vma, uint64_t idx);
+
 // The running totals of `vma` (its block counters and every region overlapping the range) after
 // pages [first, first + nr) of it changed; a range may have any length (a run of PTEs a scan
 // window changed can span the whole window). Pages became present (`delta` +1) or absent (-1)

@@ -1,5 +1,7 @@
 #include "mm/migrate.h"
 
+#include <algorithm>
+
 #include "cost/constants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
@@ -8,6 +10,27 @@
 namespace numasim {
 
 namespace {
+
+// Moves the region totals of the pages of [first, first + nr) that `m` maps from the shared
+// object (present, not privately copied), a run of such pages at a time. Returns whether any.
+bool account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
+    bool any = false;
+    uint64_t i = first;
+    const uint64_t end = first + nr;
+    while (i < end) {
+        i = m.present.find_next(i, end);
+        while (i < end && !m.shares_object_page(i))
+            i = m.present.find_next(i + 1, end);
+        if (i >= end) break;
+        uint64_t j = i + 1;
+        while (j < end && m.present.test(j) && m.shares_object_page(j))
+            ++j;
+        account_region_move(m, i, j - i, from, to);
+        any = true;
+        i = j;
+    }
+    return any;
+}
 
 // Every mapping that sees the moved frames has its region totals moved, and each other process
 // mapping a shared folio faults on the migration entry and waits for it (one rmap walk).
@@ -18,13 +41,24 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
     }
     const uint64_t obj = vma.pgoff + idx;
     for (Vma* m : vma.object->mappers) {
-        if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
-        const uint64_t i = obj - m->pgoff;
-        if (!m->present.test(i) || !m->shares_object_page(i)) continue;
-        account_region_move(*m, i, nr, from, to);
+        // The part of the folio's object pages [obj, obj + nr) that m maps.
+        const uint64_t lo = std::max(obj, m->pgoff),
+                       hi = std::min(obj + nr, m->pgoff + m->nr_pages());
+        if (lo >= hi || !account_mapped_runs(*m, lo - m->pgoff, hi - lo, from, to)) continue;
         if (m != &vma && m->mm && !m->mm->tasks.empty())
             m->mm->tasks.front()->kernel_debt += static_cast<Nanos>(cost::MIGRATE_PER_MAPPING_NS);
     }
+}
+
+// A page of a THP that migrates on its own (its own mapping already maps it with PTEs) takes the
+// THP apart: every other mapping that still maps its block with a PMD maps it with PTEs too.
+void split_mappings(Vma& vma, uint64_t idx) {
+    if (!vma.shares_object_page(idx)) return split_huge_pmd(vma, idx);
+    const uint64_t obj = vma.pgoff + idx;
+    for (Vma* m : vma.object->mappers)
+        if (obj >= m->pgoff && obj - m->pgoff < m->nr_pages() &&
+            m->shares_object_page(obj - m->pgoff))
+            split_huge_pmd(*m, obj - m->pgoff);
 }
 
 }  // namespace
@@ -56,6 +90,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
         return MIGRATE_EAGAIN;
     }
     const unsigned mapcount = head.mapcount;
+    if (!thp && (head.flags & PF_THP)) split_mappings(vma, idx);
     for (uint64_t i = idx; i < idx + nr; ++i)
         vma.frame(i).nid = static_cast<uint8_t>(target);
     free_pages(sys, from, nr);

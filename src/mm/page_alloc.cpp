@@ -32,6 +32,23 @@ bool node_has_room(const NodeMemory& m, uint64_t nr, uint64_t wmark) {
     return m.free_pages >= nr && m.free_pages - nr >= wmark;
 }
 
+// The fast path at the low watermark along the preferred node's zonelist, then the slow path
+// at min. Returns the node, or -1.
+int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, uint64_t nr, int cpu_nid) {
+    for (uint64_t pass = 0; pass < 2; ++pass) {
+        for (int nid : sys.mem.zonelist[preferred]) {
+            if (!((allowed >> nid) & 1)) continue;
+            NodeMemory& m = sys.mem.nodes[nid];
+            if (!node_has_room(m, nr, pass == 0 ? m.wmark_low : m.wmark_min)) continue;
+            m.free_pages -= nr;
+            zone_statistics(sys, preferred, nid, cpu_nid);
+            sys.counters[Vm::pgalloc] += nr;
+            return nid;
+        }
+    }
+    return -1;
+}
+
 }  // namespace
 
 MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int cpu) {
@@ -76,20 +93,13 @@ int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, in
             break;
     }
     if (preferred < 0) preferred = cpu_nid;
-    // Fast path at the low watermark along the zonelist, then the slow path at min.
-    for (uint64_t pass = 0; pass < 2; ++pass) {
-        for (int nid : sys.mem.zonelist[preferred]) {
-            if (!((allowed >> nid) & 1)) continue;
-            NodeMemory& m = sys.mem.nodes[nid];
-            if (!node_has_room(m, nr, pass == 0 ? m.wmark_low : m.wmark_min)) continue;
-            m.free_pages -= nr;
-            zone_statistics(sys, preferred, nid, cpu_nid);
-            if (interleave && nid == preferred) ++sys.counters[Vm::numa_interleave];
-            sys.counters[Vm::pgalloc] += nr;
-            return nid;
-        }
-    }
-    return -1;
+    const int nid = alloc_along_zonelist(sys, preferred, allowed, nr, cpu_nid);
+    if (interleave && nid >= 0 && nid == preferred) ++sys.counters[Vm::numa_interleave];
+    return nid;
+}
+
+int alloc_pages_node(System& sys, int nid, int order, int cpu) {
+    return alloc_along_zonelist(sys, nid, ~uint64_t{0}, uint64_t{1} << order, sys.cpu_to_node(cpu));
 }
 
 bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu) {

@@ -20,6 +20,10 @@ MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int c
 // -1 when no allowed node has room.
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu);
 
+// Allocates 2^order pages for the kernel's own use (__alloc_pages_node): `nid` first, then its
+// zonelist, without a memory policy. Returns the node, or -1.
+int alloc_pages_node(System& sys, int nid, int order, int cpu);
+
 // Allocates 2^order pages on exactly `nid` (__GFP_THISNODE, no reclaim), as a migration target.
 // Fails (returns false) unless the node stays above its high watermark.
 bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu);
