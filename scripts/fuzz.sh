@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target with clang and fuzzes the scenario parser for N seconds (default 60),
-# seeded with the example scenarios.
+# seeded with the example scenarios; every scenario that loads is also simulated briefly through
+# the invariant checker (fuzz/scenario_fuzz.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
