@@ -366,17 +366,32 @@ struct Checker {
         }
     }
 
-    // Runqueue counts against curr and the queued tasks, and every task's state against them.
+    // Runqueue counts against curr and the queued tasks, and every task's state against them. A
+    // queued task is runnable, or (EEVDF's delayed dequeue) asleep but still competing.
     void runqueues() {
         std::vector<int> seen(sys.tasks.size(), 0);
+        auto state_name = [](const Task& t) {
+            switch (t.state) {
+                case TaskState::Running:
+                    return "running";
+                case TaskState::Runnable:
+                    return "runnable";
+                case TaskState::Sleeping:
+                    return t.sched_delayed ? "sleeping (delayed dequeue)" : "sleeping";
+                default:
+                    return "dead";
+            }
+        };
         for (const Rq& rq : sys.rqs) {
             const int node = sys.cpu_to_node(rq.cpu);
             unsigned running = 0, numa = 0, preferred = 0;
-            auto count = [&](const Task* t, TaskState want) {
-                if (t->state != want || t->cpu != rq.cpu) {
-                    fail("cpu {}: {} is {} there but its state is {} on cpu {}", rq.cpu,
-                         describe(*t), want == TaskState::Running ? "curr" : "queued",
-                         static_cast<int>(t->state), t->cpu);
+            auto count = [&](const Task* t, bool curr) {
+                const bool ok = curr ? t->state == TaskState::Running
+                                     : t->state == TaskState::Runnable ||
+                                           (t->state == TaskState::Sleeping && t->sched_delayed);
+                if (!ok || t->cpu != rq.cpu) {
+                    fail("cpu {}: {} is {} there but is {} on cpu {}", rq.cpu, describe(*t),
+                         curr ? "curr" : "queued", state_name(*t), t->cpu);
                     return;
                 }
                 ++seen[static_cast<size_t>(t->index)];
@@ -384,9 +399,9 @@ struct Checker {
                 numa += t->numa_preferred_nid != NUMA_NO_NODE;
                 preferred += t->numa_preferred_nid == node;
             };
-            if (rq.curr) count(rq.curr, TaskState::Running);
+            if (rq.curr) count(rq.curr, true);
             for (const Task* t : rq.queued)
-                count(t, TaskState::Runnable);
+                count(t, false);
             if (failed()) return;
             const std::string where = fmt::format("cpu {} runqueue", rq.cpu);
             if (differ(rq.nr_running, running,
@@ -400,12 +415,12 @@ struct Checker {
         }
         for (const auto& tp : sys.tasks) {
             const Task& t = *tp;
-            const bool queued = t.state == TaskState::Running || t.state == TaskState::Runnable;
+            const bool queued = t.state == TaskState::Running || t.state == TaskState::Runnable ||
+                                (t.state == TaskState::Sleeping && t.sched_delayed);
             const int want = queued ? 1 : 0;
             if (seen[static_cast<size_t>(t.index)] != want)
-                return fail("{} (state {}, cpu {}) is on {} runqueue entries, expected {}",
-                            describe(t), static_cast<int>(t.state), t.cpu,
-                            seen[static_cast<size_t>(t.index)], want);
+                return fail("{} ({}, cpu {}) is on {} runqueue entries, expected {}", describe(t),
+                            state_name(t), t.cpu, seen[static_cast<size_t>(t.index)], want);
         }
     }
 };
