@@ -165,6 +165,7 @@ bool Engine::start_next_phase(Task& p) {
     run.phase = Phase{};
     if (!p.program || !p.program->next_phase(p, run.phase)) {
         do_exit(sys_, p);
+        wake_joiners(p);
         schedule(sys_, cpu);
         return false;
     }
@@ -175,11 +176,32 @@ bool Engine::start_next_phase(Task& p) {
     return sys_.rqs[cpu].curr == &p;
 }
 
+void Engine::wake_joiners(const Task& p) {
+    // The exiting threads' CLONE_CHILD_CLEARTID futex wakes: a thread sleeping in
+    // pthread_join() (a finished `join` phase) wakes once it is the last of its thread group.
+    for (Task* q : p.mm->tasks) {
+        if (q->tgid != p.tgid || q->state != TaskState::Sleeping) continue;
+        const TaskRun& r = run_of(*q);
+        if (r.phase.join && !r.has_phase && !other_threads_live(*q))
+            sys_.events.push(sys_.now, EV_WAKEUP, q->index,
+                             static_cast<int64_t>(q->wake_generation));
+    }
+}
+
 void Engine::finish_phase(Task& p) {
     TaskRun& run = run_of(p);
     run.has_phase = false;
-    if (run.phase.sleep_after <= 0) return;
     const int cpu = p.cpu;
+    if (run.phase.join) {
+        // pthread_join(): sleep until the other threads have exited; the last one's exit wakes
+        // us (wake_joiners).
+        if (!other_threads_live(p)) return;
+        dequeue_sleeping_task(sys_, p);
+        ++p.wake_generation;
+        schedule(sys_, cpu);
+        return;
+    }
+    if (run.phase.sleep_after <= 0) return;
     dequeue_sleeping_task(sys_, p);
     ++p.wake_generation;
     sys_.events.push(sys_.rqs[cpu].clock + run.phase.sleep_after, EV_WAKEUP, p.index,

@@ -52,6 +52,8 @@ class Engine {
     void tick();
     bool start_next_phase(Task& p);
     void finish_phase(Task& p);
+    // After p's exit: wakes the threads of its group waiting in pthread_join() for it.
+    void wake_joiners(const Task& p);
     // Walks the streams of p's phase for `bytes` of progress; returns false if p left the CPU.
     bool touch_streams(Task& p, double bytes);
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write);

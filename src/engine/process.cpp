@@ -1,6 +1,7 @@
 #include "engine/process.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "kernel/system.h"
 #include "mm/fault.h"
@@ -19,17 +20,26 @@ Mm& mm_create(System& sys) {
 }
 
 Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::string& name,
-             std::shared_ptr<MemObject> object, uint64_t pgoff) {
+             std::shared_ptr<MemObject> object, uint64_t pgoff, uint64_t addr) {
     (void)sys;
     const uint64_t pages = (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
+    const uint64_t len = pages * PAGE_SIZE;
     auto v = std::make_unique<Vma>();
     v->mm = &mm;
     v->name = name;
-    // Leave a gap so that VMAs never merge, and align for THP.
-    mm.mmap_base = (mm.mmap_base + HPAGE_PMD_SIZE - 1) & ~(HPAGE_PMD_SIZE - 1);
-    v->start = mm.mmap_base;
-    v->end = v->start + pages * PAGE_SIZE;
-    mm.mmap_base = v->end + HPAGE_PMD_SIZE;
+    if (addr) {
+        v->start = addr;
+    } else if (mm.mmap_top_down) {
+        v->start = mm.mmap_base - len;
+        if (len >= HPAGE_PMD_SIZE) v->start &= ~(HPAGE_PMD_SIZE - 1);
+        mm.mmap_base = v->start;
+    } else {
+        // Leave a gap so that VMAs never merge, and align for THP.
+        mm.mmap_base = (mm.mmap_base + HPAGE_PMD_SIZE - 1) & ~(HPAGE_PMD_SIZE - 1);
+        v->start = mm.mmap_base;
+        mm.mmap_base = v->start + len + HPAGE_PMD_SIZE;
+    }
+    v->end = v->start + len;
     v->vm_flags = vm_flags | VM_MAYWRITE * ((vm_flags & VM_WRITE) != 0);
     if (!object) object = std::make_shared<MemObject>(pgoff + pages, (vm_flags & VM_FILE) != 0);
     v->object = std::move(object);
@@ -43,6 +53,10 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     auto it =
         std::upper_bound(mm.vmas.begin(), mm.vmas.end(), ref.start,
                          [](uint64_t s, const std::unique_ptr<Vma>& x) { return s < x->start; });
+    // VMAs never overlap (the scanner walks them in address order).
+    if ((it != mm.vmas.end() && (*it)->start < ref.end) ||
+        (it != mm.vmas.begin() && (*(it - 1))->end > ref.start))
+        throw std::logic_error("do_mmap: " + name + " overlaps an existing mapping");
     mm.vmas.insert(it, std::move(v));
     return ref;
 }
@@ -119,6 +133,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
     Mm& child = mm_create(sys);
     const int fork_cpu = parent.tasks.empty() ? 0 : parent.tasks.front()->cpu;  // zone statistics
     child.mmap_base = parent.mmap_base;
+    child.mmap_top_down = parent.mmap_top_down;
     for (auto& pv : parent.vmas) {
         auto v = std::make_unique<Vma>();
         Vma& cv = *v;
@@ -195,6 +210,12 @@ void do_exit(System& sys, Task& p) {
     Mm& mm = *p.mm;
     mm.tasks.erase(std::find(mm.tasks.begin(), mm.tasks.end(), &p));
     --mm.mm_users;
+}
+
+bool other_threads_live(const Task& p) {
+    for (const Task* q : p.mm->tasks)
+        if (q != &p && q->tgid == p.tgid && q->state != TaskState::Dead) return true;
+    return false;
 }
 
 Region* find_region(Mm& mm, const std::string& name) {

@@ -18,10 +18,13 @@ class TaskProgram;
 
 Mm& mm_create(System& sys);
 
-// Maps `bytes` (rounded up to pages) at a fresh address; 2 MiB aligned when THP may back it.
-// A null `object` creates a new anonymous (or, with VM_FILE, page-cache) object.
+// Maps `bytes` (rounded up to pages) at `addr` (MAP_FIXED) or, with addr 0, at a fresh address:
+// top-down below mm.mmap_base when mm.mmap_top_down, else bottom-up with a gap; mappings of
+// 2 MiB or more are 2 MiB aligned so that THP may back them (v6.7+ does this for anonymous
+// mappings; 6.1 did not). The model never merges adjacent VMAs. A null `object` creates a new
+// anonymous (or, with VM_FILE, page-cache) object.
 Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::string& name,
-             std::shared_ptr<MemObject> object = nullptr, uint64_t pgoff = 0);
+             std::shared_ptr<MemObject> object = nullptr, uint64_t pgoff = 0, uint64_t addr = 0);
 
 // A named range of pages of `vma` that access streams can refer to.
 Region& add_region(System& sys, Vma& vma, uint64_t first_page, uint64_t count,
@@ -39,7 +42,11 @@ Task& create_thread(System& sys, Task& parent, const std::string& comm, TaskProg
 Mm& dup_mm(System& sys, Mm& parent);
 
 // Ends a task: dequeues it, drops it from its mm and its NUMA group, records its exit time.
+// p stays on its mm (p.mm) for the engine, which then wakes a thread waiting in pthread_join().
 void do_exit(System& sys, Task& p);
+
+// Whether another thread of p's thread group is still alive.
+bool other_threads_live(const Task& p);
 
 Region* find_region(Mm& mm, const std::string& name);
 

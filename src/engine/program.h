@@ -30,6 +30,9 @@ struct Phase {
     std::optional<std::vector<int>> set_affinity;  // sched_setaffinity() at phase start (CPU ids)
     bool clear_affinity = false;                   // back to all CPUs at phase start
     bool exec = false;  // execve() at phase start: sched_exec() places the task (SD_BALANCE_EXEC)
+    // pthread_join() on every other thread of the thread group after the phase's work: the task
+    // sleeps (no wakeups, like a futex wait on the exiting threads' tids) until they have exited.
+    bool join = false;
     double ops_per_byte = 0;  // workload metric: operations completed per byte moved
 
     // The part of the phase the cost model sees.

@@ -3,6 +3,7 @@
 #include "engine/engine.h"
 #include "experiment/pool.h"
 #include "experiment/scenario.h"
+#include "kernel/numa_maps.h"
 #include "kernel/system.h"
 #include "numab/proc_sched.h"
 #include "sim/rng.h"
@@ -29,6 +30,8 @@ RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
     RunResult r;
     r.seed = seed;
     r.elapsed = engine.run(sc.duration);
+    // The trace ends with what every process's memory looks like now (/proc/<pid>/numa_maps).
+    trace_numa_maps(sys, r.elapsed);
     r.counters = sys.counters;
     r.ticks = engine.ticks();
     // The events the simulation's cost grows with: a scheduler tick on every CPU, every fault

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cost/cost_model.h"
@@ -52,6 +54,9 @@ struct System {
     std::vector<std::unique_ptr<Task>> tasks;
     std::vector<std::unique_ptr<Mm>> mms;
     std::vector<std::unique_ptr<NumaGroup>> numa_groups;
+    // The page cache of the files processes map (executables, libraries), by path: every
+    // process that maps libc shares its pages (workload/process_layout).
+    std::map<std::string, std::shared_ptr<MemObject>> files;
     std::vector<Rq> rqs;
     int next_pid = 1000;  // pids of simulated tasks start here; hash_32 sees realistic values
     uint64_t next_group_order = 0;

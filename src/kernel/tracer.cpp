@@ -14,4 +14,15 @@ void Tracer::event(Nanos now, const Task& task, int cpu, const char* name,
                (now % NSEC_PER_SEC) / NSEC_PER_USEC, name, fields);
 }
 
+void Tracer::comment(const std::string& text) {
+    if (!out_) return;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        const size_t nl = text.find('\n', pos);
+        const size_t end = nl == std::string::npos ? text.size() : nl;
+        fmt::print(out_, "# {}\n", std::string_view(text).substr(pos, end - pos));
+        pos = end + 1;
+    }
+}
+
 }  // namespace numasim

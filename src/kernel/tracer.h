@@ -19,6 +19,8 @@ class Tracer {
 
     // `task` is the task on whose behalf the event fires (current in the kernel).
     void event(Nanos now, const Task& task, int cpu, const char* name, const std::string& fields);
+    // Lines of text as ftrace comments ("# ..."), which trace parsers skip.
+    void comment(const std::string& text);
 
   private:
     std::FILE* out_;

@@ -22,6 +22,10 @@ struct Mm {
     int mm_users = 0;                        // live threads; 1 means single-threaded
     uint64_t rss_pages = 0;                  // present pages over all VMAs (get_mm_rss)
     uint64_t mmap_base = uint64_t{1} << 40;  // next free virtual address for new mappings
+    // Top-down layout (mm->get_unmapped_area = arch_get_unmapped_area_topdown): new mappings go
+    // just below mmap_base, which then moves down. Processes built by workload/process_layout
+    // use it; bare test mms keep the bottom-up cursor.
+    bool mmap_top_down = false;
 
     // NUMA balancing scan state (mm->numa_next_scan, numa_scan_offset, numa_scan_seq).
     Nanos numa_next_scan = 0;

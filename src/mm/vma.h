@@ -31,6 +31,7 @@ inline constexpr uint32_t VM_WRITE = 0x2;
 inline constexpr uint32_t VM_EXEC = 0x4;
 inline constexpr uint32_t VM_SHARED = 0x8;
 inline constexpr uint32_t VM_MAYWRITE = 0x20;
+inline constexpr uint32_t VM_GROWSDOWN = 0x100;  // the main stack ([stack])
 inline constexpr uint32_t VM_IO = 0x4000;
 inline constexpr uint32_t VM_HUGETLB = 0x400000;
 inline constexpr uint32_t VM_PFNMAP = 0x400;
