@@ -1,9 +1,11 @@
-// autonuma-benchmark: numa01.c / numa02.c modelled phase by phase
+// autonuma-benchmark: numa01.c / numa02.c modelled phase by phase and thread by thread: the main
+// threads allocate, start the workers and sleep in pthread_join()
 // (docs/workloads/autonumabench.md).
 #include "workload/autonumabench.h"
 
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -12,6 +14,7 @@
 #include "kernel/system.h"
 #include "machine/topology.h"
 #include "workload/common.h"
+#include "workload/process_layout.h"
 #include "workload/registry.h"
 
 namespace numasim {
@@ -72,39 +75,19 @@ class Autonumabench : public Workload {
         r.flag("thp", thp_);
     }
 
+    // numa01.c's main(): fork() (NUMA01*), then in each process malloc(SIZE) and THREADS
+    // pthread_create()s, then pthread_join(). numa02.c's main(): malloc(SIZE), zero it node
+    // chunk by node chunk, then THREADS pthread_create()s and pthread_join().
     void setup(System& sys, int index) override {
         sys_ = &sys;
         index_ = index;
-        Task* first_leader = nullptr;
-        for (int p = 0; p < size_.processes; ++p) {
-            Mm& mm = mm_create(sys);
-            Vma& vma = map_anon(sys, mm, size_.bytes, "buffer", thp_);
-            const uint64_t pages = vma.nr_pages();
-            Region& all = add_region(sys, vma, 0, pages, "buffer");
-            const uint64_t slice = pages / static_cast<uint64_t>(size_.threads);
-            std::vector<Region*> slices;
-            if (size_.thread_local_slices)
-                for (int i = 0; i < size_.threads; ++i)
-                    slices.push_back(
-                        &add_region(sys, vma, i * slice, slice, fmt::format("slice{}", i)));
-            Task* leader = nullptr;
-            for (int i = 0; i < size_.threads; ++i) {
-                Region* own = size_.thread_local_slices ? slices[i] : &all;
-                programs_.push_back(
-                    make_program(&all, own, i == 0 && !size_.bind_first_touch, slices));
-                const int ti = p * size_.threads + i;
-                const std::string comm = size_.bind_first_touch ? "numa01" : "numa02";
-                if (i == 0) {
-                    // numa01.c forks before malloc: the second process is a child of the first.
-                    leader = &create_process(sys, mm, first_leader, comm, programs_.back().get(),
-                                             index, ti);
-                    if (!first_leader) first_leader = leader;
-                    if (!size_.bind_first_touch) break;  // numa02: threads start after the zeroing
-                } else {
-                    create_thread(sys, *leader, comm, programs_.back().get(), ti);
-                }
-            }
-        }
+        const std::string comm = size_.bind_first_touch ? "numa01" : "numa02";
+        ProgramImage image = dynamic_c_program("/opt/autonuma-benchmark/" + comm, {libnuma()});
+        // thread() reads only its argument after the first bzero: no global data in the loop.
+        image.globals_pages = 0;
+        procs_.push_back(Process::exec(sys, image));
+        Process& first = *procs_.back();
+        first.start(nullptr, comm, make_main(first, 0), index, main_index(0));
     }
 
     WorkloadResult result(const System& sys) const override {
@@ -135,42 +118,86 @@ class Autonumabench : public Workload {
     }
 
   private:
-    // One thread of numa01.c/numa02.c. `spawner` is numa02's main thread, which zeroes the
-    // whole buffer and then creates the other threads (it then works as thread 0).
-    std::unique_ptr<TaskProgram> make_program(Region* all, Region* own, bool spawner,
-                                              std::vector<Region*> slices) {
-        const bool zero_all = size_.bind_first_touch || spawner;
-        int step = zero_all ? 0 : 1;
-        return std::make_unique<FnProgram>(
-            [this, all, own, spawner, zero_all, slices, step](Task& t, Phase& ph) mutable {
-                ph.rate_gbs = BZERO_RATE_GBS;
-                if (step == 0 && zero_all) {
-                    // numa01: set_mempolicy(MPOL_BIND, nodemask_global); bzero(p_global, SIZE).
-                    // numa02: main() zeroes the buffer (bind() is a no-op without HARD_BIND).
-                    step = 1;
-                    if (size_.bind_first_touch)
-                        ph.set_mempolicy = make_policy(MpolMode::Bind, node_bit(node_));
-                    ph.streams.push_back({.region = all, .write_fraction = 1.0});
-                    ph.work_bytes = static_cast<double>(all->bytes());
+    // Mains are numbered after all workers (thread_index is per workload).
+    int main_index(int p) const { return size_.processes * size_.threads + p; }
+
+    // main() of process p: (NUMA01*, p == 0) fork the second process; malloc; (NUMA02*) zero
+    // the buffer; create the threads; join them.
+    std::unique_ptr<TaskProgram> make_main(Process& pr, int p) {
+        int step = 0;
+        return std::make_unique<FnProgram>([this, &pr, p, step](Task& t, Phase& ph) mutable {
+            if (step == 0) {
+                step = 1;
+                if (size_.bind_first_touch && p == 0 && size_.processes > 1) {
+                    // fork() comes before malloc(): the processes share no buffer.
+                    procs_.push_back(pr.fork(t));
+                    Process& child = *procs_.back();
+                    child.start_forked(t, t.comm, make_main(child, 1), index_, main_index(1));
+                }
+                Vma& vma =
+                    pr.mmap(size_.bytes, "buffer", VM_READ | VM_WRITE | (thp_ ? VM_HUGEPAGE : 0));
+                const uint64_t pages = vma.nr_pages();
+                Region& all = pr.region(vma, 0, pages, "buffer");
+                const uint64_t slice = pages / static_cast<uint64_t>(size_.threads);
+                std::vector<Region*> own;
+                for (int i = 0; i < size_.threads; ++i)
+                    own.push_back(size_.thread_local_slices
+                                      ? &pr.region(vma, i * slice, slice, fmt::format("slice{}", i))
+                                      : &all);
+                buffers_[&pr] = {&all, own};
+                if (!size_.bind_first_touch) {
+                    // BINDMAP: bind(node) (a no-op without HARD_BIND), bzero of each node's
+                    // chunk: the main thread first-touches the whole buffer.
+                    ph.rate_gbs = BZERO_RATE_GBS;
+                    ph.streams.push_back({.region = &all, .write_fraction = 1.0});
+                    ph.work_bytes = static_cast<double>(all.bytes());
                     return true;
                 }
-                if (step != 1) return false;
+            }
+            if (step == 1) {
                 step = 2;
-                if (spawner) spawn_threads(t, slices);
-                if (size_.bind_first_touch) ph.set_mempolicy = MemPolicy{};  // MPOL_DEFAULT
-                if (size_.loops == 0) return false;
-                ph.streams.push_back({.region = own, .write_fraction = 1.0});
-                ph.work_bytes = static_cast<double>(own->bytes()) * size_.loops;
+                const Buffers& b = buffers_.at(&pr);
+                for (int i = 0; i < size_.threads; ++i)
+                    pr.pthread_create(t, t.comm, make_worker(b.all, b.own[i]),
+                                      p * size_.threads + i);
+                // for (i < THREADS) pthread_join(); the parent's wait() for the child ends no
+                // later than its own threads in elapsed terms (the run ends at the last exit).
+                ph.cpu_time = NSEC_PER_USEC;
+                ph.join = true;
                 return true;
-            });
+            }
+            return false;
+        });
     }
 
-    void spawn_threads(Task& leader, const std::vector<Region*>& slices) {
-        for (int i = 1; i < size_.threads; ++i) {
-            programs_.push_back(make_program(slices[i], slices[i], false, {}));
-            create_thread(*sys_, leader, "numa02", programs_.back().get(), i);
-        }
+    // thread(): (NUMA01*) set_mempolicy(MPOL_BIND, nodemask_global); bzero(p_global, SIZE);
+    // set_mempolicy(MPOL_DEFAULT) [NO_BIND_FORCE_SAME_NODE, as the Makefile builds numa01 and
+    // numa01_THREAD_ALLOC]; then nr passes of bzero(p, THREAD_SIZE) over its buffer or slice.
+    std::unique_ptr<TaskProgram> make_worker(Region* all, Region* own) {
+        int step = size_.bind_first_touch ? 0 : 1;
+        return std::make_unique<FnProgram>([this, all, own, step](Task&, Phase& ph) mutable {
+            ph.rate_gbs = BZERO_RATE_GBS;
+            if (step == 0) {
+                step = 1;
+                ph.set_mempolicy = make_policy(MpolMode::Bind, node_bit(node_));
+                ph.streams.push_back({.region = all, .write_fraction = 1.0});
+                ph.work_bytes = static_cast<double>(all->bytes());
+                return true;
+            }
+            if (step != 1) return false;
+            step = 2;
+            if (size_.bind_first_touch) ph.set_mempolicy = MemPolicy{};  // MPOL_DEFAULT
+            if (size_.loops == 0) return false;
+            ph.streams.push_back({.region = own, .write_fraction = 1.0});
+            ph.work_bytes = static_cast<double>(own->bytes()) * size_.loops;
+            return true;
+        });
     }
+
+    struct Buffers {
+        Region* all = nullptr;
+        std::vector<Region*> own;
+    };
 
     std::string test_;
     AutonumaSizing size_;
@@ -178,7 +205,8 @@ class Autonumabench : public Workload {
     bool thp_ = false;
     System* sys_ = nullptr;
     int index_ = 0;
-    std::vector<std::unique_ptr<TaskProgram>> programs_;
+    std::vector<std::unique_ptr<Process>> procs_;
+    std::map<const Process*, Buffers> buffers_;
 };
 
 const WorkloadRegistrar reg(

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/process.h"
 #include "kernel/system.h"
-#include "mm/vma.h"
 
 namespace numasim {
 
@@ -20,12 +18,6 @@ MemPolicy make_policy(MpolMode mode, uint64_t nodes) {
     p.mode = mode;
     p.nodes = nodes;
     return p;
-}
-
-Vma& map_anon(System& sys, Mm& mm, uint64_t bytes, const std::string& name, bool thp, bool shared) {
-    const uint32_t flags =
-        VM_READ | VM_WRITE | (thp ? VM_HUGEPAGE : 0u) | (shared ? VM_SHARED : 0u);
-    return do_mmap(sys, mm, bytes, flags, name);
 }
 
 Nanos task_clock(const System& sys, const Task& p) {

@@ -18,8 +18,6 @@ namespace numasim {
 struct System;
 struct Task;
 struct Topology;
-struct Mm;
-struct Vma;
 
 // bzero()/memset() of a buffer far larger than the caches, one thread, data in local DRAM.
 // John McCalpin (Intel forum "Single-threaded memory performance for dual socket Xeon E5-*
@@ -35,10 +33,6 @@ MemPolicy make_policy(MpolMode mode, uint64_t nodes);
 inline uint64_t node_bit(int node) {
     return uint64_t{1} << node;
 }
-
-// Anonymous private mapping (malloc/mmap of a large buffer), with VM_HUGEPAGE when thp is on.
-Vma& map_anon(System& sys, Mm& mm, uint64_t bytes, const std::string& name, bool thp,
-              bool shared = false);
 
 // The local clock of the CPU `p` runs on: the time at which its next phase starts.
 Nanos task_clock(const System& sys, const Task& p);

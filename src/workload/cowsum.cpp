@@ -12,16 +12,23 @@
 #include "engine/process.h"
 #include "kernel/system.h"
 #include "workload/common.h"
+#include "workload/process_layout.h"
 #include "workload/registry.h"
 
 namespace numasim {
 
 namespace {
 
-// "int a[1000000] = {13};" in the posted program: 4,000,000 bytes of .data.
-constexpr uint64_t ARRAY_BYTES = 1000000 * sizeof(int);
-// One pass sums the whole array once: ops are passes.
-constexpr double PASSES_PER_BYTE = 1.0 / static_cast<double>(ARRAY_BYTES);
+// "int a[1000000] = {13};" in the posted program: 4,000,000 bytes of .data. The oracle's
+// cowsum.c: "uint64_t data_array[NWORDS]" with ARRAY_BYTES = 4 MiB.
+constexpr uint64_t POSTED_ARRAY_BYTES = 1000000 * sizeof(int);
+constexpr uint64_t ORACLE_ARRAY_BYTES = uint64_t{4} << 20;
+// The oracle's `struct shared` (MAP_SHARED | MAP_ANONYMOUS): stop flags, passes[256] and
+// on_node[256][8] counters, the histogram: 19 KiB. Each child increments passes[c] and
+// on_node[c][node] after every pass: 16 bytes written per pass, in its first pages.
+constexpr uint64_t SHARED_STRUCT_BYTES = 19 * 1024;
+constexpr uint64_t SHARED_STRUCT_WRITTEN_PAGES = 2;
+constexpr double SHARED_BYTES_PER_PASS = 16;
 // The posted run: "288 processes on a 144 core/8 socket machine", 10 s (argv defaults).
 constexpr int DEFAULT_PROCESSES = 288;
 constexpr double DEFAULT_SECONDS = 10;
@@ -38,6 +45,10 @@ constexpr double COPY_RATE_GBS = BZERO_RATE_GBS;
 enum class Mode { Data, Anon, Private };
 constexpr std::array<std::pair<Mode, std::string_view>, 3> kModes = {
     {{Mode::Data, "data"}, {Mode::Anon, "anon"}, {Mode::Private, "private"}}};
+// Which cowsum: the linux-mm posting's, or the qemu oracle's cowsum.c.
+enum class Program { Posting, Oracle };
+constexpr std::array<std::pair<Program, std::string_view>, 2> kPrograms = {
+    {{Program::Posting, "posting"}, {Program::Oracle, "oracle"}}};
 
 class Cowsum : public Workload {
   public:
@@ -50,23 +61,36 @@ class Cowsum : public Workload {
         r.choice("mode", mode_, kModes);
         for (const auto& [m, n] : kModes)
             if (m == mode_) mode_name_ = n;
+        r.choice("program", program_, kPrograms);
+        array_bytes_ = program_ == Program::Oracle ? ORACLE_ARRAY_BYTES : POSTED_ARRAY_BYTES;
     }
 
     void setup(System& sys, int index) override {
         sys_ = &sys;
         index_ = index;
         start_ = sys.now;
-        Mm& mm = mm_create(sys);
-        // .data of the executable: a private, writable file mapping over the page cache.
-        file_ = std::make_shared<MemObject>((ARRAY_BYTES + PAGE_SIZE - 1) / PAGE_SIZE, true);
-        Vma& data = do_mmap(sys, mm, ARRAY_BYTES, VM_READ | VM_WRITE | VM_FILE, "data", file_);
-        add_region(sys, data, 0, data.nr_pages(), "data");
-        if (mode_ == Mode::Anon) {
-            Vma& copy = map_anon(sys, mm, ARRAY_BYTES, "anon", false);
-            add_region(sys, copy, 0, copy.nr_pages(), "anon");
+        // The array is the executable's .data: a private file mapping of the page cache. The
+        // startup code writes only the first page of the segment (.got.plt, the start of .data).
+        const std::string path = "/usr/local/bin/cowsum";
+        ProgramImage image =
+            program_ == Program::Oracle ? static_c_program(path) : dynamic_c_program(path);
+        image.exe.data += array_bytes_;
+        image.exe.data_written = PAGE_SIZE;
+        image.globals_pages = 0;  // the children read nothing but the array
+        processes_.push_back(Process::exec(sys, image));
+        Process& pr = *processes_.back();
+        Vma& data = pr.exe_data();
+        pr.region(data, 0, data.nr_pages(), "data");
+        if (program_ == Program::Oracle) {
+            Vma& sh = pr.mmap(SHARED_STRUCT_BYTES, "shared", VM_READ | VM_WRITE | VM_SHARED);
+            pr.region(sh, 0, sh.nr_pages(), "shared");
+            pr.region(sh, 0, SHARED_STRUCT_WRITTEN_PAGES, "counters");
         }
-        parent_prog_ = make_parent();
-        create_process(sys, mm, nullptr, "cowsum", parent_prog_.get(), index, 0);
+        if (mode_ == Mode::Anon) {
+            Vma& copy = pr.mmap(array_bytes_, "anon", VM_READ | VM_WRITE);
+            pr.region(copy, 0, copy.nr_pages(), "anon");
+        }
+        pr.start(nullptr, "cowsum", make_parent(pr), index, 0);
     }
 
     WorkloadResult result(const System& sys) const override {
@@ -95,19 +119,43 @@ class Cowsum : public Workload {
         return find_region(mm, mode_ == Mode::Data ? "data" : mode_ == Mode::Anon ? "anon" : "own");
     }
 
-    // The parent: (anon mode) copies the array into an anonymous buffer, forks the children,
-    // then waits in wait() until they are done.
-    std::unique_ptr<TaskProgram> make_parent() {
+    // The parent: (oracle) zeroes the shared counters; (anon mode) copies the array into an
+    // anonymous buffer; (oracle) reads the array once, so the page cache is filled before
+    // fork; forks the children; then waits until they are done.
+    std::unique_ptr<TaskProgram> make_parent(Process& pr) {
         int step = 0;
-        return std::make_unique<FnProgram>([this, step](Task& t, Phase& ph) mutable {
-            if (step == 0 && mode_ == Mode::Anon) {
+        return std::make_unique<FnProgram>([this, &pr, step](Task& t, Phase& ph) mutable {
+            Mm& mm = *t.mm;
+            if (step == 0) {
                 step = 1;
-                copy_phase(ph, *find_region(*t.mm, "data"), *find_region(*t.mm, "anon"));
-                return true;
+                if (program_ == Program::Oracle) {  // memset(sh, 0, sizeof *sh)
+                    ph.rate_gbs = COPY_RATE_GBS;
+                    ph.streams.push_back(
+                        {.region = find_region(mm, "shared"), .write_fraction = 1.0});
+                    ph.work_bytes = static_cast<double>(SHARED_STRUCT_BYTES);
+                    return true;
+                }
             }
-            if (step <= 1) {
+            if (step == 1) {
                 step = 2;
-                fork_children(t);
+                if (mode_ == Mode::Anon) {
+                    copy_phase(ph, *find_region(mm, "data"), *find_region(mm, "anon"));
+                    return true;
+                }
+            }
+            if (step == 2) {
+                step = 3;
+                if (program_ == Program::Oracle) {  // for (i < NWORDS) s0 += arr[i]
+                    ph.rate_gbs = SUM_RATE_GBS;
+                    ph.streams.push_back(
+                        {.region = sum_region(mm) ? sum_region(mm) : find_region(mm, "data")});
+                    ph.work_bytes = static_cast<double>(array_bytes_);
+                    return true;
+                }
+            }
+            if (step == 3) {
+                step = 4;
+                fork_children(pr, t);
                 make_wait_phase(ph, run_ns_);
                 return true;
             }
@@ -115,23 +163,23 @@ class Cowsum : public Workload {
         });
     }
 
-    static void copy_phase(Phase& ph, Region& from, Region& to) {
+    void copy_phase(Phase& ph, Region& from, Region& to) const {
         ph.rate_gbs = COPY_RATE_GBS;
         ph.streams.push_back({.region = &from, .share = 0.5});
         ph.streams.push_back({.region = &to, .share = 0.5, .write_fraction = 1.0});
-        ph.work_bytes = 2.0 * static_cast<double>(ARRAY_BYTES);
+        ph.work_bytes = 2.0 * static_cast<double>(array_bytes_);
     }
 
-    void fork_children(Task& parent) {
+    void fork_children(Process& parent, Task& t) {
         for (int c = 1; c <= procs_; ++c) {
-            Mm& mm = dup_mm(*sys_, *parent.mm);
+            processes_.push_back(parent.fork(t));
+            Process& child = *processes_.back();
             if (mode_ == Mode::Private) {
                 // The child mmaps its own copy after fork.
-                Vma& own = map_anon(*sys_, mm, ARRAY_BYTES, "own", false);
-                add_region(*sys_, own, 0, own.nr_pages(), "own");
+                Vma& own = child.mmap(array_bytes_, "own", VM_READ | VM_WRITE);
+                child.region(own, 0, own.nr_pages(), "own");
             }
-            programs_.push_back(make_child());
-            create_process(*sys_, mm, &parent, "cowsum", programs_.back().get(), index_, c);
+            child.start_forked(t, "cowsum", make_child(), index_, c);
         }
     }
 
@@ -147,8 +195,13 @@ class Cowsum : public Workload {
             if (task_clock(*sys_, t) >= start_ + run_ns_) return false;
             ph.rate_gbs = SUM_RATE_GBS;
             ph.streams.push_back({.region = sum_region(*t.mm)});
+            if (program_ == Program::Oracle)  // sh->passes[c]++, sh->on_node[c][node]++
+                ph.streams.push_back({.region = find_region(*t.mm, "counters"),
+                                      .pattern = Pattern::Random,
+                                      .share = SHARED_BYTES_PER_PASS / array_bytes_,
+                                      .write_fraction = 1.0});
             ph.cpu_time = SUM_PHASE_CPU;
-            ph.ops_per_byte = PASSES_PER_BYTE;
+            ph.ops_per_byte = 1.0 / static_cast<double>(array_bytes_);
             return true;
         });
     }
@@ -157,12 +210,12 @@ class Cowsum : public Workload {
     Nanos run_ns_ = 0;
     Mode mode_ = Mode::Data;
     std::string mode_name_;
+    Program program_ = Program::Posting;
+    uint64_t array_bytes_ = POSTED_ARRAY_BYTES;
     System* sys_ = nullptr;
     int index_ = 0;
     Nanos start_ = 0;
-    std::shared_ptr<MemObject> file_;
-    std::unique_ptr<TaskProgram> parent_prog_;
-    std::vector<std::unique_ptr<TaskProgram>> programs_;
+    std::vector<std::unique_ptr<Process>> processes_;  // the parent, then the children
 };
 
 const WorkloadRegistrar reg("cowsum", "Henry Willard's shared .data summing test (2018)",

@@ -14,6 +14,7 @@
 #include "engine/process.h"
 #include "kernel/system.h"
 #include "workload/common.h"
+#include "workload/process_layout.h"
 #include "workload/registry.h"
 
 namespace numasim {
@@ -74,13 +75,14 @@ class PerfBenchNuma : public Workload {
         sys_ = &sys;
         index_ = index;
         setup_time_ = sys.now;
-        Mm& mm = mm_create(sys);
+        procs_.push_back(Process::exec(sys, dynamic_c_program("/usr/bin/perf")));
+        Process& pr = *procs_.back();
         if (p_.mb_global > 0) {
-            Vma& g = map_anon(sys, mm, bytes(p_.mb_global), "global", p_.thp > 0, true);
-            add_region(sys, g, 0, g.nr_pages(), "global");
+            Vma& g = pr.mmap(bytes(p_.mb_global), "global",
+                             VM_READ | VM_WRITE | VM_SHARED | (p_.thp > 0 ? VM_HUGEPAGE : 0));
+            pr.region(g, 0, g.nr_pages(), "global");
         }
-        main_prog_ = make_main();
-        create_process(sys, mm, nullptr, "perf", main_prog_.get(), index, nr_tasks_);
+        pr.start(nullptr, "perf", make_main(pr), index, nr_tasks_);
     }
 
     WorkloadResult result(const System& sys) const override {
@@ -160,9 +162,9 @@ class PerfBenchNuma : public Workload {
     }
 
     // The perf process: allocate the global buffer, fork the worker processes, wait.
-    std::unique_ptr<TaskProgram> make_main() {
+    std::unique_ptr<TaskProgram> make_main(Process& pr) {
         int step = 0;
-        return std::make_unique<FnProgram>([this, step](Task& t, Phase& ph) mutable {
+        return std::make_unique<FnProgram>([this, &pr, step](Task& t, Phase& ph) mutable {
             Region* g = find_region(*t.mm, "global");
             if (step == 0 && g) {
                 step = 1;
@@ -174,7 +176,7 @@ class PerfBenchNuma : public Workload {
                 if (!p_.serialize_startup) start_ = task_clock(*sys_, t);
                 if (p_.init_cpu0) ph.set_mempolicy = MemPolicy{};
                 for (int p = 0; p < p_.nr_proc; ++p)
-                    fork_process(t, p);
+                    fork_process(pr, t, p);
                 make_wait_phase(ph, 0);
                 return true;
             }
@@ -182,54 +184,63 @@ class PerfBenchNuma : public Workload {
         });
     }
 
-    void fork_process(Task& parent, int p) {
-        Mm& mm = dup_mm(*sys_, *parent.mm);
-        const bool thp = p_.thp > 0;
+    void fork_process(Process& perf, Task& parent, int p) {
+        procs_.push_back(perf.fork(parent));
+        Process& pr = *procs_.back();
+        const uint32_t flags = VM_READ | VM_WRITE | (p_.thp > 0 ? VM_HUGEPAGE : 0);
         if (p_.mb_proc > 0) {
-            Vma& v = map_anon(*sys_, mm, bytes(p_.mb_proc), "process", thp);
-            add_region(*sys_, v, 0, v.nr_pages(), "process");
+            Vma& v = pr.mmap(bytes(p_.mb_proc), "process", flags);
+            pr.region(v, 0, v.nr_pages(), "process");
             if (p_.mb_proc_locked > 0)
-                add_region(*sys_, v, 0, std::max<uint64_t>(1, bytes(p_.mb_proc_locked) / PAGE_SIZE),
-                           "locked");
+                pr.region(v, 0, std::max<uint64_t>(1, bytes(p_.mb_proc_locked) / PAGE_SIZE),
+                          "locked");
         }
         for (int th = 0; th < p_.nr_threads && p_.mb_thread > 0; ++th) {
-            Vma& v = map_anon(*sys_, mm, bytes(p_.mb_thread), fmt::format("thread{}", th), thp);
-            add_region(*sys_, v, 0, v.nr_pages(), fmt::format("thread{}", th));
+            Vma& v = pr.mmap(bytes(p_.mb_thread), fmt::format("thread{}", th), flags);
+            pr.region(v, 0, v.nr_pages(), fmt::format("thread{}", th));
         }
-        progs_.push_back(make_thread(p, 0));
-        threads_[p * p_.nr_threads].task = &create_process(
-            *sys_, mm, &parent, "perf", progs_.back().get(), index_, p * p_.nr_threads);
+        pr.start_forked(parent, "perf", make_process_main(pr, p), index_, nr_tasks_ + 1 + p);
     }
 
-    void spawn_threads(Task& leader, int p) {
-        for (int th = 1; th < p_.nr_threads; ++th) {
-            const int nr = p * p_.nr_threads + th;
-            progs_.push_back(make_thread(p, th));
-            threads_[nr].task = &create_thread(*sys_, leader, "perf", progs_.back().get(), nr);
-        }
+    // worker_process(): the process buffer, then pthread_create() of its threads and
+    // pthread_join().
+    std::unique_ptr<TaskProgram> make_process_main(Process& pr, int p) {
+        int step = 0;
+        return std::make_unique<FnProgram>([this, &pr, p, step](Task& t, Phase& ph) mutable {
+            if (step == 0) {
+                step = 1;
+                if (Region* proc = find_region(*t.mm, "process")) {
+                    init_phase(ph, {proc});
+                    return true;
+                }
+            }
+            if (step == 1) {
+                step = 2;
+                if (p_.init_cpu0) {  // mempol_restore() after alloc_data()
+                    t.mempolicy = MemPolicy{};
+                    t.has_mempolicy = false;
+                }
+                for (int th = 0; th < p_.nr_threads; ++th) {
+                    const int nr = p * p_.nr_threads + th;
+                    threads_[nr].task = &pr.pthread_create(t, "perf", make_thread(p, th), nr);
+                }
+                ph.cpu_time = NSEC_PER_USEC;
+                ph.join = true;
+                return true;
+            }
+            return false;
+        });
     }
 
     std::unique_ptr<TaskProgram> make_thread(int p, int th) {
-        enum Step { ProcInit, Spawn, ThreadInit, Barrier, Work };
-        Step step = th == 0 ? ProcInit : ThreadInit;
+        enum Step { ThreadInit, Barrier, Work };
+        Step step = ThreadInit;
         bool perturbed = false;
         return std::make_unique<FnProgram>(
             [this, p, th, step, perturbed](Task& t, Phase& ph) mutable {
                 const int nr = p * p_.nr_threads + th;
                 ThreadState& st = threads_[nr];
-                Region* proc = find_region(*t.mm, "process");
                 Region* own = find_region(*t.mm, fmt::format("thread{}", th));
-                if (step == ProcInit) {  // worker_process(): the process buffer, before threads
-                    step = Spawn;
-                    if (proc) {
-                        init_phase(ph, {proc});
-                        return true;
-                    }
-                }
-                if (step == Spawn) {
-                    step = ThreadInit;
-                    spawn_threads(t, p);
-                }
                 if (step == ThreadInit) {  // worker_thread(): its private buffer
                     step = Barrier;
                     if (own) {
@@ -361,8 +372,7 @@ class PerfBenchNuma : public Workload {
     Nanos converged_at_ = -1;
     std::vector<std::pair<double, bool>> checks_;
     std::vector<ThreadState> threads_;
-    std::unique_ptr<TaskProgram> main_prog_;
-    std::vector<std::unique_ptr<TaskProgram>> progs_;
+    std::vector<std::unique_ptr<Process>> procs_;  // perf, then the worker processes
 };
 
 const WorkloadRegistrar reg("perf-bench-numa", "perf bench numa mem (tools/perf/bench/numa.c)",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "engine/process.h"
 #include "kernel/system.h"
 #include "workload/common.h"
+#include "workload/process_layout.h"
 #include "workload/registry.h"
 
 namespace numasim {
@@ -60,9 +62,18 @@ struct ThreadSpec {
 struct ProcessSpec {
     std::string name;
     int count = 1;
+    bool static_binary = false;  // gcc -static: no ld.so and shared libraries
     std::vector<RegionSpec> regions;
     std::vector<ThreadSpec> threads;  // one per thread
+    // [workload.process.main]: a main thread apart from `threads`, which writes the first_touch
+    // regions, runs `before`, creates the threads, runs `after`, then joins them.
+    bool join = false;
+    std::vector<PhaseSpec> before, after;
 };
+
+// image = "dynamic" (a PIE linked against glibc) or "static" (gcc -static).
+constexpr std::array<std::pair<bool, std::string_view>, 2> kImages = {
+    {{false, "dynamic"}, {true, "static"}}};
 
 // "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every CPU (empty list).
 std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
@@ -212,6 +223,19 @@ ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
             if (ps.regions[i].name == ps.regions.back().name)
                 r.fail("name", "duplicate region name '" + ps.regions.back().name + "'");
     }
+    params.choice("image", ps.static_binary, kImages);
+    if (auto m = t.table("main")) {
+        ps.join = true;
+        for (const TomlTable& ph : m->tables("before"))
+            ps.before.push_back(read_phase(ph, ps.regions, topo));
+        for (const TomlTable& ph : m->tables("after"))
+            ps.after.push_back(read_phase(ph, ps.regions, topo));
+        for (const auto& v : {ps.before, ps.after})
+            for (const PhaseSpec& p : v)
+                for (const StreamSpec& st : p.streams)
+                    if (st.per_thread) m->fail_here("the main thread has no per_thread slice");
+        m->finish();
+    }
     const auto tts = t.tables("thread");
     if (tts.empty()) t.fail_here("a process needs at least one [[...thread]] table");
     const bool has_threads = t.has("threads");
@@ -257,19 +281,27 @@ class Streams : public Workload {
             const ProcessSpec& ps = specs_[pi];
             std::vector<std::shared_ptr<MemObject>> objects(ps.regions.size());
             for (int inst = 0; inst < ps.count; ++inst) {
-                Mm& mm = mm_create(sys);
-                for (size_t r = 0; r < ps.regions.size(); ++r)
-                    map_region(sys, mm, ps, ps.regions[r], objects[r]);
                 const std::string comm =
                     ps.count > 1 ? fmt::format("{}.{}", ps.name, inst) : ps.name;
+                const std::string path = "/usr/local/bin/" + ps.name;
+                procs_.push_back(Process::exec(
+                    sys, ps.static_binary ? static_c_program(path) : dynamic_c_program(path)));
+                Process& pr = *procs_.back();
+                for (size_t r = 0; r < ps.regions.size(); ++r)
+                    map_region(pr, ps, ps.regions[r], objects[r]);
+                const int nthreads = static_cast<int>(ps.threads.size());
+                if (ps.join) {
+                    pr.start(nullptr, comm, make_main(pr, ps, ti, comm), index, ti + nthreads);
+                    ti += nthreads + 1;
+                    continue;
+                }
                 const bool init = std::any_of(
                     ps.regions.begin(), ps.regions.end(),
                     [](const RegionSpec& r) { return r.first_touch != FirstTouch::None; });
-                progs_.push_back(make_program(ps, 0, init, ti, comm));
                 Task& leader =
-                    create_process(sys, mm, nullptr, comm, progs_.back().get(), index, ti);
-                if (!init) spawn(leader, ps, ti, comm);
-                ti += static_cast<int>(ps.threads.size());
+                    pr.start(nullptr, comm, make_program(pr, ps, 0, init, ti, comm), index, ti);
+                if (!init) spawn(pr, leader, ps, 1, ti, comm);
+                ti += nthreads;
             }
         }
     }
@@ -295,7 +327,7 @@ class Streams : public Workload {
     }
 
   private:
-    void map_region(System& sys, Mm& mm, const ProcessSpec& ps, const RegionSpec& r,
+    void map_region(Process& pr, const ProcessSpec& ps, const RegionSpec& r,
                     std::shared_ptr<MemObject>& obj) {
         // Shared and file regions are the same pages in every instance of the process.
         uint32_t flags = VM_READ | VM_WRITE;
@@ -305,21 +337,102 @@ class Streams : public Workload {
         const uint64_t pages = (r.size + PAGE_SIZE - 1) / PAGE_SIZE;
         if (r.kind != Kind::Private && !obj)
             obj = std::make_shared<MemObject>(pages, r.kind == Kind::File);
-        Vma& v = do_mmap(sys, mm, r.size, flags, r.name, r.kind == Kind::Private ? nullptr : obj);
+        Vma& v = pr.mmap(r.size, r.name, flags, r.kind == Kind::Private ? nullptr : obj);
         v.policy = r.policy;
-        add_region(sys, v, 0, pages, r.name);
+        pr.region(v, 0, pages, r.name);
         const uint64_t n = ps.threads.size(), slice = std::max<uint64_t>(1, pages / n);
         if (r.sliced)
             for (uint64_t i = 0; i < n; ++i)
-                add_region(sys, v, std::min(i * slice, pages - slice), slice,
-                           fmt::format("{}#{}", r.name, i));
+                pr.region(v, std::min(i * slice, pages - slice), slice,
+                          fmt::format("{}#{}", r.name, i));
     }
 
-    void spawn(Task& leader, const ProcessSpec& ps, int first_ti, const std::string& comm) {
-        for (size_t i = 1; i < ps.threads.size(); ++i) {
-            progs_.push_back(make_program(ps, static_cast<int>(i), false, first_ti, comm));
-            create_thread(*sys_, leader, comm, progs_.back().get(), first_ti + static_cast<int>(i));
-        }
+    // pthread_create() of threads [from, n) of the process by `creator`.
+    void spawn(Process& pr, Task& creator, const ProcessSpec& ps, size_t from, int first_ti,
+               const std::string& comm) {
+        for (size_t i = from; i < ps.threads.size(); ++i)
+            pr.pthread_create(creator, comm,
+                              make_program(pr, ps, static_cast<int>(i), false, first_ti, comm),
+                              first_ti + static_cast<int>(i));
+    }
+
+    // The first-touch phase of region r (bound to its node for "node:N").
+    static void first_touch_phase(Phase& ph, const RegionSpec& r, Mm& mm) {
+        ph.rate_gbs = BZERO_RATE_GBS;
+        ph.streams.push_back({.region = find_region(mm, r.name), .write_fraction = 1.0});
+        ph.work_bytes = static_cast<double>(r.size);
+        ph.set_mempolicy = r.first_touch == FirstTouch::Node
+                               ? make_policy(MpolMode::Bind, node_bit(r.first_touch_node))
+                               : MemPolicy{};
+    }
+
+    // [workload.process.main]: first_touch regions, `before`, pthread_create() of every
+    // thread, `after`, pthread_join().
+    std::unique_ptr<TaskProgram> make_main(Process& pr, const ProcessSpec& ps, int first_ti,
+                                           const std::string& comm) {
+        enum Stage { Touch, Before, Spawn, After, Join, Done };
+        Stage stage = Touch;
+        size_t i = 0;
+        int64_t rep = 0;
+        bool restore = false;
+        return std::make_unique<FnProgram>(
+            [this, &pr, &ps, first_ti, comm, stage, i, rep, restore](Task& t, Phase& ph) mutable {
+                // The next phase of `list` (honouring `repeat`), or false when it is done.
+                auto next = [&](const std::vector<PhaseSpec>& list) {
+                    if (i >= list.size()) return false;
+                    fill(ph, list[i], *t.mm, ps, 0);
+                    if (++rep >= list[i].repeat) {
+                        rep = 0;
+                        ++i;
+                    }
+                    return true;
+                };
+                for (;;) {
+                    switch (stage) {
+                        case Touch:
+                            while (i < ps.regions.size()) {
+                                const RegionSpec& r = ps.regions[i++];
+                                if (r.first_touch == FirstTouch::None) continue;
+                                first_touch_phase(ph, r, *t.mm);
+                                restore = true;
+                                return true;
+                            }
+                            stage = Before;
+                            i = 0;
+                            break;
+                        case Before:
+                            if (next(ps.before)) {
+                                if (restore && !ph.set_mempolicy) ph.set_mempolicy = MemPolicy{};
+                                restore = false;
+                                return true;
+                            }
+                            stage = Spawn;
+                            break;
+                        case Spawn:
+                            // Threads inherit the creator's policy: a first-touch binding ends
+                            // here.
+                            if (restore) {
+                                t.mempolicy = MemPolicy{};
+                                t.has_mempolicy = false;
+                            }
+                            spawn(pr, t, ps, 0, first_ti, comm);
+                            stage = After;
+                            i = 0;
+                            break;
+                        case After:
+                            if (next(ps.after)) return true;
+                            stage = Join;
+                            break;
+                        case Join:
+                            stage = Done;
+                            ph.cpu_time = NSEC_PER_USEC;
+                            ph.join = true;
+                            return true;
+                        case Done:
+                            return false;
+                    }
+                }
+            });
     }
 
     static void fill(Phase& ph, const PhaseSpec& s, Mm& mm, const ProcessSpec& ps, int thread) {
@@ -348,23 +461,18 @@ class Streams : public Workload {
 
     // Thread 0 of a process with first_touch regions writes them first (bound to the node for
     // "node:N"), then starts the other threads; every thread then runs its phase list.
-    std::unique_ptr<TaskProgram> make_program(const ProcessSpec& ps, int thread, bool init,
-                                              int first_ti, const std::string& comm) {
+    std::unique_ptr<TaskProgram> make_program(Process& pr, const ProcessSpec& ps, int thread,
+                                              bool init, int first_ti, const std::string& comm) {
         size_t init_next = init ? 0 : ps.regions.size();
         bool restore = false;
         size_t phase = 0;
         int64_t rep = 0;
-        return std::make_unique<FnProgram>([this, &ps, thread, init, first_ti, comm, init_next,
+        return std::make_unique<FnProgram>([this, &pr, &ps, thread, init, first_ti, comm, init_next,
                                             restore, phase, rep](Task& t, Phase& ph) mutable {
             while (init_next < ps.regions.size()) {
                 const RegionSpec& r = ps.regions[init_next++];
                 if (r.first_touch == FirstTouch::None) continue;
-                ph.rate_gbs = BZERO_RATE_GBS;
-                ph.streams.push_back({.region = find_region(*t.mm, r.name), .write_fraction = 1.0});
-                ph.work_bytes = static_cast<double>(r.size);
-                ph.set_mempolicy = r.first_touch == FirstTouch::Node
-                                       ? make_policy(MpolMode::Bind, node_bit(r.first_touch_node))
-                                       : MemPolicy{};
+                first_touch_phase(ph, r, *t.mm);
                 restore = true;
                 return true;
             }
@@ -375,7 +483,7 @@ class Streams : public Workload {
                     t.mempolicy = MemPolicy{};
                     t.has_mempolicy = false;
                 }
-                spawn(t, ps, first_ti, comm);
+                spawn(pr, t, ps, 1, first_ti, comm);
             }
             const ThreadSpec& ts = ps.threads[thread];
             if (phase >= ts.phases.size()) {
@@ -397,7 +505,7 @@ class Streams : public Workload {
     std::vector<ProcessSpec> specs_;
     System* sys_ = nullptr;
     int index_ = 0;
-    std::vector<std::unique_ptr<TaskProgram>> progs_;
+    std::vector<std::unique_ptr<Process>> procs_;
 };
 
 const WorkloadRegistrar reg(
