@@ -1,5 +1,5 @@
 // SPECjbb2005 as the NUMA-balancing postings run it (seeds 000 and 004): one or more JVMs, each a
-// process with W warehouse threads over a Java heap, plus GC threads.
+// HotSpot process (workload/hotspot_jvm.h) with W warehouse threads over its Java heap.
 // docs/workloads/specjbb2005.md.
 #pragma once
 
@@ -15,10 +15,6 @@ struct Topology;
 // from 1, mmtests' tput-1 .. tput-N rows); a list gives those counts; absent or false gives
 // just `warehouses`. `warehouses` defaults to the machine's CPUs divided among the JVMs.
 std::vector<int> specjbb_sweep_points(const TomlTable& params, const Topology& machine);
-
-// HotSpot's default ParallelGCThreads for a JVM that sees `ncpus` CPUs:
-// ncpus <= 8 ? ncpus : 8 + (ncpus - 8) * 5 / 8 (Abstract_VM_Version::nof_parallel_worker_threads).
-int hotspot_parallel_gc_threads(int ncpus);
 
 // What the SMALLIMP posting's "JVMS Prev Current %Change" block compares: the total bops of a
 // run's last warehouse point, by JVM count.

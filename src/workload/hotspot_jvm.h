@@ -1,0 +1,117 @@
+// A HotSpot JVM process running the Parallel collector: the java launcher's threads, the VM's
+// own threads (VM thread, GC workers, JIT compilers, service threads), and the memory HotSpot
+// maps (the Java heap's generations, the card table, the code cache, metaspace, perf data)
+// around an application's Java threads. The application (workload/specjbb2005.cpp) supplies
+// what the Java main thread runs and the Java threads it starts. docs/workloads/specjbb2005.md
+// lists every figure with its source.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/clock.h"
+#include "workload/process_layout.h"
+
+namespace numasim {
+
+struct System;
+struct Region;
+struct Task;
+
+// HotSpot's ergonomic thread counts for a JVM that sees `ncpus` CPUs.
+// ParallelGCThreads: ncpus <= 8 ? ncpus : 8 + (ncpus - 8) * 5 / 8
+// (Abstract_VM_Version::nof_parallel_worker_threads).
+int hotspot_parallel_gc_threads(int ncpus);
+// CICompilerCount with tiered compilation (CICompilerCountPerCPU, compilationPolicy.cpp):
+// max(log2(n) * log2(max(log2(n), 1)), 1) * 3 / 2; a third of them C1, the rest C2.
+int hotspot_compiler_threads(int ncpus);
+
+struct JvmConfig {
+    uint64_t max_heap = 0;      // -Xmx: reserved
+    uint64_t initial_heap = 0;  // -Xms: committed at start (default 1/64 of RAM)
+    uint64_t live_bytes = 0;    // what the application keeps in the old generation at most
+    int gc_threads = 0;         // 0: ParallelGCThreads for the CPUs the JVM sees
+    std::vector<int> cpus;      // numactl --cpunodebind; empty: every CPU
+    bool thp = false;           // the heap may be backed by transparent huge pages
+    bool pretouch = false;      // -XX:+AlwaysPreTouch
+};
+
+class HotspotJvm {
+  public:
+    using AppMain = std::function<std::unique_ptr<TaskProgram>(HotspotJvm&)>;
+
+    HotspotJvm(System& sys, JvmConfig cfg, int workload, int& next_thread_index);
+
+    // exec("java ..."): the launcher's primordial thread starts the Java main thread (libjli
+    // ContinueInNewThread) and waits for it in pthread_join(); the main thread creates the VM's
+    // threads, then runs `app`.
+    void start(AppMain app);
+
+    // A Java thread (java.lang.Thread.start()) created by `creator`.
+    Task& start_java_thread(Task& creator, const std::string& comm,
+                            std::unique_ptr<TaskProgram> program);
+
+    // The next `bytes` of the old generation for long-lived application data, allocated now
+    // by `allocator` in eden (returned as a phase) and tenured by the GC workers at the next
+    // young collection: promoted() tells when the old-generation copy exists.
+    Region* allocate_long_lived(uint64_t bytes, const std::string& name, Phase& alloc_phase);
+    bool promoted(const Region* r) const;
+
+    // TLAB allocation: a stream of writes over eden, which every young collection empties.
+    AccessStream tlab_stream(double share) const;
+    // What every Java thread touches besides the heap: card marks (the post-write barrier),
+    // compiled code and class metadata.
+    std::vector<AccessStream> vm_streams(double bytes_per_op_share) const;
+
+    // The application's nominal allocation rate (bytes/ns): sets the young-collection period.
+    void set_allocation_rate(double bytes_per_ns) { alloc_rate_ = bytes_per_ns; }
+    // When the application ends and the VM's threads exit with it (System.exit()).
+    void set_end(Nanos t) { end_ = t; }
+
+    const JvmConfig& config() const { return cfg_; }
+    int gc_threads() const { return gc_threads_; }
+    int compiler_threads() const { return compiler_threads_; }
+    uint64_t eden_bytes() const;
+    uint64_t young_bytes() const { return young_; }
+    uint64_t old_committed_bytes() const { return old_; }
+    Process& process() { return *pr_; }
+
+  private:
+    std::unique_ptr<TaskProgram> make_java_main(AppMain app);
+    std::unique_ptr<TaskProgram> make_gc_worker(int id);
+    std::unique_ptr<TaskProgram> make_idle(Nanos period);
+    void map_heap();
+    void map_vm_areas();
+
+    System& sys_;
+    JvmConfig cfg_;
+    int workload_;
+    int& next_index_;
+    std::unique_ptr<Process> pr_;
+    int gc_threads_ = 1, compiler_threads_ = 1;
+    uint64_t young_ = 0, old_ = 0;
+    uint64_t old_used_ = 0;  // bytes of the old generation handed out
+    double alloc_rate_ = 0;
+    Nanos end_ = INT64_MAX / 4;  // unknown until the application says
+    Region* eden_ = nullptr;
+    Region* survivor_[2] = {nullptr, nullptr};
+    Region* old_all_ = nullptr;
+    Region* young_all_ = nullptr;
+    Region* cards_ = nullptr;
+    Region* gc_cards_ = nullptr;
+    std::vector<Region*> code_;  // the committed part of each code cache segment
+    Region* metaspace_ = nullptr;
+    Region* class_space_ = nullptr;
+    Region* perfdata_ = nullptr;
+    struct Pending {
+        Region* region;
+        int gc_cycle;  // promoted once this many collections have run
+    };
+    std::vector<Pending> long_lived_;
+    int gc_cycles_ = 0;  // young collections completed (counted by worker 0)
+};
+
+}  // namespace numasim
