@@ -57,6 +57,12 @@ uint16_t effective_mpol_flags(const MemPolicy& pol) {
 }
 
 bool vma_policy_mof(const Task& p, const Vma& vma) {
+    // Shared anonymous memory is shmem, whose vm_ops->get_policy answers instead: only a shared
+    // policy carrying MPOL_F_MOF would do, and mbind() never sets that flag, so shmem is never
+    // suitable (mm/mempolicy.c vma_policy_mof(); task_numa_work counts it "unsuitable").
+    if ((vma.vm_flags & VM_SHARED) && !vma.is_file())
+        return vma.policy && vma.policy->mode != MpolMode::Default &&
+               (vma.policy->flags & MPOL_F_MOF);
     if (vma.policy) return effective_mpol_flags(*vma.policy) & MPOL_F_MOF;
     if (p.has_mempolicy) return effective_mpol_flags(p.mempolicy) & MPOL_F_MOF;
     return true;  // preferred_node_policy[] carries MPOL_F_MOF | MPOL_F_MORON

@@ -52,7 +52,8 @@ void reset_ptenuma_scan(Task& p);
 // A policy carries MPOL_F_MOF when NUMA balancing may move its pages: the per-node default
 // always, user policies only when given MPOL_F_NUMA_BALANCING (BIND; sanitize_mpol_flags()).
 uint16_t effective_mpol_flags(const MemPolicy& pol);
-// vma_policy_mof(): the VMA's policy, else the task's, else the default.
+// vma_policy_mof(): the VMA's policy, else the task's, else the default; shmem (shared
+// anonymous) only through a shared policy with MPOL_F_MOF.
 bool vma_policy_mof(const Task& p, const Vma& vma);
 
 // --- tracepoints; each also counts itself in sys.counters as `perf stat -e sched:...` would ---

@@ -135,6 +135,25 @@ TEST_F(ScanWork, BudgetStopsInsideTheVmaAtTheWindow) {
     EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 131072u);
 }
 
+// MAP_SHARED anonymous memory is shmem: vma_policy_mof() asks its get_policy op, which has no
+// MPOL_F_MOF policy to give (not even after mbind()), so task_numa_work skips it as unsuitable.
+// The same pages mapped privately are scanned.
+TEST_F(ScanWork, SharedAnonymousMemoryIsUnsuitable) {
+    Vma& shm = w.new_vma(*mm, 64, 0);
+    shm.vm_flags |= VM_SHARED;
+    task_numa_work(w.sys, *p);
+    EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 0u);
+    shm.policy = MemPolicy{MpolMode::Bind, 1, 0};
+    w.sys.now += 2 * NSEC_PER_SEC;
+    task_numa_work(w.sys, *p);
+    EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 0u);
+    shm.vm_flags &= ~VM_SHARED;
+    shm.policy.reset();
+    w.sys.now += 2 * NSEC_PER_SEC;
+    task_numa_work(w.sys, *p);
+    EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 64u);
+}
+
 TEST_F(ScanWork, EmptyRangesUseOnlyTheVirtualCap) {
     // 4 GiB VMA with only its last page present: the walk gives up after 8 x 256 MiB.
     Vma& vma = w.new_vma(*mm, 1048576, 0, false);
