@@ -146,9 +146,9 @@ Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
 }  // namespace
 
 const std::vector<std::string_view>& scenario_head_keys() {
-    static const std::vector<std::string_view> keys = {
-        "name",       "description", "machine",         "profile",
-        "duration",   "iterations",  "seed",            "check_invariants"};
+    static const std::vector<std::string_view> keys = {"name",    "description",     "machine",
+                                                       "profile", "duration",        "iterations",
+                                                       "seed",    "check_invariants"};
     return keys;
 }
 

@@ -16,8 +16,9 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "kernel/invariants.h"
 #include "engine/process.h"
+#include "engine/program.h"
+#include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "machine/presets.h"
 #include "mm/fault.h"
@@ -28,7 +29,6 @@
 #include "numab/profile.h"
 #include "sched/fair.h"
 #include "sim/rng.h"
-#include "engine/program.h"
 
 namespace numasim {
 namespace {
