@@ -7,6 +7,7 @@
 #include "engine/process.h"
 #include "helpers.h"
 #include "kernel/numa_maps.h"
+#include "numab/numab.h"
 #include "workload/common.h"
 #include "workload/phase_list.h"
 
@@ -142,6 +143,65 @@ TEST(ProcessLayout, JoinSleepsUntilTheThreadsExitAndStacksAreReused) {
     for (const auto& v : pr->mm().vmas)
         stacks += v->nr_pages() == 2048;
     EXPECT_EQ(stacks, 2);
+}
+
+// The v6.7 forced pass (task_numa_work, kernel/sched/fair.c) scans one pid-inactive VMA per
+// call. On the way to it the kernel passes over, without ending the pass, what it never scans:
+// read-only file segments (text, rodata, relro: "shared_ro"), PROT_NONE guard pages
+// ("inaccessible") and [vvar] (VM_PFNMAP: "unsuitable"); nothing of these gets per-VMA state.
+// So below a buffer that main() mapped before creating its threads, the walk stops once at
+// each writable segment: the executable's .data, [heap], each thread's stack, then the buffer.
+TEST(ProcessLayout, ForcedWalkStopsOnlyWhereTheKernelScans) {
+    Sim s;
+    System& sys = *s.sys;
+    sys.knobs.vma_scan = VmaScanSelection::PidsActiveForced;
+    sys.knobs.per_vma_start_scan_seq = false;  // v6.7: the first two passes are mm-wide
+    sys.knobs.starvation_guard = false;
+    auto pr = Process::exec(sys, dynamic_c_program("/bin/prog"));
+    Task& main =
+        pr->start(nullptr, "prog", std::make_unique<PhaseList>(std::vector<Phase>{}), 0, 0);
+    Vma& buffer = pr->mmap(16 * PAGE_SIZE, "buffer", VM_READ | VM_WRITE);
+    constexpr int kThreads = 3;
+    for (int i = 1; i <= kThreads; ++i)
+        pr->pthread_create(main, "prog", std::make_unique<PhaseList>(std::vector<Phase>{}), i);
+    Mm& mm = pr->mm();
+    mm.numa_scan_seq = 2;  // the unconditional passes are over; nobody has faulted since
+    auto due = [&](Nanos t) {
+        sys.now = t;
+        mm.numa_next_scan = t;
+    };
+    // First sight: every scannable VMA gets its state and waits out scan_delay.
+    due(10 * NSEC_PER_SEC);
+    task_numa_work(sys, main);
+    const int seq = mm.numa_scan_seq;
+    std::vector<const Vma*> walked;
+    for (int call = 1; call <= 20 && mm.numa_scan_offset < buffer.end; ++call) {
+        due((10 + 2 * call) * NSEC_PER_SEC);
+        task_numa_work(sys, main);
+        int newly = 0;
+        for (const auto& v : mm.vmas)
+            if (v->numab_state && v->numab_state->prev_scan_seq == seq &&
+                std::find(walked.begin(), walked.end(), v.get()) == walked.end()) {
+                walked.push_back(v.get());
+                ++newly;
+            }
+        EXPECT_EQ(newly, 1) << "call " << call;
+    }
+    EXPECT_EQ(mm.numa_scan_seq, seq);
+    ASSERT_EQ(walked.size(), static_cast<size_t>(3 + kThreads));
+    EXPECT_EQ(walked[0]->name, "/bin/prog");
+    EXPECT_TRUE(walked[0]->vm_flags & VM_WRITE);
+    EXPECT_EQ(walked[1]->name, "[heap]");
+    for (int i = 0; i < kThreads; ++i)
+        EXPECT_EQ(walked[2 + i]->nr_pages(), 2048u);  // an 8 MiB thread stack
+    EXPECT_EQ(walked.back(), &buffer);
+    for (const auto& v : mm.vmas) {
+        const bool ro_file = v->is_file() && !(v->vm_flags & VM_WRITE);
+        const bool inaccessible = !(v->vm_flags & (VM_READ | VM_WRITE | VM_EXEC));
+        if (ro_file || inaccessible || (v->vm_flags & VM_PFNMAP)) {
+            EXPECT_FALSE(v->numab_state.has_value()) << v->name << " at " << v->start;
+        }
+    }
 }
 
 // numa_maps: one line per VMA with maps' permissions and numa_maps' counts.
