@@ -24,7 +24,8 @@ class CompareCommand : public Command {
         sub_->add_option("-V,--variant", variants_,
                          "NAME:KEY=VALUE[,KEY=VALUE] with the overrides of --param (e.g. "
                          "old:profile=v4.18,smallimp=0); default: the scenario's [[variant]] "
-                         "tables");
+                         "tables")
+            ->allow_extra_args(false);
         sub_->add_flag("--json", json_, "print one JSON object");
         sub_->add_option("--rule", rule_,
                          "significance rule: ci (mmtests now), ttest (2018-2024), none")

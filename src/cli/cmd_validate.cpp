@@ -1,8 +1,10 @@
 // numasim validate [--quick] [--strict] [--dir experiments] [-j N] [--only NAME]...
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "config/input_error.h"
 #include "experiment/pool.h"
 #include "experiment/validate.h"
 #include "report/validation_report.h"
@@ -11,25 +13,43 @@ namespace numasim {
 
 namespace {
 
+// experiments/ in the working directory (the source tree's root), else next to the binary or
+// one level up (build/numasim in a source tree), so that `validate` works from any directory.
+std::string default_experiment_dir() {
+    std::error_code ec;
+    if (std::filesystem::is_directory("experiments", ec)) return "experiments";
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    if (!ec)
+        for (const auto& dir : {exe / "experiments", exe.parent_path() / "experiments"})
+            if (std::error_code e; std::filesystem::is_directory(dir, e)) return dir.string();
+    throw InputError("validate", "",
+                     "no experiments/ directory here, next to the binary or above it; run from "
+                     "the source tree or give --dir");
+}
+
 class ValidateCommand : public Command {
   public:
     void add_to(CLI::App& app) override {
         sub_ = app.add_subcommand("validate",
                                   "run the experiments that reproduce the seed postings and print "
                                   "published and simulated effects side by side");
-        sub_->add_option("--dir", dir_, "experiment directory")->check(CLI::ExistingDirectory);
+        sub_->add_option("--dir", dir_,
+                         "experiment directory (default: experiments/ in the working directory, "
+                         "else next to the source tree the binary was built from)");
         sub_->add_flag("--quick", o_.quick,
                        "reduced scale (each experiment's [validate] quick overrides), "
                        "directions only");
         sub_->add_flag("--strict", strict_,
                        "exit 1 if a headline effect misses (except those marked ci = false)");
-        sub_->add_option("--only", o_.only, "experiment file stems to run");
-        sub_->add_option("-j,--jobs", jobs_, "worker threads (default: all cores)");
+        sub_->add_option("--only", o_.only, "experiment file stems to run (repeatable)")
+            ->allow_extra_args(false);
+        add_jobs_option(*sub_, jobs_);
         add_check_invariants_flag(*sub_, check_invariants_);
     }
 
     int execute() override {
         o_.workers = jobs_ > 0 ? jobs_ : default_workers();
+        if (dir_.empty()) dir_ = default_experiment_dir();
         if (check_invariants_) o_.overrides.push_back(check_invariants_override());
         const auto rows = run_validation(dir_, o_);
         const std::string out = validation_text(rows);
@@ -41,7 +61,7 @@ class ValidateCommand : public Command {
     }
 
   private:
-    std::string dir_ = "experiments";
+    std::string dir_;
     bool strict_ = false, check_invariants_ = false;
     int jobs_ = 0;
     ValidateOptions o_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "config/input_error.h"
 #include "experiment/pool.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
@@ -10,13 +11,16 @@ namespace numasim {
 
 void add_knob_options(CLI::App& app, std::vector<std::string>& set,
                       std::vector<std::string>& params) {
+    // One value per occurrence, so that `--param k=v FILE` leaves FILE to the positional.
     app.add_option("--set", set,
                    "KEY=VALUE override, the short form for knobs, e.g. --set smallimp=0 "
-                   "(repeatable; see --param)");
+                   "(repeatable; see --param)")
+        ->allow_extra_args(false);
     app.add_option("--param", params,
                    "KEY=VALUE override of any key of the scenario file, e.g. --param "
                    "workload.duration=20s; KEY may be short for a [scenario] key or a knob, "
-                   "VALUE is TOML or a bare word (repeatable)");
+                   "VALUE is TOML or a bare word (repeatable)")
+        ->allow_extra_args(false);
 }
 
 ScenarioOverrides knob_overrides(const std::vector<std::string>& set,
@@ -39,30 +43,48 @@ KeyAssignment check_invariants_override() {
     return parse_override("check_invariants=true", "--check-invariants");
 }
 
+void add_jobs_option(CLI::App& app, int& jobs) {
+    app.add_option("-j,--jobs", jobs,
+                   fmt::format("worker threads for runs, 1..{} (default: all cores)", kMaxWorkers))
+        ->check(CLI::Range(1, kMaxWorkers));
+}
+
 void ScenarioOptions::add_to(CLI::App& app) {
-    app.add_option("--machine", machine,
-                   fmt::format("machine: a preset ({}), a machine file, hwloc:FILE.xml or "
-                               "hwloc:host",
-                               fmt::join(preset_names(), ", ")));
-    app.add_option("--profile", profile,
-                   fmt::format("kernel profile ({})", fmt::join(profile_names(), ", ")));
+    given.emplace_back(
+        app.add_option("--machine", machine,
+                       fmt::format("machine: a preset ({}), a machine file, hwloc:FILE.xml or "
+                                   "hwloc:host",
+                                   fmt::join(preset_names(), ", "))),
+        &machine);
+    given.emplace_back(
+        app.add_option("--profile", profile,
+                       fmt::format("kernel profile ({})", fmt::join(profile_names(), ", "))),
+        &profile);
     add_knob_options(app, set, params);
-    app.add_option("--seed", seed, "seed (default: the scenario's)");
-    app.add_option("--iterations", iterations, "iterations (default: the scenario's)");
-    app.add_option("--duration", duration, "upper bound of simulated time, e.g. 30s");
-    app.add_option("-j,--jobs", jobs, "worker threads for runs (default: all cores)");
+    given.emplace_back(app.add_option("--seed", seed, "seed (default: the scenario's)"), &seed);
+    given.emplace_back(
+        app.add_option("--iterations", iterations, "iterations (default: the scenario's)"),
+        &iterations);
+    given.emplace_back(
+        app.add_option("--duration", duration, "upper bound of simulated time, e.g. 30s"),
+        &duration);
+    add_jobs_option(app, jobs);
     add_check_invariants_flag(app, check_invariants);
 }
 
 ScenarioOverrides ScenarioOptions::overrides() const {
     ScenarioOverrides ov;
-    if (!machine.empty()) ov.push_back(string_override("machine", machine, "--machine " + machine));
-    if (!profile.empty()) ov.push_back(string_override("profile", profile, "--profile " + profile));
-    if (!seed.empty()) ov.push_back(parse_override("seed=" + seed, "--seed " + seed));
-    if (!iterations.empty())
-        ov.push_back(parse_override("iterations=" + iterations, "--iterations " + iterations));
-    if (!duration.empty())
-        ov.push_back(string_override("duration", duration, "--duration " + duration));
+    for (const auto& [opt, value] : given) {
+        if (opt->count() == 0) continue;
+        const std::string key = opt->get_name().substr(2);  // "--machine" -> "machine"
+        const std::string origin = opt->get_name() + " " + *value;
+        if (value->empty()) throw InputError(opt->get_name(), "", "empty value");
+        // Names and durations are strings; seed and iterations are TOML integers.
+        if (key == "seed" || key == "iterations")
+            ov.push_back(parse_override(key + "=" + *value, origin));
+        else
+            ov.push_back(string_override(key, *value, origin));
+    }
     if (check_invariants) ov.push_back(check_invariants_override());
     for (auto& a : knob_overrides(set, params))
         ov.push_back(std::move(a));

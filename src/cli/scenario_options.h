@@ -9,11 +9,22 @@
 
 namespace numasim {
 
+// Worker threads a command may be given: far more than any host's cores (the runs of one
+// command are at most iterations x variants), and few enough that a typo cannot ask the system
+// for a million threads.
+inline constexpr int kMaxWorkers = 1024;
+
+// `-j,--jobs N` with its range.
+void add_jobs_option(CLI::App& app, int& jobs);
+
 struct ScenarioOptions {
     std::string machine, profile, duration, seed, iterations;
     std::vector<std::string> set, params;
     int jobs = 0;  // 0: one per hardware thread
     bool check_invariants = false;
+    // The scenario options given on the command line (an empty --machine is an error, not
+    // "no --machine").
+    std::vector<std::pair<CLI::Option*, std::string*>> given;
 
     void add_to(CLI::App& app);
     // In the order they apply: the [scenario] options, then --param, then --set.

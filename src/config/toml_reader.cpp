@@ -4,14 +4,59 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 
 namespace numasim {
+
+// Rejects, before the TOML parser sees it, text whose arrays or inline tables nest deeper than
+// kMaxTomlNesting or that has a dotted key of more than kMaxTomlKeyParts parts: the parser
+// recurses once per level and would overflow the stack. Strings and comments are skipped; a
+// dot inside a run of key characters counts as a key part (a number such as 1.5 has one).
+void check_toml_shape(std::string_view text, const std::string& name) {
+    int depth = 0, dots = 0, line = 1;
+    auto fail = [&](const std::string& problem) {
+        throw InputError(name, fmt::format("line {}", line), problem);
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n') ++line;
+        if (c == '#') {
+            while (i + 1 < text.size() && text[i + 1] != '\n')
+                ++i;
+        } else if (c == '"' || c == '\'') {
+            const bool multi = text.substr(i, 3) == std::string(3, c);
+            const std::string_view close = multi ? text.substr(i, 3) : text.substr(i, 1);
+            i += close.size();
+            while (i < text.size() && text.substr(i, close.size()) != close) {
+                if (text[i] == '\n') ++line;
+                if (c == '"' && text[i] == '\\') ++i;  // an escaped character
+                ++i;
+            }
+            i += close.size() - 1;
+            continue;  // a quoted key part keeps the run of dots going
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxTomlNesting)
+                fail(fmt::format("arrays and tables nest deeper than {} levels", kMaxTomlNesting));
+        } else if (c == ']' || c == '}') {
+            --depth;
+        } else if (c == '.') {
+            if (++dots >= kMaxTomlKeyParts)
+                fail(fmt::format("a dotted key has more than {} parts", kMaxTomlKeyParts));
+            continue;
+        }
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ' ||
+              c == '\t' || c == '.'))
+            dots = 0;
+    }
+}
 
 namespace {
 
@@ -156,6 +201,10 @@ void apply_assignments(toml::table& root, const std::vector<KeyAssignment>& assi
                        std::map<std::string, std::string, std::less<>>& assigned) {
     for (const auto& a : assignments) {
         toml::table v;
+        if (std::count(a.key.begin(), a.key.end(), '.') >= kMaxTomlKeyParts)
+            throw InputError(a.origin, "",
+                             fmt::format("a key has more than {} parts", kMaxTomlKeyParts));
+        check_toml_shape(a.value, a.origin);
         try {
             const std::string doc = "v = " + a.value;
             v = toml::parse(std::string_view(doc), std::string_view(a.origin));
@@ -177,15 +226,23 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) 
 TomlTable TomlTable::parse_file(const std::string& path,
                                 const std::vector<KeyAssignment>& assignments) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "", "cannot open file");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_text(ss.str(), path, assignments);
+    if (!in) throw InputError(path, "", fmt::format("cannot open file: {}", std::strerror(errno)));
+    // Read at most one byte more than allowed: a device such as /dev/zero never ends.
+    std::string text(kMaxInputFileBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    if (in.bad()) throw InputError(path, "", "cannot read file (is it a directory?)");
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (text.size() > kMaxInputFileBytes)
+        throw InputError(
+            path, "",
+            fmt::format("larger than {} MiB, the limit for input files", kMaxInputFileBytes >> 20));
+    return parse_text(text, path, assignments);
 }
 
 TomlTable TomlTable::parse_text(std::string_view text, const std::string& name,
                                 const std::vector<KeyAssignment>& assignments) {
     std::shared_ptr<toml::table> root;
+    check_toml_shape(text, name);
     try {
         root = std::make_shared<toml::table>(toml::parse(text, name));
     } catch (const toml::parse_error& e) {

@@ -100,6 +100,11 @@ class TomlTable {
 // A TOML value as text: a string quoted and escaped, e.g. for a KeyAssignment.
 std::string toml_quote(std::string_view s);
 
+// Throws an InputError naming `name` and the line if `text` nests arrays or inline tables deeper
+// than kMaxTomlNesting or has a dotted key of more than kMaxTomlKeyParts parts (limits.h): the
+// TOML parser would recurse that deep.
+void check_toml_shape(std::string_view text, const std::string& name);
+
 // Parses "3GiB" style sizes and "250ms" style durations; nullopt if malformed.
 std::optional<uint64_t> parse_size(std::string_view text);
 std::optional<int64_t> parse_duration_ns(std::string_view text);

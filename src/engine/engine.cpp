@@ -209,9 +209,27 @@ void Engine::finish_phase(Task& p) {
     schedule(sys_, cpu);
 }
 
+namespace {
+// Steps without simulated time that one CPU may take at one instant: each starts a phase or
+// moves or ends a task, so a million is far more than the tasks any machine could hold, while a
+// program that never consumes time reaches it in well under a second.
+constexpr int kMaxStepsWithoutTime = 1 << 20;
+}  // namespace
+
 void Engine::advance_cpu(int cpu, Nanos t) {
     Rq& rq = sys_.rqs[cpu];
+    Nanos last_clock = rq.clock;
+    int still = 0;
     while (rq.clock < t) {
+        if (rq.clock != last_clock) {
+            last_clock = rq.clock;
+            still = 0;
+        } else if (++still > kMaxStepsWithoutTime) {
+            throw SimulationStalled(fmt::format(
+                "simulated time stopped at {} ns on CPU {}: task {} ({}) takes step after step "
+                "without using any time",
+                rq.clock, cpu, rq.curr ? rq.curr->pid : -1, rq.curr ? rq.curr->comm : "idle"));
+        }
         Task* p = rq.curr;
         if (!p) {
             rq.clock = t;

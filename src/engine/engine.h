@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ struct TaskRun {
     Nanos phase_cpu = 0;              // CPU time in the current phase
     std::vector<uint64_t> sweep_pos;  // per stream: next page of a sweep (region-relative)
     std::vector<double> sweep_carry;  // per stream: bytes short of the next page
+};
+
+// A run whose simulated time stopped: some CPU took kMaxStepsWithoutTime steps (phases started,
+// tasks moved or exited) at one instant. Input checks should make this unreachable; it is the
+// guarantee that no input hangs the simulator.
+class SimulationStalled : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
 };
 
 class Engine {

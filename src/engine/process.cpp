@@ -1,8 +1,11 @@
 #include "engine/process.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
+#include "config/limits.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
 #include "mm/page_alloc.h"
@@ -21,7 +24,13 @@ Mm& mm_create(System& sys) {
 
 Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::string& name,
              std::shared_ptr<MemObject> object, uint64_t pgoff, uint64_t addr) {
-    (void)sys;
+    const uint64_t machine = sys.topo.total_mem_bytes();
+    if (bytes == 0) throw WorkloadTooLarge(fmt::format("mapping '{}' has no pages", name));
+    if (bytes > machine)
+        throw WorkloadTooLarge(
+            fmt::format("mapping '{}' is {:.1f} GiB but the machine has {:.1f} GiB of memory", name,
+                        static_cast<double>(bytes) / 1073741824.0,
+                        static_cast<double>(machine) / 1073741824.0));
     const uint64_t pages = (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
     const uint64_t len = pages * PAGE_SIZE;
     auto v = std::make_unique<Vma>();
@@ -85,6 +94,8 @@ namespace {
 
 Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskProgram* program,
                int workload, int thread_index, bool clone_vm) {
+    if (static_cast<int64_t>(sys.tasks.size()) >= kMaxTasks)
+        throw WorkloadTooLarge(fmt::format("more than {} tasks", kMaxTasks));
     auto t = std::make_unique<Task>();
     Task& p = *t;
     p.index = static_cast<int>(sys.tasks.size());

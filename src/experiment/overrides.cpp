@@ -49,11 +49,19 @@ bool bare_word(std::string_view v) {
 // The value as TOML text: TOML as given if it parses, a bare word as a string.
 std::string toml_value(std::string_view value, const std::string& origin, const std::string& key) {
     if (value.empty()) throw InputError(origin, key, "missing value");
+    check_toml_shape(value, origin);
     try {
         const std::string doc = "v = " + std::string(value);
         (void)toml::parse(std::string_view(doc), std::string_view(origin));
         return std::string(value);
     } catch (const toml::parse_error& e) {
+        const std::string_view digits = value.substr(value[0] == '-' || value[0] == '+');
+        if (digits.size() >= 19 && std::all_of(digits.begin(), digits.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c));
+            }))
+            throw InputError(origin, key,
+                             "integer out of range (a 64-bit signed integer: at most "
+                             "9223372036854775807)");
         if (bare_word(value)) return toml_quote(value);
         throw InputError(origin, key,
                          "the value is neither TOML nor a bare word (quote strings): " +

@@ -6,7 +6,9 @@
 
 #include "config/embedded.h"
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "config/toml_reader.h"
+#include "engine/process.h"
 #include "kernel/system.h"
 #include "machine/hardware_table.h"
 #include "machine/presets.h"
@@ -29,7 +31,13 @@ void check_fits(const Scenario& sc, const std::vector<std::shared_ptr<TomlTable>
     std::set<const MemObject*> seen;
     uint64_t bytes = 0;
     for (size_t i = 0; i < workloads.size(); ++i) {
-        workloads[i]->setup(sys, static_cast<int>(i));
+        try {
+            workloads[i]->setup(sys, static_cast<int>(i));
+        } catch (const WorkloadTooLarge& e) {
+            const std::string problem = fmt::format("{} (docs/scenario.md, \"Limits\")", e.what());
+            if (i < tables.size()) tables[i]->fail_here(problem);
+            throw InputError(sc.file, "workload", problem);
+        }
         for (const auto& mm : sys.mms)
             for (const auto& v : mm->vmas)
                 if (seen.insert(v->object.get()).second) bytes += v->object->nr_pages * PAGE_SIZE;
@@ -85,7 +93,14 @@ Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
     sc.name = head->get_string("name", sc.file);
     sc.description = head->get_string("description", "");
     sc.machine_spec = head->get_string("machine");
-    sc.machine = resolve_machine(sc.machine_spec, sc.file, "scenario.machine");
+    // A machine given on the command line is resolved from the working directory and blamed
+    // on the option; one from the file, relative to the file.
+    const std::string machine_origin = head->origin("machine");
+    const bool from_file = machine_origin.rfind(sc.file + ": ", 0) == 0;
+    sc.machine = resolve_machine(sc.machine_spec, from_file ? sc.file : machine_origin,
+                                 from_file ? "scenario.machine" : "", from_file);
+    if (auto f = machine_spec_file(sc.machine_spec, sc.file, from_file); !f.empty())
+        sc.input_files.push_back(f);
     if (auto hw = root.table("hardware")) apply_hardware_overrides(sc.machine, *hw);
     sc.profile = head->get_string("profile", kDefaultProfile);
     try {
@@ -95,12 +110,15 @@ Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
     }
     sc.duration = head->get_duration_ns("duration", kDefaultDurationS * NSEC_PER_SEC);
     if (sc.duration <= 0) head->fail("duration", "must be positive");
+    if (sc.duration > kMaxDurationSeconds * NSEC_PER_SEC)
+        head->fail("duration", fmt::format("must be at most {} s (docs/scenario.md, \"Limits\")",
+                                           kMaxDurationSeconds));
     const int64_t iterations = head->get_int("iterations", 1);
     if (iterations < 1 || iterations > kMaxIterations)
         head->fail("iterations", fmt::format("must be 1..{}", kMaxIterations));
     sc.iterations = static_cast<int>(iterations);
     const int64_t seed = head->get_int("seed", 1);
-    if (seed < 0) head->fail("seed", "must be non-negative");
+    if (seed < 0) head->fail("seed", "must be 0..9223372036854775807");
     sc.seed = static_cast<uint64_t>(seed);
     sc.check_invariants = head->get_bool("check_invariants", false);
     head->finish();
@@ -160,7 +178,9 @@ std::vector<std::unique_ptr<Workload>> Scenario::make_workloads() const {
 }
 
 Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov) {
-    return load(TomlTable::parse_file(path, ov), {});
+    Scenario sc = load(TomlTable::parse_file(path, ov), {});
+    sc.input_files.push_back(path);
+    return sc;
 }
 
 Scenario load_scenario_text(std::string_view text, const std::string& name,

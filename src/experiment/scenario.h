@@ -26,6 +26,7 @@ struct ScenarioWorkload {
 
 struct Scenario {
     std::string file;
+    std::vector<std::string> input_files;  // the files read: scenario, machine file or XML
     std::string name;
     std::string description;
     std::string machine_spec;

@@ -137,9 +137,18 @@ void judge(EffectResult& r, const EffectSpec& e, bool quick) {
 
 std::vector<EffectResult> run_validation(const std::string& dir, const ValidateOptions& o) {
     std::vector<std::string> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir))
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
         if (entry.path().extension() == ".toml") files.push_back(entry.path().string());
+    if (ec) throw InputError(dir, "", "cannot read the experiment directory: " + ec.message());
     std::sort(files.begin(), files.end());
+    for (const auto& name : o.only)
+        if (std::none_of(files.begin(), files.end(), [&](const std::string& f) {
+                return std::filesystem::path(f).stem() == name;
+            }))
+            throw InputError("--only " + name, "",
+                             fmt::format("no experiment {}/{}.toml", dir, name));
+    if (files.empty()) throw InputError(dir, "", "no experiment (*.toml) in this directory");
     std::vector<EffectResult> rows;
     std::map<std::string, std::vector<double>> groups;
     for (const auto& file : files) {

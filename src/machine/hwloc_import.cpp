@@ -7,10 +7,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 
 namespace numasim {
 
@@ -159,15 +161,34 @@ MemoryHardware generic_hardware(const std::vector<std::vector<int>>& distance) {
 }
 
 Topology import_hwloc_xml(const std::string& path) {
+    // hwloc reports every failure as EINVAL; find what is wrong first, where we can say it.
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw InputError(path, "", "cannot open hwloc XML file");
-    HwlocTopology t;
-    if (hwloc_topology_set_xml(t.get(), path.c_str()) != 0)
-        throw InputError(path, "", fmt::format("cannot read hwloc XML: {}", std::strerror(errno)));
-    if (hwloc_topology_load(t.get()) != 0)
+    const auto st = std::filesystem::status(path, ec);
+    if (ec) throw InputError(path, "", "cannot open hwloc XML file: " + ec.message());
+    if (!std::filesystem::is_regular_file(st))
+        throw InputError(path, "", "not a regular file (give an lstopo XML export)");
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec) throw InputError(path, "", "cannot read hwloc XML file: " + ec.message());
+    if (size > kMaxHwlocXmlBytes)
         throw InputError(path, "",
-                         fmt::format("hwloc cannot load this XML: {}", std::strerror(errno)));
+                         fmt::format("larger than {} MiB, the limit for hwloc XML files",
+                                     kMaxHwlocXmlBytes >> 20));
+    std::ifstream in(path, std::ios::binary);
+    std::string text(size, '\0');
+    if (!in.read(text.data(), static_cast<std::streamsize>(size)))
+        throw InputError(path, "", "cannot read hwloc XML file");
+    if (text.empty()) throw InputError(path, "", "empty file (give an lstopo XML export)");
+    if (text.find("<topology") == std::string::npos)
+        throw InputError(path, "",
+                         "no <topology> element: not an lstopo XML export (make one with "
+                         "`lstopo FILE.xml`)");
+    HwlocTopology t;
+    if (hwloc_topology_set_xmlbuffer(t.get(), text.c_str(), static_cast<int>(text.size() + 1)) !=
+            0 ||
+        hwloc_topology_load(t.get()) != 0)
+        throw InputError(path, "",
+                         "hwloc rejects this XML: malformed XML or not a topology hwloc "
+                         "understands (`hwloc-info --input FILE` shows hwloc's own message)");
     return convert(t.get(), path, std::filesystem::path(path).stem().string());
 }
 

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "machine/cpu_layout.h"
 #include "machine/hardware_table.h"
 
@@ -12,10 +14,7 @@ namespace numasim {
 
 namespace {
 
-// Upper bounds from Linux's largest x86 configuration (CONFIG_MAXSMP: NR_CPUS 8192,
-// NODES_SHIFT 10); anything larger in a file is a typo.
-constexpr int64_t kMaxCpus = 8192;
-constexpr int64_t kMaxNodes = 1024;
+// kMaxCpus and kMaxNodes (config/limits.h) bound the counts below.
 // POWER8 has the widest SMT of any Linux machine: 8 threads per core.
 constexpr int64_t kMaxThreadsPerCore = 8;
 // Default SLIT when a file gives none: 10 local and 21 remote, what two-socket Intel BIOSes
@@ -34,6 +33,14 @@ int get_count(const TomlTable& t, const char* key, int64_t fallback, int64_t max
     return static_cast<int>(v);
 }
 
+// A node's memory, at most kMaxNodeMemoryBytes (config/limits.h).
+uint64_t get_memory(const TomlTable& t, const char* key, std::optional<uint64_t> fallback) {
+    const uint64_t v = fallback ? t.get_size(key, *fallback) : t.get_size(key);
+    if (v > kMaxNodeMemoryBytes)
+        t.fail(key, fmt::format("at most {} TiB per node", kMaxNodeMemoryBytes >> 40));
+    return v;
+}
+
 void read_regular(const TomlTable& m, Topology& topo) {
     RegularLayout l;
     l.sockets = get_count(m, "sockets", -1, kMaxNodes);
@@ -41,7 +48,7 @@ void read_regular(const TomlTable& m, Topology& topo) {
     l.cores_per_node = get_count(m, "cores_per_node", -1, kMaxCpus);
     l.threads_per_core = get_count(m, "threads_per_core", 1, kMaxThreadsPerCore);
     l.llcs_per_node = get_count(m, "llcs_per_node", 1, kMaxCpus);
-    l.mem_per_node = m.get_size("memory_per_node");
+    l.mem_per_node = get_memory(m, "memory_per_node", std::nullopt);
     std::string numbering = m.get_string("cpu_numbering", "siblings-last");
     auto n = parse_cpu_numbering(numbering);
     if (!n)
@@ -68,7 +75,7 @@ ExplicitNode read_node(const TomlTable& nt, int index, std::map<int64_t, int>& o
     n.package = static_cast<int>(nt.get_int("package", index));
     if (n.package < 0 || n.package >= kMaxNodes)
         nt.fail("package", fmt::format("must be 0..{}", kMaxNodes - 1));
-    n.mem_bytes = nt.get_size("memory", 0);
+    n.mem_bytes = get_memory(nt, "memory", 0);
     const bool has_cpus = nt.has("cpus"), has_cores = nt.has("cores");
     if (has_cpus && has_cores) nt.fail("cores", "give either 'cpus' or 'cores', not both");
     std::vector<std::vector<int64_t>> groups;

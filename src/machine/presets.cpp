@@ -73,8 +73,14 @@ Topology load_preset(const std::string& name) {
 }
 
 Topology resolve_machine(const std::string& spec, const std::string& origin_file,
-                         const std::string& key) {
+                         const std::string& key, bool relative) {
     std::string_view s(spec);
+    const std::string base = relative ? origin_file : std::string();
+    if (spec.empty())
+        throw InputError(origin_file, key,
+                         fmt::format("empty machine name; valid presets: {} (or a .toml path, "
+                                     "hwloc:FILE.xml, hwloc:host)",
+                                     joined_names()));
     if (s.substr(0, kHwlocPrefix.size()) == kHwlocPrefix) {
         std::string_view rest = s.substr(kHwlocPrefix.size());
         if (rest == kHwlocHost) return import_hwloc_host();
@@ -82,16 +88,29 @@ Topology resolve_machine(const std::string& spec, const std::string& origin_file
             throw InputError(origin_file, key,
                              "'hwloc:' needs a path to an lstopo XML file or "
                              "'host'");
-        return import_hwloc_xml(relative_to(std::string(rest), origin_file));
+        return import_hwloc_xml(relative_to(std::string(rest), base));
     }
     if (ends_with(s, ".toml") || s.find('/') != std::string_view::npos)
-        return load_machine_file(relative_to(spec, origin_file));
+        return load_machine_file(relative_to(spec, base));
     if (!find_embedded(kPresetGroup, spec))
         throw InputError(origin_file, key,
                          fmt::format("unknown machine '{}'; valid presets: {} (or a .toml path, "
                                      "hwloc:FILE.xml, hwloc:host)",
                                      spec, joined_names()));
     return load_preset(spec);
+}
+
+std::string machine_spec_file(const std::string& spec, const std::string& origin_file,
+                              bool relative) {
+    const std::string base = relative ? origin_file : std::string();
+    std::string_view s(spec);
+    if (s.substr(0, kHwlocPrefix.size()) == kHwlocPrefix) {
+        const std::string_view rest = s.substr(kHwlocPrefix.size());
+        return rest == kHwlocHost ? "" : relative_to(std::string(rest), base);
+    }
+    if (ends_with(s, ".toml") || s.find('/') != std::string_view::npos)
+        return relative_to(spec, base);
+    return "";
 }
 
 std::string list_presets_text() {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "machine/topology.h"
 
 namespace numasim {
@@ -27,6 +28,11 @@ struct Checker {
 
     void nodes() const {
         if (t.nodes.empty()) fail("", "the machine has no NUMA nodes");
+        if (t.nr_nodes() > kMaxNodes)
+            fail("",
+                 fmt::format("{} NUMA nodes; at most {} are supported", t.nr_nodes(), kMaxNodes));
+        if (t.nr_cpus() > kMaxCpus)
+            fail("", fmt::format("{} CPUs; at most {} are supported", t.nr_cpus(), kMaxCpus));
         for (int i = 0; i < t.nr_nodes(); ++i) {
             const NodeInfo& n = t.nodes[i];
             const std::string key = fmt::format("node[{}]", i);

@@ -73,6 +73,15 @@ class Autonumabench : public Workload {
         r.integer("loops", size_.loops, 0);
         r.size("size", size_.bytes, PAGE_SIZE * static_cast<uint64_t>(size_.threads));
         r.flag("thp", thp_);
+        // NUMA01 zeroes every process's buffer under MPOL_BIND to one node: with no swap in the
+        // model, more than that node holds could only stall.
+        const uint64_t bound = size_.bytes * static_cast<uint64_t>(size_.processes);
+        if (size_.bind_first_touch && size_.bytes <= topo.total_mem_bytes() &&
+            bound > topo.nodes[node_].mem_bytes)
+            r.fail("size", fmt::format("{} processes x {:.1f} GiB are bound to node {}, which has "
+                                       "{:.1f} GiB of memory",
+                                       size_.processes, size_.bytes / 1073741824.0, node_,
+                                       topo.nodes[node_].mem_bytes / 1073741824.0));
     }
 
     // numa01.c's main(): fork() (NUMA01*), then in each process malloc(SIZE) and THREADS

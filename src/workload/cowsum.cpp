@@ -8,6 +8,7 @@
 #include <array>
 #include <memory>
 
+#include "config/limits.h"
 #include "config/param_reader.h"
 #include "engine/process.h"
 #include "kernel/system.h"
@@ -54,7 +55,7 @@ class Cowsum : public Workload {
   public:
     Cowsum(const TomlTable& t, const Topology&) {
         ParamReader r(t);
-        r.integer("processes", procs_, 1);
+        r.integer("processes", procs_, 1, kMaxTasks);
         double secs = DEFAULT_SECONDS;
         r.positive("seconds", secs);
         run_ns_ = static_cast<Nanos>(secs * NSEC_PER_SEC);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "config/limits.h"
 #include "config/param_reader.h"
 #include "engine/process.h"
 #include "kernel/system.h"
@@ -386,17 +387,29 @@ const WorkloadRegistrar reg("perf-bench-numa", "perf bench numa mem (tools/perf/
 }  // namespace
 
 void read_perf_bench_numa_params(ParamReader& r, PerfBenchNumaParams& p) {
-    r.integer("nr_proc", p.nr_proc, 1);
-    r.integer("nr_threads", p.nr_threads, 1);
-    r.number("mb_global", p.mb_global, 0);
-    r.number("mb_proc", p.mb_proc, 0);
-    r.number("mb_proc_locked", p.mb_proc_locked, 0);
-    r.number("mb_thread", p.mb_thread, 0);
+    r.integer("nr_proc", p.nr_proc, 1, kMaxTasks);
+    r.integer("nr_threads", p.nr_threads, 1, kMaxTasks);
+    if (int64_t{p.nr_proc} * p.nr_threads > kMaxTasks)
+        r.fail("nr_threads", fmt::format("{} processes x {} threads is more than {} tasks "
+                                         "(docs/scenario.md, \"Limits\")",
+                                         p.nr_proc, p.nr_threads, kMaxTasks));
+    // A buffer is mapped in whole pages: a figure that rounds to no page would leave nothing
+    // to work on (and a loop of zero bytes would never end).
+    constexpr double kPageMB = PAGE_SIZE / MB;
+    constexpr double kMaxMB = static_cast<double>(kMaxNodeMemoryBytes) / MB;
+    for (auto [key, v] : {std::pair{"mb_global", &p.mb_global},
+                          {"mb_proc", &p.mb_proc},
+                          {"mb_proc_locked", &p.mb_proc_locked},
+                          {"mb_thread", &p.mb_thread}}) {
+        r.number(key, *v, 0, kMaxMB);
+        if (*v > 0 && *v < kPageMB)
+            r.fail(key, fmt::format("must be 0 or at least one page ({} MB), got {}", kPageMB, *v));
+    }
     if (p.mb_proc_locked > p.mb_proc)
         r.fail("mb_proc_locked",
                "the locked part is worked on inside the process buffer (mb_proc)");
     r.integer("nr_loops", p.nr_loops, std::numeric_limits<int64_t>::min());
-    r.number("nr_secs", p.nr_secs, 0);
+    r.number("nr_secs", p.nr_secs, 0, static_cast<double>(kMaxDurationSeconds));
     if (p.nr_loops < 0 && p.nr_secs == 0) r.fail("nr_secs", "0 with nr_loops < 0 never ends");
     r.flag("zero_memset", p.zero_memset);
     r.flag("bzero", p.bzero);
@@ -408,7 +421,7 @@ void read_perf_bench_numa_params(ParamReader& r, PerfBenchNumaParams& p) {
     r.flag("data_writes", p.data_writes);
     r.flag("data_backwards", p.data_backwards);
     r.integer("thp", p.thp, std::numeric_limits<int>::min());
-    r.integer("perturb_secs", p.perturb_secs, 0);
+    r.integer("perturb_secs", p.perturb_secs, 0, kMaxDurationSeconds);
     r.flag("serialize_startup", p.serialize_startup);
     if (p.mb_global + p.mb_proc + p.mb_thread <= 0)
         r.fail_here("no memory to work on: mb_global, mb_proc and mb_thread are all 0");

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "engine/process.h"
@@ -99,19 +100,19 @@ JbbConfig read_config(const TomlTable& t, const Topology& topo) {
         if (l == c.layout) c.layout_name = n;
     const int sockets = static_cast<int>(socket_cpus(topo).size());
     if (c.layout == Layout::PerSocket) c.jvms = sockets;
-    r.integer("jvms", c.jvms, 1);
+    r.integer("jvms", c.jvms, 1, kMaxTasks);
     if (c.layout == Layout::Single && c.jvms != 1) r.fail("jvms", "layout \"single\" runs one JVM");
     if (c.layout == Layout::PerSocket && c.jvms != sockets)
         r.fail("jvms", fmt::format("layout \"per_socket\" runs one JVM per socket ({})", sockets));
     c.warehouses = std::max(1, highest_cpu_plus_one(topo) / c.jvms);
-    r.integer("warehouses", c.warehouses, 1);
+    r.integer("warehouses", c.warehouses, 1, kMaxTasks);
     const uint64_t ram = topo.total_mem_bytes();
     c.heap = static_cast<uint64_t>(MMTESTS_HEAP_FRACTION * static_cast<double>(ram)) /
              static_cast<uint64_t>(c.jvms);
     r.size("heap", c.heap, uint64_t{64} << 20);
     c.initial_heap = std::min(c.heap, ram / INITIAL_RAM_FRACTION);
     r.size("initial_heap", c.initial_heap, PAGE_SIZE);
-    r.integer("gc_threads", c.gc_threads, 0);
+    r.integer("gc_threads", c.gc_threads, 0, kMaxTasks);
     r.duration("ramp_up", c.ramp_up, 0);
     r.duration("duration", c.measurement, 1);
     r.flag("thp", c.thp);
@@ -126,9 +127,9 @@ JbbConfig read_config(const TomlTable& t, const Topology& topo) {
 std::vector<int> specjbb_sweep_points(const TomlTable& t, const Topology& machine) {
     ParamReader r(t);
     int jvms = 1;
-    r.integer("jvms", jvms, 1);
+    r.integer("jvms", jvms, 1, kMaxTasks);
     int w = std::max(1, highest_cpu_plus_one(machine) / jvms);
-    r.integer("warehouses", w, 1);
+    r.integer("warehouses", w, 1, kMaxTasks);
     if (!t.has("warehouse_sweep")) return {w};
     bool flag = false;
     try {
@@ -136,7 +137,8 @@ std::vector<int> specjbb_sweep_points(const TomlTable& t, const Topology& machin
     } catch (const InputError&) {
         std::vector<int> out;
         for (int64_t v : t.get_int_array("warehouse_sweep")) {
-            if (v < 1) t.fail("warehouse_sweep", "warehouse counts must be at least 1");
+            if (v < 1 || v > kMaxTasks)
+                t.fail("warehouse_sweep", fmt::format("warehouse counts must be 1..{}", kMaxTasks));
             out.push_back(static_cast<int>(v));
         }
         if (out.empty()) t.fail("warehouse_sweep", "empty list");

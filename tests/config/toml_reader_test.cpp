@@ -267,7 +267,32 @@ TEST(TomlTable, MissingFile) {
     InputError e =
         expect_input_error([] { TomlTable::parse_file("/nonexistent/dir/scenario.toml"); });
     EXPECT_EQ(e.file(), "/nonexistent/dir/scenario.toml");
-    EXPECT_EQ(e.problem(), "cannot open file");
+    EXPECT_EQ(e.problem(), "cannot open file: No such file or directory");
+}
+
+// The shape check bounds nesting and dotted keys, and only those: numbers, strings and comments
+// full of dots or brackets pass.
+TEST(TomlTable, ShapeCheckCountsStructureNotText) {
+    std::string floats = "x = [";
+    for (int i = 0; i < 200; ++i)
+        floats += "1.5, ";
+    floats += "2.5]\n";
+    EXPECT_NO_THROW(check_toml_shape(floats, "f.toml"));
+    const std::string dots(100, '.'), brackets(100, '[');
+    EXPECT_NO_THROW(check_toml_shape(
+        "s = \"" + dots + brackets + "\"\n# " + dots + brackets + "\nt = '''" + brackets + "'''\n",
+        "s.toml"));
+    EXPECT_NO_THROW(check_toml_shape("a.\"b.c\".d = 1\n", "k.toml"));
+    std::string key = "k";
+    for (int i = 0; i < 40; ++i)
+        key += ".k";
+    InputError e = expect_input_error([&] { check_toml_shape("\n" + key + " = 1\n", "d.toml"); });
+    EXPECT_EQ(e.where(), "line 2");
+    EXPECT_NE(e.problem().find("more than 32 parts"), std::string::npos);
+    e = expect_input_error(
+        [&] { check_toml_shape("v = " + std::string(33, '[') + std::string(33, ']'), "n.toml"); });
+    EXPECT_NE(e.problem().find("deeper than 32"), std::string::npos);
+    EXPECT_NO_THROW(check_toml_shape("v = " + std::string(32, '[') + std::string(32, ']'), "n"));
 }
 
 TEST(TomlTable, FailHelpers) {

@@ -1,0 +1,44 @@
+// Upper bounds on what an input may ask for. Each is checked before anything is allocated, so
+// that no scenario, machine file or option can exhaust memory, overflow the stack or keep the
+// simulator busy for hours before saying no. docs/scenario.md lists them for users; a value
+// beyond a bound is an InputError that names the key and the bound.
+#pragma once
+
+#include <cstdint>
+
+namespace numasim {
+
+// A TOML input (scenario, machine file, profile). The largest shipped file is ~10 KB; 4 MiB
+// leaves room for generated sweeps and stops `numasim run /dev/zero` from reading forever.
+inline constexpr uint64_t kMaxInputFileBytes = uint64_t{4} << 20;
+// Nesting of arrays and inline tables, and parts of one dotted key, in a TOML input. The TOML
+// parser recurses once per level; the deepest shipped structure is 4 levels, and 32 keeps
+// 50 000-part headers from overflowing the stack.
+inline constexpr int kMaxTomlNesting = 32;
+inline constexpr int kMaxTomlKeyParts = 32;
+
+// Tasks (processes times threads) one workload may create. Linux's default pid_max is 32768
+// (include/linux/threads.h PID_MAX_DEFAULT); the largest machine a file may describe has 8192
+// CPUs, and every task costs per-tick scheduler work, so 16384 (two per CPU) bounds both the
+// setup memory and the simulated time per tick.
+inline constexpr int64_t kMaxTasks = 16384;
+
+// Simulated duration of one run. Simulation cost grows with NUMA events, and the scan and tick
+// events grow with simulated time: a day of simulated time is far beyond any benchmark in
+// mmtests (the longest, specjbb sweeps, run well under an hour) and still finishes.
+inline constexpr int64_t kMaxDurationSeconds = 24 * 3600;
+
+// A machine. CPUs: Linux's largest x86 configuration (CONFIG_MAXSMP: NR_CPUS 8192). Nodes: the
+// largest single-system-image NUMA machines Linux runs on have 256 (SGI UV 3000, 256 sockets);
+// setup grows faster than the square of the node count (SLIT, sched domains), so 256 nodes take
+// ~2 s and 1024 (NODES_SHIFT 10) took minutes.
+inline constexpr int64_t kMaxCpus = 8192;
+inline constexpr int64_t kMaxNodes = 256;
+// An lstopo XML export: one of an 8192-CPU machine is a few MiB.
+inline constexpr uint64_t kMaxHwlocXmlBytes = uint64_t{64} << 20;
+
+// Memory of one NUMA node: 64 TiB is the physical address space of 4-level x86-64 paging
+// (46 bits); the model keeps a few bits per page, so larger figures would exhaust the host.
+inline constexpr uint64_t kMaxNodeMemoryBytes = uint64_t{64} << 40;
+
+}  // namespace numasim
