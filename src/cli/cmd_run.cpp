@@ -22,7 +22,10 @@ class RunCommand : public Command {
         sub_ = app.add_subcommand("run", "run a scenario (the built-in default without a file)");
         sub_->add_option("scenario", path_, "scenario TOML file");
         sub_->add_flag("--json", json_, "print one JSON object instead of text");
-        sub_->add_option("--trace", trace_, "write sched/NUMA events in ftrace text format");
+        trace_opt_ = sub_->add_option(
+            "--trace", trace_,
+            "write sched/NUMA events in ftrace text format to FILE (- for standard "
+            "output, before the report)");
         opts_.add_to(*sub_);
     }
 
@@ -31,7 +34,7 @@ class RunCommand : public Command {
         const Scenario sc =
             path_.empty() ? load_builtin_scenario("default", ov) : load_scenario_file(path_, ov);
         std::optional<OutputFile> trace;
-        if (!trace_.empty()) trace.emplace(trace_);
+        if (trace_opt_->count() > 0) trace.emplace("--trace", trace_, sc.input_files);
         ProgressReporter progress(static_cast<size_t>(sc.iterations));  // silent unless a tty
         const auto results = run_iterations(sc, opts_.workers(), trace ? trace->get() : nullptr,
                                             [&] { progress.advance(); });
@@ -46,6 +49,7 @@ class RunCommand : public Command {
   private:
     std::string path_, trace_;
     bool json_ = false;
+    CLI::Option* trace_opt_ = nullptr;
     ScenarioOptions opts_;
 };
 

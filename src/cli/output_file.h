@@ -1,25 +1,46 @@
-// A file that appears under its final name only when the command succeeds: written as
-// NAME.tmp.PID and renamed at commit(), removed if the object dies uncommitted.
+// A file a command writes (e.g. `--trace FILE`) without ever damaging what the path names:
+//   "-"                  standard output;
+//   the file standard output (or error) goes to, e.g. /dev/stdout
+//                        written to that stream, before the report;
+//   a FIFO, a character device, anything else that is not a regular file (after following
+//                        symbolic links), a path under /dev/ or /proc/
+//                        opened and written in place, never replaced;
+//   a regular file, or a path that does not exist yet
+//                        written to a temporary file in the same directory and renamed over
+//                        the target at commit() (through a symbolic link: the file it points
+//                        to is replaced, the link stays); until then an existing file keeps its
+//                        content, and a failed or interrupted run (SIGINT, SIGTERM, SIGHUP)
+//                        removes the temporary file.
+// A path that is one of the command's input files, or a directory, is refused before the run.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace numasim {
 
 class OutputFile {
   public:
-    explicit OutputFile(std::string path);
+    // `option` names the path in errors ("--trace"); `inputs` are the files the command reads
+    // (scenario, machine file), which are never overwritten.
+    OutputFile(std::string option, std::string path, const std::vector<std::string>& inputs);
     ~OutputFile();
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
 
     std::FILE* get() const { return f_; }
+    // Flushes and, for a regular file, renames the temporary file over the target.
     void commit();
 
   private:
-    std::string path_, tmp_;
+    std::string option_;  // for messages
+    std::string path_;    // as given
+    std::string target_;  // the file a rename replaces (symbolic links resolved)
+    std::string tmp_;     // empty when written in place
     std::FILE* f_ = nullptr;
+    bool owned_ = false;  // f_ is ours to close (not stdout)
+    int slot_ = -1;       // in the table of temporary files removed on a signal
 };
 
 }  // namespace numasim
