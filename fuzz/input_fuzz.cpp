@@ -1,0 +1,75 @@
+// Feeds arbitrary bytes to the other input parsers. The first byte picks one:
+//   0  a machine file (machine/machine_file.h)
+//   1  an lstopo XML export through hwloc (machine/hwloc_import.h)
+//   2  a --param/--set string, then a -V NAME:KEY=VALUE,... string, applied to the built-in
+//      default scenario (experiment/overrides.h)
+//   3  a perf-bench-numa parameter table, as the perf-bench-numa command and [[workload]]
+//      tables fill it (workload/perf_bench_numa.h)
+// Any input must either load or raise InputError; a crash, a sanitizer report, a hang or
+// another exception type is a bug. tests/cli/hostile/ holds seeds for each.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "config/input_error.h"
+#include "config/param_reader.h"
+#include "config/toml_reader.h"
+#include "experiment/overrides.h"
+#include "experiment/scenario.h"
+#include "machine/hwloc_import.h"
+#include "machine/machine_file.h"
+#include "workload/perf_bench_numa.h"
+
+namespace {
+
+void hwloc_xml(std::string_view text) {
+    static const std::string path = "/tmp/numasim_fuzz_" + std::to_string(::getpid()) + ".xml";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    numasim::import_hwloc_xml(path);
+}
+
+void overrides(std::string_view text) {
+    const numasim::KeyAssignment a = numasim::parse_override(text, "--param");
+    numasim::load_builtin_scenario("default", {a});
+    const numasim::Variant v = numasim::parse_variant(text);
+    numasim::load_builtin_scenario("default", v.overrides);
+}
+
+void perf_bench_params(std::string_view text) {
+    const numasim::TomlTable t = numasim::TomlTable::parse_text(text, "fuzz.toml");
+    numasim::PerfBenchNumaParams p;
+    numasim::ParamReader r(t);
+    numasim::read_perf_bench_numa_params(r, p);
+    numasim::make_perf_bench_numa(p);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
+    const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+    try {
+        switch (data[0] % 4) {
+            case 0:
+                numasim::load_machine_text(text, "fuzz-machine.toml");
+                break;
+            case 1:
+                hwloc_xml(text);
+                break;
+            case 2:
+                overrides(text);
+                break;
+            default:
+                perf_bench_params(text);
+        }
+    } catch (const numasim::InputError&) {
+    }
+    return 0;
+}
