@@ -47,9 +47,10 @@ void ParamReader::number(std::string_view key, double& v, double min, double max
     check<double>(key, v, min, max, max == std::numeric_limits<double>::max());
 }
 
-void ParamReader::positive(std::string_view key, double& v) {
+void ParamReader::positive(std::string_view key, double& v, double max) {
     if (has(key)) v = table_->get_double(key);
     if (!(v > 0)) fail(key, "must be positive");
+    if (v > max) fail(key, fmt::format("must be at most {}, got {}", max, v));
 }
 
 void ParamReader::flag(std::string_view key, bool& v) {

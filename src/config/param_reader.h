@@ -33,8 +33,8 @@ class ParamReader {
     void integer(std::string_view key, int64_t& v, int64_t min, int64_t max = kNoMax);
     void number(std::string_view key, double& v, double min,
                 double max = std::numeric_limits<double>::max());
-    // A number above zero.
-    void positive(std::string_view key, double& v);
+    // A number above zero and at most `max`.
+    void positive(std::string_view key, double& v, double max = std::numeric_limits<double>::max());
     void flag(std::string_view key, bool& v);
     void text(std::string_view key, std::string& v);
     // A size in bytes ("3GiB" or an integer) of at least `min` bytes.

@@ -1,7 +1,10 @@
 #include "experiment/compare.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
+#include "config/input_error.h"
 #include "experiment/pool.h"
 
 namespace numasim {
@@ -10,6 +13,13 @@ std::vector<VariantRuns> load_variants(const std::string& scenario_path,
                                        const ScenarioOverrides& common,
                                        const std::vector<Variant>& variants) {
     std::vector<VariantRuns> out;
+    for (size_t i = 0; i < variants.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (variants[i].name == variants[j].name)
+                throw InputError(scenario_path, "variant",
+                                 fmt::format("two variants are named '{}': the columns of the "
+                                             "comparison need distinct names",
+                                             variants[i].name));
     for (const Variant& v : variants) {
         ScenarioOverrides ov = common;
         ov.insert(ov.end(), v.overrides.begin(), v.overrides.end());

@@ -57,7 +57,7 @@ class Cowsum : public Workload {
         ParamReader r(t);
         r.integer("processes", procs_, 1, kMaxTasks);
         double secs = DEFAULT_SECONDS;
-        r.positive("seconds", secs);
+        r.positive("seconds", secs, static_cast<double>(kMaxDurationSeconds));
         run_ns_ = static_cast<Nanos>(secs * NSEC_PER_SEC);
         r.choice("mode", mode_, kModes);
         for (const auto& [m, n] : kModes)

@@ -77,6 +77,10 @@ struct ProcessSpec {
 constexpr std::array<std::pair<bool, std::string_view>, 2> kImages = {
     {{false, "dynamic"}, {true, "static"}}};
 
+// A phase's rate: ten times the bandwidth of a whole HBM3 stack (~800 GB/s); more is a typo,
+// and near-infinite rates make a phase's bytes per nanosecond overflow.
+constexpr double kMaxRateGbs = 10000;
+
 // The N of "node:N": a decimal node number, or -1 if `s` is anything else ("abc", "1x", "").
 int parse_node(std::string_view s) {
     int n = -1;
@@ -214,7 +218,7 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
     ParamReader r(t);
     if (!p.streams.empty()) {
         p.rate_gbs = t.get_double("rate_gbs");
-        r.positive("rate_gbs", p.rate_gbs);
+        r.positive("rate_gbs", p.rate_gbs, kMaxRateGbs);
         if (p.work <= 0 && p.cpu_time <= 0)
             t.fail_here("a phase with streams needs `work` (bytes) or `cpu_time`");
     } else if (p.work > 0) {
