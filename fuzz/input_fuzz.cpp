@@ -23,6 +23,7 @@
 #include "machine/hwloc_import.h"
 #include "machine/machine_file.h"
 #include "workload/perf_bench_numa.h"
+#include "workload/workload.h"
 
 namespace {
 
