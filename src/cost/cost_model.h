@@ -95,9 +95,9 @@ class CostModel {
     struct KernelCostStats {
         uint64_t tlb_shootdowns = 0;
         uint64_t tlb_ipis = 0;
-        double migration_waiters = 0;  // expected tasks that slept on a migration entry
-        double migration_wait_ns = 0;  // their expected sleep
-        double numa_search_ns = 0;     // time task_numa_find_cpu's searches spent pulling lines
+        double migration_waiters = 0;   // expected tasks that slept on a migration entry
+        double migration_wait_ns = 0;   // their expected sleep
+        double numa_search_ns = 0;      // time task_numa_find_cpu's searches spent pulling lines
         double fault_lock_wait_ns = 0;  // time faults waited for mmap_lock / VMA / PTE locks
     };
     KernelCostStats& stats() { return stats_; }
@@ -144,8 +144,8 @@ class CostModel {
     std::vector<std::vector<RegionKey>> llc_keys_;
     std::vector<int> llc_of_cpu_;
     std::vector<int> core_of_cpu_;
-    std::vector<int> core_threads_;  // per core: SMT threads
-    std::vector<int> core_busy_;     // per core: running tasks now
+    std::vector<int> core_threads_;    // per core: SMT threads
+    std::vector<int> core_busy_;       // per core: running tasks now
     std::vector<int> core_last_task_;  // per core: the last task seen running there (-1: none)
     // Per core: the sum of the MLP its busy threads would use alone, and what the core has.
     std::vector<double> core_mlp_sum_, core_mlp_cap_;

@@ -96,10 +96,10 @@ struct Task {
     // What its current phase touches (nullptr between phases), kept by the engine: the narrow
     // view the kernel's cost paths read (the cache refill after a move, waits on migrations).
     const AccessMix* touches = nullptr;
-    double total_bytes = 0;          // bytes moved by its phases
-    double total_ops = 0;            // workload operations completed (Phase::ops_per_byte)
-    int workload = -1;               // index of the owning workload instance
-    int thread_index = 0;            // index within its workload
+    double total_bytes = 0;  // bytes moved by its phases
+    double total_ops = 0;    // workload operations completed (Phase::ops_per_byte)
+    int workload = -1;       // index of the owning workload instance
+    int thread_index = 0;    // index within its workload
 
     bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
     bool exiting() const { return state == TaskState::Dead; }

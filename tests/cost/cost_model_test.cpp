@@ -33,8 +33,8 @@ TEST(CostModel, LatencyTableFromThePreset) {
 
 TEST(CostModel, RemoteRegionRunsAtTheRemoteRate) {
     CostWorld w("tiny-2n");
-    Region& r = w.region_on(64, 0);  // 64 MiB sweep: larger than the LLC, never hits
-    Runner& p = w.run_on(2, r, 1.0);   // CPU 2 is on node 1
+    Region& r = w.region_on(64, 0);   // 64 MiB sweep: larger than the LLC, never hits
+    Runner& p = w.run_on(2, r, 1.0);  // CPU 2 is on node 1
     w.update();
     // t_cpu = 64 / 1.0 - 90 / 10 = 55 ns; remote stall (140 + queueing) / 10.
     const double t_cpu = 64.0 - 90.0 / 10;
