@@ -430,22 +430,20 @@ BENCHMARK(BM_EngineTick)->ArgName("tasks")->Arg(48)->Arg(288)->Unit(benchmark::k
 
 // ---------------------------------------------------------------------------------------------
 // BM_CostModelUpdate: CostModel::update() with 48 running tasks (haswell-2s) and 288 running
-// tasks (x86-8s-144c): LLC footprints and the 3-step contention fixed point.
+// tasks (x86-8s-144c): LLC footprints, SMT sharing and the closed-loop bandwidth solve.
 void BM_CostModelUpdate(benchmark::State& state) {
     Population& pop = population(static_cast<int>(state.range(0)));
     System& sys = *pop.sys;
-    // What the engine hands the cost model each tick: the running task's access mix per CPU.
-    std::vector<AccessMix> mixes(sys.nr_cpus());
-    std::vector<const AccessMix*> by_cpu(sys.nr_cpus(), nullptr);
+    // What the engine hands the cost model each tick: per CPU, the running task's access mix.
+    std::vector<CpuRunning> by_cpu(sys.nr_cpus());
     int running = 0;
     for (const Rq& rq : sys.rqs)
-        if (const Phase* ph = rq.curr ? pop.engine->phase(*rq.curr) : nullptr) {
-            mixes[rq.cpu] = ph->access();
-            by_cpu[rq.cpu] = &mixes[rq.cpu];
+        if (rq.curr && rq.curr->touches) {
+            by_cpu[rq.cpu] = CpuRunning{rq.curr->touches, rq.curr->index, 1.0};
             ++running;
         }
     for (auto _ : state)
-        sys.cost.update(by_cpu);
+        sys.cost.update(by_cpu, sys.now);
     state.SetItemsProcessed(state.iterations());
     state.counters["running"] = running;
 }

@@ -5,6 +5,8 @@
 
 namespace numasim::cost {
 
+// --- faults and scanning ---
+
 // A NUMA hinting fault: trap, do_numa_page, PTE restore. mmtests' AutoNUMA cost model
 // (MonitorMmtestsvmstat.pm, Cnumahint) charges 5000 cycles per hint fault.
 inline constexpr double HINT_FAULT_CYCLES = 5000;
@@ -15,28 +17,73 @@ inline constexpr double PTE_UPDATE_CYCLES = 7;
 inline constexpr double PTE_WALK_CYCLES = 2;
 // Anonymous first-touch fault, excluding the page clear: will-it-scale page_fault1 runs about
 // 1.2 M faults/s per core on 2.x GHz Xeons, ~2000 cycles of which clear_page takes a few hundred.
+// The clear itself is charged at the memory system's rate (CostModel::clear_ns).
 inline constexpr double ANON_FAULT_CYCLES = 1700;
-// Fixed work of migrating one folio besides the copy: isolate, unmap with TLB flush, remap,
-// putback. Yan et al., "Nimble Page Management for Tiered Memory Systems" (ASPLOS'19) measure
-// Linux migrate_pages() at about 0.4 GB/s for 4 KiB pages single-threaded, ~10 us per page, of
-// which the 4 KiB copy is under 1 us.
+// Work done under the PTE lock when a fault installs a page: set_pte_at, the anon rmap and LRU
+// batch of the new folio, the per-CPU RSS counter. About a dozen stores and locked operations on
+// lines the faulting CPU owns, ~20 cycles each (Intel optimization manual, locked instructions
+// on a cached line): 200 cycles, about a tenth of ANON_FAULT_CYCLES.
+inline constexpr double PTL_HOLD_CYCLES = 200;
+
+// --- moving cache lines and interrupts ---
+
+// A cache line held modified by another core of the same node: the request goes to the LLC,
+// which forwards it to the owning core. Molka et al., "Cache coherence protocol and memory
+// performance of the Intel Haswell-EP architecture" (ICPP 2015), measure such core-to-core
+// transfers at about twice the L3 hit latency; the factor applies to each preset's LLC latency.
+// Across nodes a transfer costs about the remote memory latency at that distance (the same
+// paper: remote cache forwards are close to remote DRAM reads).
+inline constexpr double LINE_TRANSFER_LLC_FACTOR = 2.0;
+// A TLB shootdown (flush_tlb_mm_range with other CPUs in mm_cpumask): the initiator sends the
+// IPIs and waits for the slowest acknowledgement. Amit, "Optimizing the TLB shootdown algorithm
+// with page access tracking" (USENIX ATC 2017) and Kumar et al., "LATR: lazy translation
+// coherence" (ASPLOS 2018) measure a shootdown of a few microseconds on two-socket Xeons, rising
+// with the number of target cores; 2 us is the fixed part (approximate). On top of it the
+// initiator queues a call-function entry on each target and polls its completion flag: two
+// cache-line transfers per target (smp_call_function_many_cond), from the preset's latencies.
+inline constexpr double TLB_SHOOTDOWN_NS = 2000;
+// Each target CPU's interrupt: entry, flush_tlb_func, exit and the TLB refills that follow;
+// about 1 us (same papers; the interrupt round trip alone is 0.5-1 us on those machines).
+inline constexpr double TLB_FLUSH_IPI_NS = 1000;
+
+// --- migration ---
+
+// Fixed work of migrating one folio besides the copy: isolate, unmap, remap, putback. Yan et
+// al., "Nimble Page Management for Tiered Memory Systems" (ASPLOS'19) measure Linux
+// migrate_pages() at about 0.4 GB/s for 4 KiB pages single-threaded, ~10 us per page, of which
+// the 4 KiB copy is under 1 us.
 inline constexpr double MIGRATE_FOLIO_OVERHEAD_NS = 9000;
-// Extra per additional mapping of a shared folio: one more rmap walk step, PTE clear and a
-// later fault on the migration entry by that process (~ a minor fault, will-it-scale above).
+// Extra work of the migrating task per additional mapping of a shared folio: one more rmap walk
+// step, a PTE cleared to a migration entry and later restored (about a minor fault's work,
+// will-it-scale above). The TLB flush and the other mappers' waits are charged separately.
 inline constexpr double MIGRATE_PER_MAPPING_NS = 1000;
 // Copy bandwidth of one core for migration and COW copies, as a fraction of the machine's
 // single-core streaming bandwidth (copy reads and writes: half the one-way rate).
 inline constexpr double COPY_BANDWIDTH_FRACTION = 0.5;
+
+// --- scheduling ---
+
 // A context switch, direct cost: lmbench lat_ctx on recent x86 is 1-3 us; 2 us.
 inline constexpr double CONTEXT_SWITCH_NS = 2000;
 // Private cache a migrated task must refill even within an LLC: the L2 (1 MiB on Skylake-SP
 // and Cascade Lake, 256 KiB on Haswell; 1 MiB is the conservative figure).
 inline constexpr double PRIVATE_CACHE_BYTES = 1024.0 * 1024;
-// Loaded-latency curve: latency multiplier 1 + KNEE * rho / (1 - rho) at utilisation rho; fits
-// Intel MLC loaded-latency curves (about +10 % at half bandwidth, about 2x at 90 %).
+// Cache lines task_numa_find_cpu's search pulls from each CPU it looks at, counted from
+// kernel/sched/fair.c (v6.x). update_numa_stats(): the runqueue's cfs sched_avg (load, runnable,
+// util; one cacheline-aligned struct) and the line with nr_running, curr and cpu_capacity.
+inline constexpr double NUMA_STATS_LINES_PER_CPU = 2;
+// task_numa_compare() on a busy CPU: the current task's flags / numa_group / preferred node,
+// its numa_faults entries for the two nodes, its se.avg for task_h_load and its cpus_mask.
+inline constexpr double NUMA_COMPARE_LINES_BUSY = 4;
+// task_numa_compare() on an idle CPU: the idle task's flags, to see that it is idle.
+inline constexpr double NUMA_COMPARE_LINES_IDLE = 1;
+
+// --- the memory system ---
+
+// Loaded-latency curve: queueing delay knee * L * rho / (1 - rho) at utilisation rho, L the idle
+// latency of the resource; fits Intel MLC loaded-latency curves (about +10 % at half bandwidth,
+// about 2x at 90 %).
 inline constexpr double LOADED_LATENCY_KNEE = 0.1;
-// Highest utilisation the curve is evaluated at (keeps the multiplier finite: 1 + 0.1*99 ~ 11x).
-inline constexpr double MAX_UTILISATION = 0.99;
 // A store moves a line twice (read for ownership, then write-back); a load moves it once.
 inline constexpr double WRITE_TRAFFIC_FACTOR = 2.0;
 // Cache line size on every machine modelled.

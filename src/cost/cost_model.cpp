@@ -11,10 +11,9 @@ namespace numasim {
 
 namespace {
 
-double loaded_latency_multiplier(double rho) {
-    rho = std::min(rho, cost::MAX_UTILISATION);
-    return 1.0 + cost::LOADED_LATENCY_KNEE * rho / (1.0 - rho);
-}
+// Newton passes per solve. Warm-started from the last tick, one or two passes usually reach the
+// tolerance; the cap bounds the work when the running set changed a lot.
+constexpr int kSolverPasses = 8;
 
 // Fraction of a stream's accesses that hit the LLC: a region that fits in its share of the LLC
 // stays resident; a sweep larger than the cache evicts itself (LRU), random access hits in
@@ -28,6 +27,10 @@ double llc_hit_fraction(Pattern pattern, double footprint, double llc_share) {
 
 }  // namespace
 
+CostModel::RegionKey CostModel::region_key(const Region& r) {
+    return {r.vma->object.get(), r.vma->pgoff + r.first};
+}
+
 void CostModel::init(const Topology& t) {
     nodes_ = t.nr_nodes();
     ghz_ = t.hw.cpu_ghz > 0 ? t.hw.cpu_ghz : 2.0;
@@ -35,18 +38,33 @@ void CostModel::init(const Topology& t) {
     llc_lat_ = t.hw.llc_latency_ns;
     mlp_default_ = t.hw.line_fill_buffers;
     smt_speedup_ = t.hw.smt_core_speedup;
-    dram_bw_ = t.hw.dram_bandwidth_gbs;
-    link_bw_ = t.hw.link_bandwidth_gbs;
-    lat_.assign(nodes_ * nodes_, 0);
+    lat_.assign(static_cast<size_t>(nodes_) * nodes_, 0);
     for (int a = 0; a < nodes_; ++a)
         for (int b = 0; b < nodes_; ++b)
             lat_[a * nodes_ + b] = t.hw.latency(t.node_distance(a, b));
-    node_mult_.assign(nodes_, 1.0);
-    node_util_.assign(nodes_, 0.0);
-    link_mult_.assign(nodes_ * nodes_, 1.0);
-    llc_of_cpu_.resize(t.nr_cpus());
-    core_of_cpu_.resize(t.nr_cpus());
-    node_of_cpu_.resize(t.nr_cpus());
+
+    // Resources: each node's DRAM, then each direction of each direct link. The knee of a
+    // resource's loaded-latency curve scales with the idle latency it adds to an access.
+    net_.init(t);
+    const double local = t.hw.latency(10);
+    std::vector<BandwidthSolver::Resource> res;
+    for (int n = 0; n < nodes_; ++n)
+        res.push_back({t.hw.dram_bandwidth_gbs, cost::LOADED_LATENCY_KNEE * local});
+    for (int l = 0; l < net_.nr_links(); ++l) {
+        const auto& k = net_.link(l);
+        const double hop = std::max(1.0, latency_ns(k.from, k.to) - local);
+        res.push_back({t.hw.link_bandwidth_gbs, cost::LOADED_LATENCY_KNEE * hop});
+    }
+    solver_.init(std::move(res));
+    kernel_bytes_.assign(static_cast<size_t>(solver_.nr_resources()), 0.0);
+    w_.assign(nodes_, 0);
+    rd_.assign(nodes_, 0);
+    wb_.assign(nodes_, 0);
+
+    const int ncpu = t.nr_cpus();
+    llc_of_cpu_.resize(ncpu);
+    core_of_cpu_.resize(ncpu);
+    node_of_cpu_.resize(ncpu);
     int nllc = 0, ncore = 0;
     for (const auto& c : t.cpus) {
         llc_of_cpu_[c.id] = c.llc;
@@ -59,86 +77,105 @@ void CostModel::init(const Topology& t) {
     llc_keys_.assign(nllc, {});
     core_busy_.assign(ncore, 0);
     core_threads_.assign(ncore, 0);
+    core_last_task_.assign(ncore, -1);
+    core_mlp_sum_.assign(ncore, 0);
+    core_mlp_cap_.assign(ncore, mlp_default_);
     for (const auto& c : t.cpus)
         ++core_threads_[c.core];
+    solved_task_.assign(ncpu, -1);
+    solved_index_.assign(ncpu, -1);
 }
 
-double CostModel::copy_ns(double bytes, int from, int to) const {
-    // One core streams at line_fill_buffers lines per latency; a copy reads and writes.
-    const double lat = latency_ns(to, from);
-    const double per_core_gbs = mlp_default_ * cost::CACHE_LINE_BYTES / lat;
-    return bytes / (per_core_gbs * cost::COPY_BANDWIDTH_FRACTION);
+double CostModel::line_transfer_ns(int a, int b) const {
+    return a == b ? cost::LINE_TRANSFER_LLC_FACTOR * llc_lat_ : latency_ns(a, b);
 }
 
-double CostModel::refill_ns(double bytes, int cpu_node, int nid) const {
-    const double per_core_gbs = mlp_default_ * cost::CACHE_LINE_BYTES / latency_ns(cpu_node, nid);
-    return bytes / per_core_gbs;
+double CostModel::path_delay_ns(int cpu_node, int nid) const {
+    double q = solver_.delay(nid);
+    for (const auto& h : net_.route(nid, cpu_node))
+        q += h.share * solver_.delay(nodes_ + h.link);
+    return q;
 }
 
-// Time per cache line of progress for access mix `ph` on cpu; optionally accumulates the DRAM
-// bytes per ns the task generates toward each node (at the returned speed).
-double CostModel::line_ns(const AccessMix& ph, int cpu, std::vector<double>* node_bytes,
-                          double* miss_per_line) const {
+double CostModel::link_load_gbs(int a, int b) const {
+    const int l = net_.direct(a, b);
+    return l < 0 ? 0.0 : solver_.load(nodes_ + l);
+}
+
+double CostModel::link_utilisation(int a, int b) const {
+    const int l = net_.direct(a, b);
+    return l < 0 ? 0.0 : solver_.utilisation(nodes_ + l);
+}
+
+CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
     const int cnode = node_of_cpu_[cpu];
-    const double mlp = ph.mlp > 0 ? ph.mlp : mlp_default_;
-    const double line = cost::CACHE_LINE_BYTES;
-    // CPU work per line: the rate at local latency minus the local memory stall.
-    const double local_stall = lat_[cnode * nodes_ + cnode] / mlp;
-    double t_cpu = std::max(0.0, line / std::max(ph.rate_gbs, 1e-9) - local_stall);
     const int core = core_of_cpu_[cpu];
+    const double line = cost::CACHE_LINE_BYTES;
+    // The task's own MLP, and its share of the core's line fill buffers when SMT siblings
+    // stream at the same time (Intel's LFBs are shared competitively between the threads).
+    const double own = ph.mlp > 0 ? ph.mlp : mlp_default_;
+    const double sum = core_mlp_sum_[core];
+    const double mlp = sum > core_mlp_cap_[core] ? own * core_mlp_cap_[core] / sum : own;
+    // CPU work per line: the rate at local latency minus the local memory stall (alone).
+    double t_cpu =
+        std::max(0.0, line / std::max(ph.rate_gbs, 1e-9) - latency_ns(cnode, cnode) / own);
     if (core_busy_[core] > 1 && core_threads_[core] > 1)
         t_cpu *= static_cast<double>(core_busy_[core]) / smt_speedup_;
     const double llc_share = llc_bytes_ > 0 && llc_footprint_[llc_of_cpu_[cpu]] > 0
                                  ? llc_bytes_ / llc_footprint_[llc_of_cpu_[cpu]]
                                  : 1.0;
-    double t_mem = 0;
-    double misses = 0;
-    struct Split {
-        double share, miss, traffic;
-        const Region* r;
-    };
-    Split splits[8];
-    int ns = 0;
+    std::fill(w_.begin(), w_.end(), 0.0);
+    std::fill(rd_.begin(), rd_.end(), 0.0);
+    std::fill(wb_.begin(), wb_.end(), 0.0);
+    LineCost lc;
+    lc.fixed_ns = t_cpu;
     for (const AccessStream& s : ph.streams) {
         const Region* r = s.region;
         const double footprint = static_cast<double>(r->bytes());
         const double hit =
             llc_hit_fraction(s.pattern, footprint, footprint * std::min(1.0, llc_share));
-        double miss_lat = 0;
-        if (r->present == 0) {
-            miss_lat = lat_[cnode * nodes_ + cnode] * node_mult_[cnode];
-        } else {
-            for (int n = 0; n < nodes_; ++n) {
-                if (!r->node_pages[n]) continue;
-                const double f = static_cast<double>(r->node_pages[n]) / r->present;
-                double l = lat_[cnode * nodes_ + n] * node_mult_[n];
-                if (n != cnode) l *= link_mult_[cnode * nodes_ + n];
-                miss_lat += f * l;
-            }
-        }
-        t_mem += s.share * (hit * llc_lat_ + (1 - hit) * miss_lat) / mlp;
-        misses += s.share * (1 - hit);
-        const double traffic = 1.0 + s.write_fraction * (cost::WRITE_TRAFFIC_FACTOR - 1.0);
-        if (node_bytes && ns < 8) splits[ns++] = Split{s.share, 1 - hit, traffic, r};
-    }
-    const double t_line = t_cpu + t_mem;
-    if (node_bytes) {
-        const double bpn = line / t_line;  // bytes of progress per ns
-        for (int i = 0; i < ns; ++i) {
-            const Region* r = splits[i].r;
-            const double dram = bpn * splits[i].share * splits[i].miss * splits[i].traffic;
-            if (r->present == 0) {
-                (*node_bytes)[cnode * nodes_ + cnode] += dram;
-                continue;
-            }
-            for (int n = 0; n < nodes_; ++n)
-                if (r->node_pages[n])
-                    (*node_bytes)[cnode * nodes_ + n] +=
-                        dram * static_cast<double>(r->node_pages[n]) / r->present;
+        const double miss = s.share * (1 - hit);
+        const double wback = s.write_fraction * (cost::WRITE_TRAFFIC_FACTOR - 1.0);
+        lc.fixed_ns += s.share * hit * llc_lat_ / mlp;
+        lc.misses += miss;
+        if (miss <= 0) continue;
+        for (int n = 0; n < nodes_; ++n) {
+            // Pages not yet touched are first-touched on the task's node.
+            const double f = r->present == 0 ? (n == cnode ? 1.0 : 0.0)
+                                             : static_cast<double>(r->node_pages[n]) / r->present;
+            if (f <= 0) continue;
+            lc.fixed_ns += miss * f * latency_ns(cnode, n) / mlp;
+            w_[n] += miss * f / mlp;
+            rd_[n] += line * miss * f;
+            wb_[n] += line * miss * f * wback;
         }
     }
-    if (miss_per_line) *miss_per_line = misses;
-    return t_line;
+    return lc;
+}
+
+// DRAM of every node the task misses to (reads and write-backs); the links on the route of the
+// data back to the CPU (whose delay the task waits on) and of the write-backs out (posted).
+template <class F>
+void CostModel::for_each_use(int cpu_node, F&& f) const {
+    for (int n = 0; n < nodes_; ++n) {
+        if (w_[n] <= 0 && rd_[n] <= 0 && wb_[n] <= 0) continue;
+        f(n, w_[n], rd_[n] + wb_[n]);
+        if (n == cpu_node) continue;
+        for (const auto& h : net_.route(n, cpu_node))
+            f(nodes_ + h.link, w_[n] * h.share, rd_[n] * h.share);
+        if (wb_[n] > 0)
+            for (const auto& h : net_.route(cpu_node, n))
+                f(nodes_ + h.link, 0.0, wb_[n] * h.share);
+    }
+}
+
+std::pair<double, double> CostModel::loaded_line(int cpu_node, const LineCost& lc) const {
+    double t = lc.fixed_ns, theta = 1.0;
+    for_each_use(cpu_node, [&](int r, double w, double bytes) {
+        t += w * solver_.delay(r);
+        if (bytes > 0) theta = std::min(theta, solver_.clip(r));
+    });
+    return {t, theta};
 }
 
 double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte) const {
@@ -146,58 +183,130 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
         if (miss_per_byte) *miss_per_byte = 0;
         return 1.0 / std::max(a.rate_gbs, 1e-9);
     }
-    double miss_per_line = 0;
-    const double ns = line_ns(a, cpu, nullptr, &miss_per_line) / cost::CACHE_LINE_BYTES;
-    if (miss_per_byte) *miss_per_byte = miss_per_line / cost::CACHE_LINE_BYTES;
-    return ns;
+    const LineCost lc = line_demand(a, cpu);
+    const auto [t, theta] = loaded_line(node_of_cpu_[cpu], lc);
+    if (miss_per_byte) *miss_per_byte = lc.misses / cost::CACHE_LINE_BYTES;
+    return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
-void CostModel::update(const std::vector<const AccessMix*>& running) {
+double CostModel::rate_gbs(const AccessMix& a, int cpu, int task) const {
+    if (task >= 0 && solved_task_[cpu] == task)
+        return cost::CACHE_LINE_BYTES * solver_.task_rate(solved_index_[cpu]);
+    return 1.0 / ns_per_byte(a, cpu);
+}
+
+double CostModel::kernel_stream_gbs(int cpu_node, int nid) const {
+    // One core streams line_fill_buffers lines per latency (Little's law), at the loaded latency
+    // of the path and no faster than the resources on it deliver.
+    double theta = solver_.clip(nid);
+    for (const auto& h : net_.route(nid, cpu_node))
+        theta = std::min(theta, solver_.clip(nodes_ + h.link));
+    for (const auto& h : net_.route(cpu_node, nid))
+        theta = std::min(theta, solver_.clip(nodes_ + h.link));
+    const double lat = latency_ns(cpu_node, nid) + path_delay_ns(cpu_node, nid);
+    return mlp_default_ * cost::CACHE_LINE_BYTES / lat * theta;
+}
+
+void CostModel::read_traffic(int mem_node, int cpu_node, double bytes) const {
+    kernel_bytes_[mem_node] += bytes;
+    for (const auto& h : net_.route(mem_node, cpu_node))
+        kernel_bytes_[nodes_ + h.link] += bytes * h.share;
+}
+
+void CostModel::write_traffic(int cpu_node, int mem_node, double bytes) const {
+    kernel_bytes_[mem_node] += bytes;
+    for (const auto& h : net_.route(cpu_node, mem_node))
+        kernel_bytes_[nodes_ + h.link] += bytes * h.share;
+}
+
+double CostModel::clear_ns(int cpu_node, int nid, double bytes) const {
+    const double rate = kernel_stream_gbs(cpu_node, nid);
+    write_traffic(cpu_node, nid, bytes);
+    return bytes / rate;
+}
+
+double CostModel::copy_ns(double bytes, int from, int to) const {
+    const double rate = std::min(kernel_stream_gbs(to, from), kernel_stream_gbs(to, to));
+    read_traffic(from, to, bytes);
+    write_traffic(to, to, bytes);
+    return bytes / (rate * cost::COPY_BANDWIDTH_FRACTION);
+}
+
+double CostModel::working_set_line_ns(const AccessMix& a, int cpu_node) const {
+    double lat = 0, weight = 0;
+    for (const AccessStream& s : a.streams) {
+        const Region* r = s.region;
+        for (int n = 0; n < nodes_; ++n) {
+            const double f = r->present == 0 ? (n == cpu_node ? 1.0 : 0.0)
+                                             : static_cast<double>(r->node_pages[n]) / r->present;
+            if (f <= 0) continue;
+            lat += s.share * f * (latency_ns(cpu_node, n) + path_delay_ns(cpu_node, n));
+            weight += s.share * f;
+        }
+    }
+    return weight > 0 ? lat / weight / mlp_default_ : 0.0;
+}
+
+void CostModel::update_llc_and_cores(std::span<const CpuRunning> running) {
     std::fill(core_busy_.begin(), core_busy_.end(), 0);
+    std::fill(core_mlp_sum_.begin(), core_mlp_sum_.end(), 0.0);
+    std::fill(core_mlp_cap_.begin(), core_mlp_cap_.end(), mlp_default_);
     std::fill(llc_footprint_.begin(), llc_footprint_.end(), 0.0);
     // LLC footprints: distinct memory objects touched by the tasks running on each LLC. Each
     // LLC keeps its own short list of keys, so the de-duplication stays linear in the tasks.
     for (auto& keys : llc_keys_)
         keys.clear();
     for (size_t cpu = 0; cpu < running.size(); ++cpu) {
-        const AccessMix* t = running[cpu];
-        if (!t) continue;
-        ++core_busy_[core_of_cpu_[cpu]];
+        const CpuRunning& r = running[cpu];
+        if (r.task < 0) continue;
+        const int core = core_of_cpu_[cpu];
+        core_last_task_[core] = r.task;
+        if (!r.mix) continue;
+        ++core_busy_[core];
+        if (!r.mix->streams.empty()) {
+            const double own = r.mix->mlp > 0 ? r.mix->mlp : mlp_default_;
+            core_mlp_sum_[core] += own;
+            core_mlp_cap_[core] = std::max(core_mlp_cap_[core], own);
+        }
         const int llc = llc_of_cpu_[cpu];
         auto& keys = llc_keys_[llc];
-        for (const AccessStream& s : t->streams) {
+        for (const AccessStream& s : r.mix->streams) {
             // Mappings of the same object share cache lines (COW-shared or file pages).
-            const std::pair<const MemObject*, uint64_t> key{s.region->vma->object.get(),
-                                                            s.region->vma->pgoff + s.region->first};
+            const RegionKey key = region_key(*s.region);
             if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
             keys.push_back(key);
             llc_footprint_[llc] += static_cast<double>(s.region->bytes());
         }
     }
-    // Contention: fixed point between per-task speed and per-node / per-link utilisation.
-    std::vector<double> demand(nodes_ * nodes_);
-    // Warm-started from the last tick: contention changes slowly, so a few damped steps per tick
-    // track the fixed point.
-    for (int iter = 0; iter < 3; ++iter) {
-        std::fill(demand.begin(), demand.end(), 0.0);
-        for (size_t cpu = 0; cpu < running.size(); ++cpu)
-            if (running[cpu] && !running[cpu]->streams.empty())
-                line_ns(*running[cpu], static_cast<int>(cpu), &demand, nullptr);
-        for (int n = 0; n < nodes_; ++n) {
-            double d = 0;
-            for (int a = 0; a < nodes_; ++a)
-                d += demand[a * nodes_ + n];
-            node_util_[n] = d / dram_bw_;
-            node_mult_[n] = std::sqrt(node_mult_[n] * loaded_latency_multiplier(node_util_[n]));
+}
+
+void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
+    const Nanos window = now - last_update_;
+    update_llc_and_cores(running);
+
+    solver_.clear();
+    // Kernel copies and clears since the last update load this solve (without an interval to
+    // spread them over they wait for the next).
+    if (window > 0)
+        for (int r = 0; r < solver_.nr_resources(); ++r) {
+            solver_.set_background(r, kernel_bytes_[r] / static_cast<double>(window));
+            kernel_bytes_[r] = 0;
         }
-        for (int a = 0; a < nodes_; ++a)
-            for (int b = 0; b < nodes_; ++b) {
-                if (a == b) continue;
-                const double rho = demand[a * nodes_ + b] / link_bw_;
-                double& m = link_mult_[a * nodes_ + b];
-                m = std::sqrt(m * loaded_latency_multiplier(rho));
-            }
+    std::fill(solved_task_.begin(), solved_task_.end(), -1);
+    int k = 0;
+    for (size_t cpu = 0; cpu < running.size(); ++cpu) {
+        const CpuRunning& r = running[cpu];
+        if (r.task < 0 || !r.mix || r.mix->streams.empty()) continue;
+        const int c = static_cast<int>(cpu);
+        const LineCost lc = line_demand(*r.mix, c);
+        solver_.add_task(lc.fixed_ns, r.user_share);
+        for_each_use(node_of_cpu_[c],
+                     [&](int res, double w, double bytes) { solver_.add_use(res, w, bytes); });
+        solved_task_[c] = r.task;
+        solved_index_[c] = k++;
     }
+    solver_.solve(kSolverPasses);
+    last_update_ = now;
 }
 
 }  // namespace numasim

@@ -1,50 +1,132 @@
-// The performance model: how fast a task makes progress given where its memory is.
+// The performance model: how fast a task makes progress given where its memory is, and what the
+// memory traffic of kernel work costs.
 //
 // A phase's rate is what the task achieves with its data in local DRAM, alone and uncontended.
 // From it the model derives the CPU time per cache line (the rate minus the local memory stall)
 // and then, for the task's actual placement, adds the memory stall of each access: LLC hits at
-// LLC latency, misses at the SLIT-distance latency of the node holding the page, inflated by the
-// loaded-latency curve of that node's DRAM and of the interconnect link, divided by the
-// memory-level parallelism. SMT siblings that are both busy share the core's throughput.
-// Contention is solved once per tick as a fixed point over all running tasks.
+// LLC latency, misses at the SLIT-distance latency of the node holding the page plus the
+// queueing delay of that node's DRAM and of every link on the route, divided by the
+// memory-level parallelism. Busy SMT siblings share the core's throughput and its line fill
+// buffers. The queueing delays come from a closed-loop solve over all running tasks once per
+// tick (cost/bandwidth.h): delivered traffic never exceeds a DRAM's or a link's bandwidth.
+//
+// The model sees no task: at each update the engine hands it, per CPU, the access mix of what
+// runs there, an identity to recognise it by and the share of its last tick it spent in user
+// mode (CpuRunning). The kernel's cost paths (mm/, sched/, numab/) ask it for rates and times.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "cost/access.h"
+#include "cost/bandwidth.h"
+#include "cost/interconnect.h"
+#include "sim/clock.h"
 
 namespace numasim {
 
 struct MemObject;
+struct Region;
 struct Topology;
+
+// What the cost model sees of the task running on one CPU at an update.
+struct CpuRunning {
+    const AccessMix* mix = nullptr;  // what its phase touches; nullptr between phases
+    int task = -1;                   // an identity (the task's index); -1: the CPU is idle
+    double user_share = 1.0;         // share of its last tick spent in user mode
+};
 
 class CostModel {
   public:
     void init(const Topology& t);
-    // Recomputes contention multipliers and LLC footprints from what runs now: `running[cpu]`
-    // is the access mix of the task running on `cpu`, or nullptr when there is none.
-    void update(const std::vector<const AccessMix*>& running);
+    // At every tick: LLC footprints, SMT sharing and the bandwidth solve for what runs now
+    // (`running[cpu]`), with the kernel traffic since the last update as background load.
+    void update(std::span<const CpuRunning> running, Nanos now);
     // CPU time per byte for access mix `a` on `cpu` under the current contention. If
     // `miss_per_byte` is given, it receives the LLC misses per byte of progress.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte = nullptr) const;
+    // Bytes per ns that `a` makes progress at on `cpu`: from the last solve if task `task` was
+    // counted there, at the current delays otherwise.
+    double rate_gbs(const AccessMix& a, int cpu, int task) const;
+
+    // --- the machine ---
     // Idle latency from a CPU on node `from` to memory on node `to`.
     double latency_ns(int from, int to) const { return lat_[from * nodes_ + to]; }
-    double node_multiplier(int nid) const { return node_mult_[nid]; }
-    double link_multiplier(int from, int to) const { return link_mult_[from * nodes_ + to]; }
-    double node_utilisation(int nid) const { return node_util_[nid]; }
+    // Moving a contended cache line between CPUs on nodes a and b (an atomic on a lock word, a
+    // remote runqueue read): within a node the request goes through the LLC to the owning core,
+    // across nodes it costs about a remote memory access.
+    double line_transfer_ns(int a, int b) const;
     // Nanoseconds for kernel work measured in cycles on this machine.
     double cycles_ns(double cycles) const { return cycles / ghz_; }
-    // Time to copy `bytes` from node `from` to node `to` on one core.
+    int cpu_node(int cpu) const { return node_of_cpu_[cpu]; }
+    const Interconnect& interconnect() const { return net_; }
+
+    // --- the memory system under load (from the last solve) ---
+    // Queueing delay a miss from a CPU on `cpu_node` to memory on `nid` waits on top of the idle
+    // latency: the DRAM's and every link's on the way back.
+    double path_delay_ns(int cpu_node, int nid) const;
+    double node_utilisation(int nid) const { return solver_.utilisation(nid); }
+    double node_load_gbs(int nid) const { return solver_.load(nid); }
+    double node_delay_ns(int nid) const { return solver_.delay(nid); }
+    // Load and utilisation of the direct link from node a to node b (0 if there is none).
+    double link_load_gbs(int a, int b) const;
+    double link_utilisation(int a, int b) const;
+    const BandwidthSolver& solver() const { return solver_; }
+
+    // --- kernel work that moves memory; its traffic loads the next solve ---
+    // Clearing `bytes` of a new page on node `nid` from a CPU on `cpu_node` (clear_page with
+    // fast string stores: one write per line, no read for ownership).
+    double clear_ns(int cpu_node, int nid, double bytes) const;
+    // Copying `bytes` from node `from` to node `to` on one core of node `to` (migration, COW).
     double copy_ns(double bytes, int from, int to) const;
-    // Time to refill `bytes` of cache from memory on node `nid` for a CPU on node `cpu_node`.
-    double refill_ns(double bytes, int cpu_node, int nid) const;
-    double llc_bytes() const { return llc_bytes_; }
+    // Average time to fetch one line of `a`'s working set into a CPU of `cpu_node`, from
+    // wherever its pages are, under the current load (0 without streams).
+    double working_set_line_ns(const AccessMix& a, int cpu_node) const;
+    // Cache refill (user stall, ns) after task `task`, touching `a` (nullptr: nothing the model
+    // knows of), moves from `src_cpu` to `dst_cpu`: what it had cached and will use again, less
+    // what is warm on the destination core (`core_mates`: what runs on the destination's SMT
+    // siblings now; or `task` was the last to run on that core) and LLC (cost/cache_state.cpp).
+    double move_refill_ns(const AccessMix* a, int task, int src_cpu, int dst_cpu,
+                          std::span<const AccessMix* const> core_mates) const;
+
+    // Counts of the kernel cost paths since the start (tests, reports).
+    struct KernelCostStats {
+        uint64_t tlb_shootdowns = 0;
+        uint64_t tlb_ipis = 0;
+        double migration_waiters = 0;   // expected tasks that slept on a migration entry
+        double migration_wait_ns = 0;   // their expected sleep
+        double numa_search_ns = 0;      // time task_numa_find_cpu's searches spent pulling lines
+        double fault_lock_wait_ns = 0;  // time faults waited for mmap_lock / VMA / PTE locks
+    };
+    KernelCostStats& stats() { return stats_; }
+    const KernelCostStats& stats() const { return stats_; }
 
   private:
-    double line_ns(const AccessMix& a, int cpu, std::vector<double>* node_bytes,
-                   double* miss_per_line) const;
+    // Cache lines of one region are shared by every mapping of the same object and offset.
+    using RegionKey = std::pair<const MemObject*, uint64_t>;
+    static RegionKey region_key(const Region& r);
+    struct LineCost {
+        double fixed_ns = 0;  // CPU work and idle memory stall per line
+        double misses = 0;    // LLC misses per line
+    };
+    // Per-line demand of `a` on cpu into the scratch arrays (per node: stall weight, bytes read,
+    // bytes written back).
+    LineCost line_demand(const AccessMix& a, int cpu) const;
+    // Calls f(resource, stall_weight, bytes) for every resource the scratch demand uses.
+    template <class F>
+    void for_each_use(int cpu_node, F&& f) const;
+    // Line time under the current delays and the smallest clip on the way, from the scratch.
+    std::pair<double, double> loaded_line(int cpu_node, const LineCost& lc) const;
+    // Per-core streaming rate of kernel work between a CPU on `cpu_node` and memory on `nid`.
+    double kernel_stream_gbs(int cpu_node, int nid) const;
+    // Kernel traffic: bytes read from memory on `mem_node` into a CPU on `cpu_node`, and written
+    // the other way; both load the DRAM and the links on the route at the next solve.
+    void read_traffic(int mem_node, int cpu_node, double bytes) const;
+    void write_traffic(int cpu_node, int mem_node, double bytes) const;
+    void update_llc_and_cores(std::span<const CpuRunning> running);
+
     int nodes_ = 0;
     std::vector<int> node_of_cpu_;
     double ghz_ = 2.0;
@@ -52,17 +134,31 @@ class CostModel {
     double llc_lat_ = 0;
     double mlp_default_ = 10;
     double smt_speedup_ = 1;
-    double dram_bw_ = 1;  // bytes per ns, per node
-    double link_bw_ = 1;
     std::vector<double> lat_;
-    std::vector<double> node_mult_, link_mult_, node_util_;
+    Interconnect net_;
+    BandwidthSolver solver_;
+    KernelCostStats stats_;
+
     std::vector<double> llc_footprint_;  // per LLC: bytes of distinct regions touched
-    // Per LLC: the (object, first page) of the regions counted this update.
-    std::vector<std::vector<std::pair<const MemObject*, uint64_t>>> llc_keys_;
+    // Per LLC: the regions of the tasks running there at this update.
+    std::vector<std::vector<RegionKey>> llc_keys_;
     std::vector<int> llc_of_cpu_;
-    std::vector<int> core_busy_;  // per core: running tasks now
     std::vector<int> core_of_cpu_;
-    std::vector<int> core_threads_;  // per core: SMT threads
+    std::vector<int> core_threads_;    // per core: SMT threads
+    std::vector<int> core_busy_;       // per core: running tasks now
+    std::vector<int> core_last_task_;  // per core: the last task seen running there (-1: none)
+    // Per core: the sum of the MLP its busy threads would use alone, and what the core has.
+    std::vector<double> core_mlp_sum_, core_mlp_cap_;
+
+    // Per CPU: the task counted in the last solve (-1: none) and its index there.
+    std::vector<int> solved_task_;
+    std::vector<int> solved_index_;
+    Nanos last_update_ = 0;
+
+    // Kernel traffic since the last update, bytes per resource (bookkeeping of const paths).
+    mutable std::vector<double> kernel_bytes_;
+    // Scratch for line_demand: per node stall weight, bytes read and bytes written back.
+    mutable std::vector<double> w_, rd_, wb_;
 };
 
 }  // namespace numasim

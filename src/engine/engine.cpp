@@ -106,18 +106,22 @@ void Engine::tick() {
     }
     for (int c = 0; c < n; ++c)
         if (sys_.rqs[c].need_resched || !sys_.rqs[c].curr) schedule(sys_, c);
-    // The cost model sees what each CPU's current task touches, nothing else of it.
-    mix_by_cpu_.resize(n);
-    running_.assign(n, nullptr);
+    // The faults of the interval that ended met on their locks (mm/fault_locks.h).
+    sys_.fault_locks.settle(sys_);
+    // The cost model sees what each CPU's current task touches, how much of its last tick it
+    // spent in user mode, and an identity for it; nothing else of it.
+    running_.assign(n, CpuRunning{});
     for (int c = 0; c < n; ++c) {
         const Task* t = sys_.rqs[c].curr;
         if (!t) continue;
-        const TaskRun& r = run_of(*t);
-        if (!r.has_phase) continue;
-        mix_by_cpu_[c] = r.phase.access();
-        running_[c] = &mix_by_cpu_[c];
+        TaskRun& r = run_of(*t);
+        const double du = static_cast<double>(t->utime - r.utime_seen);
+        const double ds = static_cast<double>(t->stime - r.stime_seen);
+        r.utime_seen = t->utime;
+        r.stime_seen = t->stime;
+        running_[c] = CpuRunning{t->touches, t->index, du + ds > 0 ? du / (du + ds) : 1.0};
     }
-    sys_.cost.update(running_);
+    sys_.cost.update(running_, sys_.now);
     // After the tick's scan work and the faults of the interval before it.
     if (check_invariants_ && cadence_.due(sys_, ticks_))
         check_invariants("after tick " + std::to_string(ticks_));
@@ -162,6 +166,7 @@ void Engine::apply_phase_setup(Task& p) {
 bool Engine::start_next_phase(Task& p) {
     const int cpu = p.cpu;
     TaskRun& run = run_of(p);
+    p.touches = nullptr;
     run.phase = Phase{};
     if (!p.program || !p.program->next_phase(p, run.phase)) {
         do_exit(sys_, p);
@@ -170,6 +175,8 @@ bool Engine::start_next_phase(Task& p) {
         return false;
     }
     run.has_phase = true;
+    run.access = run.phase.access();
+    p.touches = &run.access;
     run.phase_bytes = 0;
     run.phase_cpu = 0;
     apply_phase_setup(p);
@@ -191,6 +198,7 @@ void Engine::wake_joiners(const Task& p) {
 void Engine::finish_phase(Task& p) {
     TaskRun& run = run_of(p);
     run.has_phase = false;
+    p.touches = nullptr;
     const int cpu = p.cpu;
     if (run.phase.join) {
         // pthread_join(): sleep until the other threads have exited; the last one's exit wakes
@@ -246,6 +254,15 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             account_exec(*p, k, rq.clock);
             continue;
         }
+        if (p->blocked_debt > 0) {
+            // Asleep on a migration entry: time passes without CPU time. The task keeps the CPU
+            // meanwhile (nothing else is picked for so short a sleep in the model).
+            const Nanos k = std::min(p->blocked_debt, avail);
+            p->blocked_debt -= k;
+            rq.clock += k;
+            p->exec_start = rq.clock;
+            continue;
+        }
         TaskRun& run = run_of(*p);
         if (!run.has_phase) {
             start_next_phase(*p);
@@ -297,6 +314,8 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write) {
     } else if (write) {
         ns = do_wp_page(sys_, p, vma, idx);
     }
+    // do_user_addr_fault() took mmap_lock or the VMA's lock, the fault handler the PTE lock.
+    if (ns > 0) sys_.fault_locks.note(sys_, p, vma, idx);
     p.kernel_debt += static_cast<Nanos>(ns);
     return sys_.rqs[cpu].curr == &p && p.cpu == cpu && p.state == TaskState::Running;
 }

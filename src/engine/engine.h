@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/cost_model.h"
 #include "engine/invariants.h"
 #include "engine/program.h"
 #include "sim/clock.h"
@@ -25,10 +26,12 @@ struct Vma;
 struct TaskRun {
     Phase phase;
     bool has_phase = false;
-    double phase_bytes = 0;           // bytes done in the current phase
-    Nanos phase_cpu = 0;              // CPU time in the current phase
-    std::vector<uint64_t> sweep_pos;  // per stream: next page of a sweep (region-relative)
-    std::vector<double> sweep_carry;  // per stream: bytes short of the next page
+    double phase_bytes = 0;                // bytes done in the current phase
+    Nanos phase_cpu = 0;                   // CPU time in the current phase
+    std::vector<uint64_t> sweep_pos;       // per stream: next page of a sweep (region-relative)
+    std::vector<double> sweep_carry;       // per stream: bytes short of the next page
+    AccessMix access;                      // what the phase touches; Task::touches points here
+    Nanos utime_seen = 0, stime_seen = 0;  // at the last tick it ran at (its user-mode share)
 };
 
 // A run whose simulated time stopped: some CPU took kMaxStepsWithoutTime steps (phases started,
@@ -71,9 +74,8 @@ class Engine {
     void check_invariants(const std::string& when) const;
 
     System& sys_;
-    std::deque<TaskRun> runs_;  // by Task::index; a deque keeps references across growth
-    std::vector<AccessMix> mix_by_cpu_;
-    std::vector<const AccessMix*> running_;  // per CPU, for the cost model
+    std::deque<TaskRun> runs_;         // by Task::index; a deque keeps references across growth
+    std::vector<CpuRunning> running_;  // per CPU, for the cost model
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
     bool check_invariants_;

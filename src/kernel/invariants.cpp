@@ -198,7 +198,16 @@ struct Checker {
                             t->exiting() ? "dead" : "in another mm");
             ++live;
         }
-        differ(m.mm_users, live, [&] { return describe(m) + ": mm_users (live threads)"; });
+        if (differ(m.mm_users, live, [&] { return describe(m) + ": mm_users (live threads)"; }))
+            return;
+        // mm_cpumask summarises the runqueues' loaded_mm (switch_mm_irqs_off, mm/tlb.h).
+        for (const Rq& rq : sys.rqs) {
+            const auto cpu = static_cast<uint64_t>(rq.cpu);
+            const bool in_mask = cpu < m.cpumask.size() && m.cpumask.test(cpu);
+            if (in_mask != (rq.loaded_mm == &m))
+                return fail("{}: cpu {} is {}in mm_cpumask but its loaded_mm is {}this mm",
+                            describe(m), rq.cpu, in_mask ? "" : "not ", in_mask ? "not " : "");
+        }
     }
 
     // Mapcounts against the mappings, allocated frames against free pages per node.
@@ -399,6 +408,9 @@ struct Checker {
                 numa += t->numa_preferred_nid != NUMA_NO_NODE;
                 preferred += t->numa_preferred_nid == node;
             };
+            if (rq.curr && rq.curr->mm && rq.loaded_mm != rq.curr->mm)
+                return fail("cpu {}: runs {} but its loaded_mm is another mm", rq.cpu,
+                            describe(*rq.curr));
             if (rq.curr) count(rq.curr, true);
             for (const Task* t : rq.queued)
                 count(t, false);

@@ -15,6 +15,7 @@
 #include "kernel/counters.h"
 #include "kernel/tracer.h"
 #include "machine/topology.h"
+#include "mm/fault_locks.h"
 #include "mm/mm.h"
 #include "mm/node_memory.h"
 #include "numab/knobs.h"
@@ -49,6 +50,7 @@ struct System {
     Counters counters;
     Tracer tracer{nullptr};
     CostModel cost;
+    FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;
 
     std::vector<std::unique_ptr<Task>> tasks;

@@ -43,8 +43,7 @@ void ensure_own(Vma& vma) {
 }
 
 double clear_ns(const System& sys, int cpu, int nid, double bytes) {
-    return sys.cost.copy_ns(bytes, nid, nid) * 0.5 +
-           sys.cost.refill_ns(0, sys.cpu_to_node(cpu), nid);
+    return sys.cost.clear_ns(sys.cpu_to_node(cpu), nid, bytes);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "cost/constants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
+#include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
 
 namespace numasim {
@@ -12,9 +13,8 @@ namespace numasim {
 namespace {
 
 // Moves the region totals of the pages of [first, first + nr) that `m` maps from the shared
-// object (present, not privately copied), a run of such pages at a time. Returns whether any.
-bool account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
-    bool any = false;
+// object (present, not privately copied), a run of such pages at a time.
+void account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
     uint64_t i = first;
     const uint64_t end = first + nr;
     while (i < end) {
@@ -26,14 +26,11 @@ bool account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) 
         while (j < end && m.present.test(j) && m.shares_object_page(j))
             ++j;
         account_region_move(m, i, j - i, from, to);
-        any = true;
         i = j;
     }
-    return any;
 }
 
-// Every mapping that sees the moved frames has its region totals moved, and each other process
-// mapping a shared folio faults on the migration entry and waits for it (one rmap walk).
+// Every mapping that sees the moved frames has its region totals moved.
 void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
     if (!vma.shares_object_page(idx) || vma.object->mappers.size() <= 1) {
         account_region_move(vma, idx, nr, from, to);
@@ -44,9 +41,7 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         // The part of the folio's object pages [obj, obj + nr) that m maps.
         const uint64_t lo = std::max(obj, m->pgoff),
                        hi = std::min(obj + nr, m->pgoff + m->nr_pages());
-        if (lo >= hi || !account_mapped_runs(*m, lo - m->pgoff, hi - lo, from, to)) continue;
-        if (m != &vma && m->mm && !m->mm->tasks.empty())
-            m->mm->tasks.front()->kernel_debt += static_cast<Nanos>(cost::MIGRATE_PER_MAPPING_NS);
+        if (lo < hi) account_mapped_runs(*m, lo - m->pgoff, hi - lo, from, to);
     }
 }
 
@@ -98,9 +93,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     sys.counters[Vm::pgmigrate_success] += nr;
     sys.counters[Vm::numa_pages_migrated] += nr;
     if (thp) ++sys.counters[Vm::thp_migration_success];
-    kernel_ns += cost::MIGRATE_FOLIO_OVERHEAD_NS +
-                 sys.cost.copy_ns(static_cast<double>(nr * PAGE_SIZE), from, target) +
-                 (mapcount > 1 ? (mapcount - 1) * cost::MIGRATE_PER_MAPPING_NS : 0.0);
+    kernel_ns += migrate_folio_cost(sys, p, vma, idx, nr, from, target, mapcount);
     return MIGRATE_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mm/vma.h"
+#include "sim/bitmap.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -26,6 +27,9 @@ struct Mm {
     // just below mmap_base, which then moves down. Processes built by workload/process_layout
     // use it; bare test mms keep the bottom-up cursor.
     bool mmap_top_down = false;
+    // mm_cpumask(): the CPUs that may cache this mm's translations, kept by switch_mm_irqs_off
+    // (mm/tlb.h); a TLB flush interrupts every one of them but the flushing CPU.
+    Bitmap cpumask;
 
     // NUMA balancing scan state (mm->numa_next_scan, numa_scan_offset, numa_scan_seq).
     Nanos numa_next_scan = 0;

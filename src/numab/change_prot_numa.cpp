@@ -20,6 +20,7 @@
 #include "cost/constants.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
+#include "mm/tlb.h"
 #include "numab/internal.h"
 
 namespace numasim {
@@ -168,6 +169,8 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
     const uint64_t entries_left = walk.walked - entries_changed;
     kernel_ns += sys.cost.cycles_ns(cost::PTE_UPDATE_CYCLES * static_cast<double>(entries_changed) +
                                     cost::PTE_WALK_CYCLES * static_cast<double>(entries_left));
+    // tlb_finish_mmu(): one flush of the changed range on every CPU the mm may be cached on.
+    if (walk.updated && vma.mm) kernel_ns += flush_tlb_mm_range(sys, *vma.mm, current.cpu);
     if (walk.updated) sys.counters[Vm::numa_pte_updates] += walk.updated;
     if (walk.huge_updates) sys.counters[Vm::numa_huge_pte_updates] += walk.huge_updates;
     return walk.updated;

@@ -184,7 +184,13 @@ constexpr KnobDomain knob_one_of() {
       "task_numa_group pools the faults of tasks that share memory")                              \
     X(bool, numa_scan_adapt, true, knob_bool(),                                                   \
       "v3.14",                                                                                    \
-      "update_task_scan_period adapts the scan period")
+      "update_task_scan_period adapts the scan period")                                           \
+    X(bool, per_vma_lock, true, knob_bool(),                                                      \
+      "v6.4 (0bff0aaea03e, CONFIG_PER_VMA_LOCK)",                                                 \
+      "faults take the faulting VMA's lock instead of mmap_lock")                                 \
+    X(bool, migrate_tlb_batch, true, knob_bool(),                                                 \
+      "v6.3 (7e12beb8ca2a); v6.4 (4d4b6d66db63)",                                                 \
+      "one batched TLB flush for a migration's unmaps")
 // clang-format on
 
 struct NumaBalancingKnobs {

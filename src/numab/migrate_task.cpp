@@ -13,9 +13,11 @@
 //                    v4.19 ran select_idle_sibling on the destination CPU).
 //   numa_imbalance   the allowance, decoded in sched/numa_imbalance.cpp.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
+#include "cost/constants.h"
 #include "numab/internal.h"
 #include "numab/numa_env.h"
 #include "sched/fair.h"
@@ -33,6 +35,18 @@ constexpr int EAGAIN_ = 11;
 // task_numa_migrate's default imbalance_pct when no SD_NUMA domain is found.
 constexpr int NUMA_ENV_DEFAULT_IMBALANCE_PCT = 112;
 
+// Reading `lines` cache lines of CPU `cpu`'s runqueue or current task from the searching CPU:
+// each was last written there, so each is a transfer from that CPU's cache.
+void read_remote_lines(const System& sys, TaskNumaEnv& env, int cpu, double lines) {
+    env.search_ns += lines * sys.cost.line_transfer_ns(env.src_nid, sys.cpu_to_node(cpu));
+}
+
+// update_numa_stats() reads every CPU of the node.
+void read_node_stats(const System& sys, TaskNumaEnv& env, int nid) {
+    for (int cpu : sys.topo.nodes[nid].cpus)
+        read_remote_lines(sys, env, cpu, cost::NUMA_STATS_LINES_PER_CPU);
+}
+
 bool sched_smt_present(const System& sys) {
     for (int c = 0; c < sys.nr_cpus(); ++c)
         if (sys.topo.smt_siblings(c).size() > 1) return true;
@@ -47,6 +61,8 @@ int numa_idle_core(const System& sys, int idle_core, int cpu) {
 
 // Whether the search stops after this candidate (the kernel's return value).
 bool task_numa_compare(System& sys, TaskNumaEnv& env, long taskimp, long groupimp, bool maymove);
+
+}  // namespace
 
 void task_numa_find_cpu(System& sys, TaskNumaEnv& env, long taskimp, long groupimp) {
     const NumaBalancingKnobs& k = sys.knobs;
@@ -77,9 +93,14 @@ void task_numa_find_cpu(System& sys, TaskNumaEnv& env, long taskimp, long groupi
     for (int cpu : sys.topo.nodes[env.dst_nid].cpus) {
         if (!env.p->allowed(cpu)) continue;
         env.dst_cpu = cpu;
+        read_remote_lines(
+            sys, env, cpu,
+            sys.rqs[cpu].curr ? cost::NUMA_COMPARE_LINES_BUSY : cost::NUMA_COMPARE_LINES_IDLE);
         if (task_numa_compare(sys, env, taskimp, groupimp, maymove)) break;
     }
 }
+
+namespace {
 
 bool task_numa_compare(System& sys, TaskNumaEnv& env, long taskimp, long groupimp, bool maymove) {
     const NumaBalancingKnobs& k = sys.knobs;
@@ -261,6 +282,16 @@ bool task_numa_compare_for_test(System& sys, TaskNumaEnv& env, long taskimp, lon
 
 int task_numa_migrate(System& sys, Task& p) {
     TaskNumaEnv env;
+    // Whatever the outcome, the searching task pays for the lines it read.
+    struct ChargeSearch {
+        System& sys;
+        Task& p;
+        const TaskNumaEnv& env;
+        ~ChargeSearch() {
+            p.kernel_debt += static_cast<Nanos>(std::llround(env.search_ns));
+            sys.cost.stats().numa_search_ns += env.search_ns;
+        }
+    } charge{sys, p, env};
     env.p = &p;
     env.src_cpu = p.cpu;
     env.src_nid = sys.task_node(p);
@@ -281,9 +312,11 @@ int task_numa_migrate(System& sys, Task& p) {
     long taskweight = static_cast<long>(task_weight(sys, p, env.src_nid, dist));
     long groupweight = static_cast<long>(group_weight(sys, p, env.src_nid, dist));
     update_numa_stats(sys, env, env.src_stats, env.src_nid, false);
+    read_node_stats(sys, env, env.src_nid);
     long taskimp = static_cast<long>(task_weight(sys, p, env.dst_nid, dist)) - taskweight;
     long groupimp = static_cast<long>(group_weight(sys, p, env.dst_nid, dist)) - groupweight;
     update_numa_stats(sys, env, env.dst_stats, env.dst_nid, true);
+    read_node_stats(sys, env, env.dst_nid);
     task_numa_find_cpu(sys, env, taskimp, groupimp);  // a spot on the preferred node?
 
     // Look elsewhere when the preferred node is full, or the group spans several nodes.
@@ -304,6 +337,7 @@ int task_numa_migrate(System& sys, Task& p) {
             env.dist = dist;
             env.dst_nid = nid;
             update_numa_stats(sys, env, env.dst_stats, env.dst_nid, true);
+            read_node_stats(sys, env, env.dst_nid);
             task_numa_find_cpu(sys, env, taskimp, groupimp);
         }
     }

@@ -37,6 +37,9 @@ struct TaskNumaEnv {
     Task* best_task = nullptr;
     long best_imp = 0;
     int best_cpu = -1;
+    // Simulator: the cache lines the search pulled from the runqueues and tasks it looked at
+    // (cost/constants.h), in ns; charged to p as kernel time when the search ends.
+    double search_ns = 0;
 };
 
 NumaType numa_classify(unsigned imbalance_pct, const NumaStats& ns);
@@ -44,6 +47,9 @@ void update_numa_stats(const System& sys, const TaskNumaEnv& env, NumaStats& ns,
                        bool find_idle);
 void task_numa_assign(System& sys, TaskNumaEnv& env, Task* p, long imp);
 bool load_too_imbalanced(long src_load, long dst_load, const TaskNumaEnv& env);
+// The CPU loop over env.dst_nid (and the move-or-swap decision before it); adds the lines it
+// reads to env.search_ns.
+void task_numa_find_cpu(System& sys, TaskNumaEnv& env, long taskimp, long groupimp);
 
 // task_numa_compare(), static in migrate_task.cpp, callable from tests.
 bool task_numa_compare_for_test(System& sys, TaskNumaEnv& env, long taskimp, long groupimp,

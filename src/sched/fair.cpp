@@ -6,6 +6,7 @@
 
 #include "cost/constants.h"
 #include "kernel/system.h"
+#include "mm/tlb.h"
 #include "numab/numab.h"
 #include "sched/cfs.h"
 #include "sched/eevdf.h"
@@ -337,6 +338,7 @@ void schedule(System& sys, int cpu) {
     // set_next_entity(): RUN_TO_PARITY's stash of the request the task is picked for.
     if (eevdf) next->vlag = next->deadline;
     rq.curr = next;
+    switch_mm_irqs_off(sys, cpu, next->mm);
     ++rq.nr_switches;
     ++sys.counters.cs;
     next->kernel_debt += static_cast<Nanos>(cost::CONTEXT_SWITCH_NS);
@@ -363,6 +365,21 @@ void scheduler_tick(System& sys, int cpu) {
 }
 
 // --- moving tasks ---
+
+namespace {
+
+// The cache refill `p` pays after moving: the cost model weighs what it touches against what
+// runs on the destination's SMT siblings now (they share its L1 and L2) and on its LLC.
+double move_refill_ns(const System& sys, const Task& p, int src_cpu, int dst_cpu) {
+    std::vector<const AccessMix*> mates;
+    for (int c : sys.topo.smt_siblings(dst_cpu)) {
+        const Task* t = sys.rqs[c].curr;
+        if (c != dst_cpu && t && t != &p && t->touches) mates.push_back(t->touches);
+    }
+    return sys.cost.move_refill_ns(p.touches, p.index, src_cpu, dst_cpu, mates);
+}
+
+}  // namespace
 
 void move_task(System& sys, Task& p, int dst_cpu) {
     const int src_cpu = p.cpu;
@@ -400,13 +417,8 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     if (sys.cpu_to_node(src_cpu) != sys.cpu_to_node(dst_cpu)) update_scan_period(sys, p, dst_cpu);
     ++sys.counters.migrations;
     ++p.nr_migrations;
-    // The task's cached working set stays behind: refill the private caches, and across LLCs
-    // as much of its footprint as the LLC held, from wherever its memory is.
-    double refill = cost::PRIVATE_CACHE_BYTES;
-    if (!cpus_share_cache(sys, src_cpu, dst_cpu))
-        refill = std::max(refill, sys.cost.llc_bytes() / 4);
-    p.stall_debt += static_cast<Nanos>(
-        sys.cost.refill_ns(refill, sys.cpu_to_node(dst_cpu), sys.cpu_to_node(src_cpu)));
+    // The task's cached working set stays behind, except what is warm where it lands.
+    p.stall_debt += static_cast<Nanos>(move_refill_ns(sys, p, src_cpu, dst_cpu));
     enqueue_task(sys, dst, p);
     if (was_running) schedule(sys, src_cpu);
     if (!dst.curr)

@@ -9,6 +9,7 @@
 
 namespace numasim {
 
+struct Mm;
 struct Task;
 
 inline constexpr unsigned long SCHED_CAPACITY_SCALE = 1024;  // capacity of one CPU
@@ -26,6 +27,7 @@ struct Rq {
     Nanos clock = 0;  // time up to which this CPU has been simulated
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     uint64_t nr_switches = 0;
+    Mm* loaded_mm = nullptr;  // cpu_tlbstate.loaded_mm: this CPU is in its mm_cpumask (mm/tlb.h)
     std::vector<Nanos> next_balance;  // per sched-domain level
     std::vector<unsigned> balance_interval_ms;
     std::vector<unsigned> nr_balance_failed;

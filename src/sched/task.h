@@ -13,6 +13,7 @@
 
 namespace numasim {
 
+struct AccessMix;
 struct Mm;
 struct NumaGroup;
 class TaskProgram;
@@ -66,6 +67,8 @@ struct Task {
     Nanos stime = 0;
     Nanos kernel_debt = 0;  // kernel work done on the task's behalf, charged as it next runs
     Nanos stall_debt = 0;   // user time lost refilling caches after a migration
+    // Time asleep on a migration entry (TASK_UNINTERRUPTIBLE), passing without CPU time.
+    Nanos blocked_debt = 0;
     uint64_t nvcsw = 0, nivcsw = 0;
     uint64_t nr_migrations = 0;  // se.nr_migrations
     uint64_t nr_faults = 0;      // page faults (perf "faults")
@@ -90,10 +93,13 @@ struct Task {
 
     // --- what it runs ---
     TaskProgram* program = nullptr;  // driven by the engine
-    double total_bytes = 0;          // bytes moved by its phases
-    double total_ops = 0;            // workload operations completed (Phase::ops_per_byte)
-    int workload = -1;               // index of the owning workload instance
-    int thread_index = 0;            // index within its workload
+    // What its current phase touches (nullptr between phases), kept by the engine: the narrow
+    // view the kernel's cost paths read (the cache refill after a move, waits on migrations).
+    const AccessMix* touches = nullptr;
+    double total_bytes = 0;  // bytes moved by its phases
+    double total_ops = 0;    // workload operations completed (Phase::ops_per_byte)
+    int workload = -1;       // index of the owning workload instance
+    int thread_index = 0;    // index within its workload
 
     bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
     bool exiting() const { return state == TaskState::Dead; }

@@ -16,6 +16,7 @@
 #include "machine/presets.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
+#include "mm/tlb.h"
 #include "numab/numab.h"
 #include "numab/profile.h"
 
@@ -135,6 +136,13 @@ INSTANTIATE_TEST_SUITE_P(
         Corruption{"mm_users",
                    [](World& w) { ++w.vma->mm->mm_users; },
                    {"mm 0", "mm_users (live threads): cached 3, recomputed 2"}},
+        Corruption{"mm_cpumask",
+                   [](World& w) {
+                       // CPU 3 switches to mm 0, then forgets it without leaving its mask.
+                       switch_mm_irqs_off(w.sys, 3, w.vma->mm);
+                       w.sys.rqs[3].loaded_mm = nullptr;
+                   },
+                   {"mm 0", "cpu 3 is in mm_cpumask but its loaded_mm is not this mm"}},
         Corruption{"mapcount",
                    [](World& w) { w.vma->frame(7).mapcount = 1; },
                    {"anonymous object first mapped by vma 'heap'",

@@ -91,6 +91,40 @@ TEST_F(Compare, BusyDestinationClaimedElsewhereIsSkipped) {
     EXPECT_EQ(env.best_cpu, -1);
 }
 
+// task_numa_find_cpu pulls cache lines from every runqueue it looks at, at the transfer cost
+// from the searching CPU's node (tiny-2n: 140 ns to node 1): 4 lines for a busy CPU, 1 for an
+// idle one (cost/constants.h).
+TEST_F(Compare, SearchPaysForTheRunqueuesItReads) {
+    w.sys.knobs.smallimp = 30;  // imp 25 is refused at CPU 2, so CPU 3 is looked at too
+    task_numa_find_cpu(w.sys, env, 25, 0);
+    EXPECT_NEAR(env.search_ns, 4 * 140.0 + 1 * 140.0, 1e-9);
+}
+
+TEST(FindCpuSearch, IdleEarlyStopReadsFewerRunqueues) {
+    // v4.19 without the v5.7 classification: p on CPU 0 may move to node 1, whose CPU 2 is idle
+    // and CPU 3 busy. Stopping at the idle CPU reads one runqueue; searching on reads both.
+    for (bool stop : {true, false}) {
+        NumaBalancingKnobs k;
+        k.numa_classify = false;
+        k.idle_early_stop = stop;
+        NumabWorld w(k);
+        Task& p = w.new_task(w.new_mm(), 1000, 0, true);
+        w.new_task(w.new_mm(), 2000, 3, true);
+        TaskNumaEnv env;
+        env.p = &p;
+        env.src_cpu = 0;
+        env.src_nid = 0;
+        env.dst_nid = 1;
+        env.dist = 21;
+        env.imbalance_pct = 108;
+        env.src_stats.compute_capacity = env.dst_stats.compute_capacity = 2048;
+        task_numa_find_cpu(w.sys, env, 40, 0);
+        EXPECT_EQ(env.best_cpu, 2) << stop;
+        EXPECT_NEAR(env.search_ns, stop ? 140.0 : 140.0 + 4 * 140.0, 1e-9) << stop;
+        w.sys.rqs[2].numa_migrate_on = false;
+    }
+}
+
 TEST(NumaClassify, Cases) {
     NumaStats ns;
     ns.weight = 4;

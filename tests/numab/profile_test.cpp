@@ -63,6 +63,15 @@ TEST(Profiles, ReleaseDifferences) {
     for (const auto& k : {v418, v419, v61, v66, v612})
         EXPECT_TRUE(k.numa_preferred_nid && k.numa_task_migrate && k.numa_groups &&
                     k.numa_scan_adapt);
+    // Per-VMA locks (v6.4) and batched migration flushes (v6.3).
+    for (const auto& old : {v418, v419, v61}) {
+        EXPECT_FALSE(old.per_vma_lock);
+        EXPECT_FALSE(old.migrate_tlb_batch);
+    }
+    for (const auto& recent : {v66, v612}) {
+        EXPECT_TRUE(recent.per_vma_lock);
+        EXPECT_TRUE(recent.migrate_tlb_batch);
+    }
 }
 
 TEST(Profiles, UnknownNameListsValidOnes) {

@@ -1,0 +1,124 @@
+#include "cost/bandwidth.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace numasim {
+
+namespace {
+
+// Load that ignores the delays (kernel copies) may not fill a resource completely, or the delay
+// would have no finite fixed point; it is held just below the bandwidth.
+constexpr double kMaxBackgroundShare = 0.999;
+// A pass is close enough when every resource's utilisation is within this of its curve.
+constexpr double kTolerance = 1e-6;
+
+}  // namespace
+
+void BandwidthSolver::init(std::vector<Resource> resources) {
+    res_ = std::move(resources);
+    const size_t n = res_.size();
+    q_.assign(n, 0.0);
+    clip_.assign(n, 1.0);
+    load_.assign(n, 0.0);
+    background_.assign(n, 0.0);
+    f_prev_.assign(n, 0.0);
+    clear();
+}
+
+void BandwidthSolver::clear() {
+    tasks_.clear();
+    uses_.clear();
+    std::fill(background_.begin(), background_.end(), 0.0);
+}
+
+void BandwidthSolver::add_task(double fixed_ns, double duty) {
+    tasks_.push_back(Task{fixed_ns, duty, static_cast<uint32_t>(uses_.size()), 0});
+}
+
+void BandwidthSolver::add_use(int resource, double stall_weight, double bytes) {
+    Task& t = tasks_.back();
+    for (uint32_t u = t.first; u < t.first + t.count; ++u)
+        if (uses_[u].resource == resource) {
+            uses_[u].stall_weight += stall_weight;
+            uses_[u].bytes += bytes;
+            return;
+        }
+    uses_.push_back(Use{resource, stall_weight, bytes});
+    ++t.count;
+}
+
+void BandwidthSolver::set_background(int resource, double bytes_per_ns) {
+    background_[resource] =
+        std::min(std::max(0.0, bytes_per_ns), kMaxBackgroundShare * res_[resource].bandwidth);
+}
+
+double BandwidthSolver::line_ns(const Task& t) const {
+    double ns = t.fixed_ns;
+    for (uint32_t u = t.first; u < t.first + t.count; ++u)
+        ns += uses_[u].stall_weight * q_[uses_[u].resource];
+    return ns;
+}
+
+// Loads at the current delays and, if `dd` is given, their derivatives dD_r/dQ_r.
+void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd) const {
+    d = background_;
+    if (dd) dd->assign(res_.size(), 0.0);
+    for (const Task& t : tasks_) {
+        const double ns = line_ns(t);
+        const double lines = t.duty / ns;
+        for (uint32_t u = t.first; u < t.first + t.count; ++u) {
+            const Use& x = uses_[u];
+            d[x.resource] += lines * x.bytes;
+            if (dd) (*dd)[x.resource] -= lines * x.bytes * x.stall_weight / ns;
+        }
+    }
+}
+
+double BandwidthSolver::residual(int r) const {
+    evaluate(d_, nullptr);
+    return std::abs(d_[r] / res_[r].bandwidth - q_[r] / (res_[r].knee_ns + q_[r]));
+}
+
+int BandwidthSolver::solve(int max_passes) {
+    const size_t n = res_.size();
+    int pass = 0;
+    for (; pass < max_passes; ++pass) {
+        evaluate(d_, &dd_);
+        double worst = 0;
+        for (size_t r = 0; r < n; ++r) {
+            const double b = res_[r].bandwidth, k = res_[r].knee_ns, q = q_[r];
+            const double f = d_[r] / b - q / (k + q);
+            const double df = dd_[r] / b - k / ((k + q) * (k + q));  // always < 0
+            worst = std::max(worst, std::abs(f));
+            double next = std::max(0.0, q - f / df);
+            // A resource pushed past its root by its neighbours' steps takes half a step, so
+            // coupled resources do not chase each other.
+            if (f < 0 && f_prev_[r] > 0) next = 0.5 * (q + next);
+            f_prev_[r] = f;
+            q_[r] = next;
+        }
+        if (worst < kTolerance) break;
+    }
+
+    // Backpressure: a resource still over its bandwidth slows every task that uses it.
+    evaluate(d_, nullptr);
+    for (size_t r = 0; r < n; ++r) {
+        const double b = res_[r].bandwidth;
+        clip_[r] = d_[r] > b ? (b - background_[r]) / (d_[r] - background_[r]) : 1.0;
+    }
+    load_ = background_;
+    rate_.resize(tasks_.size());
+    for (size_t i = 0; i < tasks_.size(); ++i) {
+        const Task& t = tasks_[i];
+        double theta = 1.0;
+        for (uint32_t u = t.first; u < t.first + t.count; ++u)
+            theta = std::min(theta, clip_[uses_[u].resource]);
+        rate_[i] = theta / line_ns(t);
+        for (uint32_t u = t.first; u < t.first + t.count; ++u)
+            load_[uses_[u].resource] += t.duty * rate_[i] * uses_[u].bytes;
+    }
+    return pass;
+}
+
+}  // namespace numasim

@@ -1,0 +1,83 @@
+// Closed-loop sharing of memory bandwidth: the delivered throughput of the tasks that use a
+// node's DRAM or a link never exceeds its bandwidth, and tasks stall until they are served.
+//
+// Each resource r (a node's DRAM, one direction of a link) has a bandwidth B_r and a queueing
+// delay Q_r that every access through it waits on top of the idle latency. A running task i
+// spends, per cache line of progress,
+//     t_i(Q) = fixed_i + sum_r w_ir * Q_r
+// (CPU work plus the idle memory stall, plus the delays weighted by how often its misses cross
+// each resource, divided by its memory-level parallelism: Little's law), so it makes progress at
+// 1 / t_i lines per ns and moves b_ir bytes per line through resource r. The load of r is
+//     D_r(Q) = background_r + sum_i duty_i * b_ir / t_i(Q)
+// and its delay follows the loaded-latency curve Q_r = knee_r * rho / (1 - rho) at the
+// delivered utilisation rho = D_r / B_r, so at the fixed point
+//     F_r(Q) = D_r(Q) / B_r - Q_r / (knee_r + Q_r) = 0.
+// F_r falls in Q_r and is convex (D_r is a sum of 1/(a + wQ), Q/(k+Q) is concave), so Newton's
+// method on each resource converges; all resources take a Newton step per pass, with their own
+// derivative, warm-started from the last solve. Because the delay grows without bound as rho
+// approaches 1, every fixed point has D_r < B_r. A solve that stops before the fixed point is
+// made safe by proportional backpressure: each resource still over its bandwidth scales the
+// tasks that use it by B_r / D_r (clip), and a task runs at the smallest clip on its path.
+// One pass costs O(sum over tasks of the resources each uses).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace numasim {
+
+class BandwidthSolver {
+  public:
+    struct Resource {
+        double bandwidth = 0;  // bytes per ns (GB/s)
+        double knee_ns = 0;    // delay scale of the loaded-latency curve
+    };
+
+    void init(std::vector<Resource> resources);
+    int nr_resources() const { return static_cast<int>(res_.size()); }
+
+    // --- the demand of one solve ---
+    void clear();
+    // Starts a task that needs `fixed_ns` per line besides queueing and makes progress during
+    // `duty` of the interval (the rest it spends in the kernel or stalled on other things).
+    void add_task(double fixed_ns, double duty);
+    // The last task added waits `stall_weight` ns per ns of delay at `resource` per line and moves
+    // `bytes` through it per line. Repeated uses of one resource add up.
+    void add_use(int resource, double stall_weight, double bytes);
+    // Load that does not react to the delay (kernel copies and page clearing), bytes per ns.
+    void set_background(int resource, double bytes_per_ns);
+
+    // Runs up to `max_passes` Newton passes, then sets the clips. Returns the passes used.
+    int solve(int max_passes);
+
+    // --- the result ---
+    double delay(int r) const { return q_[r]; }
+    double clip(int r) const { return clip_[r]; }
+    // Delivered load after backpressure, bytes per ns, and as a fraction of the bandwidth.
+    double load(int r) const { return load_[r]; }
+    double utilisation(int r) const { return load_[r] / res_[r].bandwidth; }
+    // Lines per ns of the i-th task added, after backpressure.
+    double task_rate(int i) const { return rate_[i]; }
+    double residual(int r) const;  // |F_r| at the current delays
+
+  private:
+    struct Use {
+        int resource;
+        double stall_weight, bytes;
+    };
+    struct Task {
+        double fixed_ns, duty;
+        uint32_t first, count;
+    };
+    double line_ns(const Task& t) const;
+    void evaluate(std::vector<double>& d, std::vector<double>* dd) const;
+
+    std::vector<Resource> res_;
+    std::vector<double> q_, clip_, load_, background_, f_prev_;
+    std::vector<Task> tasks_;
+    std::vector<Use> uses_;
+    std::vector<double> rate_;
+    mutable std::vector<double> d_, dd_;
+};
+
+}  // namespace numasim

@@ -1,0 +1,94 @@
+#include "mm/fault_locks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "cost/constants.h"
+#include "kernel/system.h"
+
+namespace numasim {
+
+namespace {
+
+// Pages mapped by one PTE table (2 MiB) and by one PMD table (1 GiB) with 4 KiB pages.
+constexpr int kPteTableShift = 9;
+constexpr int kPmdTableShift = 18;
+
+}  // namespace
+
+void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t idx) {
+    const int node = sys.cpu_to_node(p.cpu);
+    const uintptr_t as = sys.knobs.per_vma_lock ? reinterpret_cast<uintptr_t>(&vma)
+                                                : reinterpret_cast<uintptr_t>(vma.mm);
+    records_.push_back(Record{as, 0, kAddressSpace, p.index, node});
+    uint64_t first = 0, last = 0;
+    const bool huge = vma.pmd_mapped.size() && vma.thp_block(idx, first, last) &&
+                      vma.pmd_mapped.test((vma.page_addr(first) >> 21) - (vma.start >> 21));
+    const uint64_t table = huge ? (idx >> kPmdTableShift) << 1 | 1 : (idx >> kPteTableShift) << 1;
+    records_.push_back(Record{reinterpret_cast<uintptr_t>(&vma), table, kPageTable, p.index, node});
+    ++noted_;
+}
+
+void FaultLocks::settle(System& sys) {
+    const Nanos window = sys.now - last_settle_;
+    if (window <= 0) return;  // faults noted at this instant are settled with the next interval
+    last_settle_ = sys.now;
+    if (records_.empty()) return;
+    const CostModel& cost = sys.cost;
+    const double t_window = static_cast<double>(window);
+    auto key = [](const Record& r) { return std::tie(r.kind, r.object, r.sub); };
+    std::sort(records_.begin(), records_.end(), [&](const Record& a, const Record& b) {
+        return std::tie(a.kind, a.object, a.sub, a.task) <
+               std::tie(b.kind, b.object, b.sub, b.task);
+    });
+    const int nodes = sys.nr_nodes();
+    node_faults_.resize(static_cast<size_t>(nodes));
+    for (size_t g = 0; g < records_.size();) {
+        size_t e = g;
+        int tasks = 0;
+        while (e < records_.size() && key(records_[e]) == key(records_[g])) {
+            if (e == g || records_[e].task != records_[e - 1].task) ++tasks;
+            ++e;
+        }
+        if (tasks < 2) {  // one task alone keeps the line in its own cache
+            g = e;
+            continue;
+        }
+        // The line moves between the faulting CPUs: the average transfer over pairs of faults.
+        std::fill(node_faults_.begin(), node_faults_.end(), 0);
+        for (size_t i = g; i < e; ++i)
+            ++node_faults_[records_[i].node];
+        const double n_all = static_cast<double>(e - g);
+        double x = 0;
+        for (int a = 0; a < nodes; ++a)
+            for (int b = 0; node_faults_[a] && b < nodes; ++b)
+                if (node_faults_[b])
+                    x += node_faults_[a] * node_faults_[b] * cost.line_transfer_ns(a, b);
+        x /= n_all * n_all;
+        const bool as = records_[g].kind == kAddressSpace;
+        const double transfer = as ? 2 * x : x;
+        const double hold = as ? transfer : x + cost.cycles_ns(cost::PTL_HOLD_CYCLES);
+        const double others_max = hold * (tasks - 1);
+        for (size_t i = g; i < e;) {
+            size_t j = i;
+            while (j < e && records_[j].task == records_[i].task)
+                ++j;
+            const double mine = static_cast<double>(j - i), others = n_all - mine;
+            const double u = hold * others / t_window;
+            const double wait =
+                u >= 1 ? others_max : std::min(others_max, hold * u / (2 * (1 - u)));
+            const double ns = mine * (wait + transfer * others / n_all);
+            Task& t = *sys.tasks[records_[i].task];
+            if (!t.exiting()) {
+                t.kernel_debt += static_cast<Nanos>(std::llround(ns));
+                sys.cost.stats().fault_lock_wait_ns += ns;
+            }
+            i = j;
+        }
+        g = e;
+    }
+    records_.clear();
+}
+
+}  // namespace numasim

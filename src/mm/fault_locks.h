@@ -1,0 +1,59 @@
+// Fault scalability within one address space: the locks every page fault takes.
+//
+// A fault first takes the address space for reading: mmap_lock (down_read/up_read, two atomics
+// on the rwsem's count word), or since v6.4 the faulting VMA's own lock (lock_vma_under_rcu,
+// knob `per_vma_lock`), which only threads faulting in the same VMA share. It then installs the
+// PTE under the page-table lock of the 2 MiB range (the split PTE lock; a PMD-mapped THP takes
+// the PMD table's lock, one per 1 GiB). Readers never exclude each other, but the atomics on
+// the shared word serialise: each must pull the cache line from the CPU that touched it last.
+//
+// Every fault of an interval is noted with its lock words; at the end of the interval (the tick)
+// each word is a single server that held the line for h per fault (two transfers for the rwsem,
+// one transfer plus the critical section for the PTE lock). A task whose faults met n_others
+// faults of other tasks on the same word in an interval of length T waits, per fault,
+//     W = min((m - 1) h, h U / (2 (1 - U))),   U = h n_others / T,
+// the M/D/1 wait behind the others' holds, bounded by the closed-system worst case of every one
+// of the other m - 1 faulting tasks ahead of it (W = (m - 1) h once U >= 1), plus the transfer
+// of the line itself whenever another task held it last. The waits are charged as kernel time
+// after the interval, so the order in which CPUs were simulated does not matter. The fault entry
+// (arch/x86/mm/fault.c, do_user_addr_fault, which takes these locks) is the engine's
+// handle_touch; System::fault_locks keeps the faults of the current interval.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/clock.h"
+
+namespace numasim {
+
+struct System;
+struct Task;
+struct Vma;
+
+class FaultLocks {
+  public:
+    // A fault of `p` on page `idx` of `vma` (after the fault handler ran).
+    void note(const System& sys, const Task& p, const Vma& vma, uint64_t idx);
+    // At the tick: charges the waits of the faults noted since the last settle and forgets them.
+    void settle(System& sys);
+
+    // Total since the start, for tests and reports.
+    uint64_t faults_noted() const { return noted_; }
+
+  private:
+    enum Kind : uint8_t { kAddressSpace, kPageTable };
+    struct Record {
+        uintptr_t object;  // the mm or VMA whose lock word was taken
+        uint64_t sub;      // page-table page within the VMA (kPageTable)
+        Kind kind;
+        int task;  // index in System::tasks
+        int node;  // node of the CPU that faulted
+    };
+    std::vector<Record> records_;
+    std::vector<int> node_faults_;  // scratch: faults per node of one lock word
+    uint64_t noted_ = 0;
+    Nanos last_settle_ = 0;
+};
+
+}  // namespace numasim

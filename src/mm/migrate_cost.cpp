@@ -1,0 +1,127 @@
+#include "mm/migrate_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "cost/constants.h"
+#include "kernel/system.h"
+#include "mm/tlb.h"
+
+namespace numasim {
+
+double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t idx, uint64_t nr,
+                         double window_ns) {
+    const Region& r = *s.region;
+    const double stream_bps = bytes_per_ns * s.share;
+    if (!r.count || stream_bps <= 0 || window_ns <= 0) return 0.0;
+    const double pages = static_cast<double>(r.count), folio = static_cast<double>(nr);
+    if (s.pattern == Pattern::Sweep) {
+        // The cursor is inside the folio, or reaches it, during the window.
+        return std::min(1.0, (window_ns * stream_bps + folio * PAGE_SIZE) / (pages * PAGE_SIZE));
+    }
+    const double lines_per_ns = stream_bps / cost::CACHE_LINE_BYTES;
+    double rate = lines_per_ns * folio / pages;  // Random: uniform over the region's pages
+    if (s.pattern == Pattern::HotSet) {
+        // The same split as the access model: pages [0, hot) of the region are hot.
+        const uint64_t hot = std::clamp<uint64_t>(
+            static_cast<uint64_t>(std::llround(pages * s.hot_fraction)), 1, r.count);
+        const uint64_t rel = idx - r.first;
+        const uint64_t hot_here = rel < hot ? std::min<uint64_t>(hot - rel, nr) : 0;
+        const double cold_pages = static_cast<double>(r.count - hot);
+        rate =
+            lines_per_ns *
+            (s.hot_share * static_cast<double>(hot_here) / static_cast<double>(hot) +
+             (cold_pages > 0 ? (1 - s.hot_share) * static_cast<double>(nr - hot_here) / cold_pages
+                             : 0.0));
+    }
+    return -std::expm1(-rate * window_ns);
+}
+
+namespace {
+
+// Running tasks of mapping `m` (other than `p`) that touch its pages [i, i + nr) while they are
+// a migration entry, for `d` ns, sleep on it until it is restored.
+void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64_t nr, double d) {
+    if (!m.mm) return;
+    const double kernel = sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) + 2 * cost::CONTEXT_SWITCH_NS;
+    for (Task* t : m.mm->tasks) {
+        if (t == &p || t->state != TaskState::Running || sys.rqs[t->cpu].curr != t || !t->touches)
+            continue;
+        double untouched = 1.0;
+        double rate = -1;
+        for (const AccessStream& s : t->touches->streams) {
+            if (s.region->vma != &m || !s.region->contains(i)) continue;
+            if (rate < 0) rate = sys.cost.rate_gbs(*t->touches, t->cpu, t->index);
+            untouched *= 1 - touch_probability(s, rate, i, nr, d);
+        }
+        const double prob = 1 - untouched;
+        if (prob <= 0) continue;
+        t->blocked_debt += static_cast<Nanos>(prob * d / 2 + 0.5);
+        t->kernel_debt += static_cast<Nanos>(prob * kernel + 0.5);
+        sys.cost.stats().migration_waiters += prob;
+        sys.cost.stats().migration_wait_ns += prob * d / 2;
+    }
+}
+
+}  // namespace
+
+double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
+                          int to, unsigned mapcount) {
+    // The mappings of the folio in rmap order: every mapper of a shared object that still maps
+    // this frame, or the faulting mapping alone.
+    struct Mapping {
+        const Vma* vma;
+        uint64_t idx;
+        double unmap_ns = 0, remap_ns = 0;
+    };
+    std::vector<Mapping> maps;
+    if (vma.shares_object_page(idx) && vma.object->mappers.size() > 1) {
+        const uint64_t obj = vma.pgoff + idx;
+        for (const Vma* m : vma.object->mappers) {
+            if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
+            const uint64_t i = obj - m->pgoff;
+            if (m->present.test(i) && m->shares_object_page(i)) maps.push_back({m, i});
+        }
+    }
+    if (maps.empty()) maps.push_back({&vma, idx});
+
+    // Unmapping (try_to_migrate): each extra mapping's rmap step is half of
+    // MIGRATE_PER_MAPPING_NS, restoring it (remove_migration_ptes) the other half. A mapping
+    // whose PTE is still accessible needs its TLB flushed (ptep_clear_flush skips a PROT_NONE
+    // one): at once before v6.3, in one batched flush after the walk since. A PMD-mapped THP is
+    // invalidated and flushed in the faulting mm whatever its protection (pmdp_invalidate).
+    const double extra = mapcount > 1 ? (mapcount - 1) * cost::MIGRATE_PER_MAPPING_NS : 0.0;
+    const double step = maps.size() > 1 ? extra / static_cast<double>(maps.size() - 1) / 2 : 0.0;
+    std::vector<const Mm*> batch;
+    for (size_t j = 0; j < maps.size(); ++j) {
+        Mapping& m = maps[j];
+        if (j > 0) m.unmap_ns = m.remap_ns = step;
+        if (!m.vma->mm) continue;
+        if (nr > 1 && m.vma == &vma) {
+            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu);
+            continue;
+        }
+        if (m.vma->protnone.size() && m.vma->protnone.test(m.idx)) continue;
+        if (!sys.knobs.migrate_tlb_batch)
+            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu);
+        else if (std::find(batch.begin(), batch.end(), m.vma->mm) == batch.end())
+            batch.push_back(m.vma->mm);
+    }
+    double unmap = batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, p.cpu);
+    for (const Mapping& m : maps)
+        unmap += m.unmap_ns;
+    const double middle = cost::MIGRATE_FOLIO_OVERHEAD_NS +
+                          sys.cost.copy_ns(static_cast<double>(nr * PAGE_SIZE), from, to);
+
+    // Mapping j is a migration entry from its own unmap step until its PTE is restored.
+    double unmapped_before = 0, remapped = 0;
+    for (const Mapping& m : maps) {
+        remapped += m.remap_ns;
+        charge_waiters(sys, p, *m.vma, m.idx, nr, unmap - unmapped_before + middle + remapped);
+        unmapped_before += m.unmap_ns;
+    }
+    return unmap + middle + remapped;
+}
+
+}  // namespace numasim

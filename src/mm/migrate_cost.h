@@ -1,0 +1,37 @@
+// What migrating one folio costs (migrate_misplaced_folio -> migrate_pages, mm/migrate.c), for
+// the task that migrates it and for everyone else who maps it.
+//
+// The migrating task walks the rmap replacing each mapping's PTE by a migration entry (half of
+// MIGRATE_PER_MAPPING_NS per extra mapping, and a TLB flush for a PTE that was still
+// accessible, mm/tlb.h), copies the folio (MIGRATE_FOLIO_OVERHEAD_NS and the copy at the
+// memory system's rate) and walks the rmap again restoring the PTEs (the other half). All of it
+// is its kernel time D. Mapping j is a migration entry from its own unmap step until its restore,
+// E_j ns; any other task that touches the folio through it meanwhile faults, finds the entry and
+// sleeps in migration_entry_wait() (TASK_UNINTERRUPTIBLE) until the restore. A running task
+// whose streams cover the folio touches it within E_j with probability P (a sweep passes it once
+// per pass of its region; random and hot-set streams touch it as a Poisson process at their
+// rate per page), then sleeps E_j / 2 on average and pays a fault and two context switches. The
+// expected values are charged: P * E_j / 2 of sleep and P of the fault. This is the waiting that
+// the shared-COW posting (2018) removes for the 288 mappers of its data section.
+#pragma once
+
+#include <cstdint>
+
+namespace numasim {
+
+struct System;
+struct Task;
+struct Vma;
+
+// Kernel ns of the migrating task `p` for moving the folio of `nr` pages at `idx` of `vma` from
+// node `from` to `to`; charges the TLB flush targets and the waiting mappers.
+double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
+                          int to, unsigned mapcount);
+
+// Probability that a stream over pages of a region touches pages [idx, idx + nr) of the
+// region's VMA within `window_ns`, progressing at `bytes_per_ns` (exposed for tests).
+struct AccessStream;
+double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t idx, uint64_t nr,
+                         double window_ns);
+
+}  // namespace numasim

@@ -1,0 +1,64 @@
+#include "mm/tlb.h"
+
+#include <bit>
+#include <cstdint>
+
+#include "cost/constants.h"
+#include "kernel/system.h"
+
+namespace numasim {
+
+namespace {
+
+// Sends the IPIs to the CPUs set in `words` (a cpumask), skipping `cpu`.
+double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu) {
+    CostModel& cost = sys.cost;
+    const int from = sys.cpu_to_node(cpu);
+    double ns = 0;
+    uint64_t targets = 0;
+    for (size_t w = 0; w < nwords; ++w)
+        for (uint64_t m = words[w]; m; m &= m - 1) {
+            const int c = static_cast<int>(w * 64 + static_cast<size_t>(std::countr_zero(m)));
+            if (c == cpu || c >= sys.nr_cpus()) continue;
+            ++targets;
+            ns += 2 * cost.line_transfer_ns(from, sys.cpu_to_node(c));
+            if (Task* t = sys.rqs[c].curr)
+                t->kernel_debt += static_cast<Nanos>(cost::TLB_FLUSH_IPI_NS);
+        }
+    if (!targets) return 0.0;
+    ++cost.stats().tlb_shootdowns;
+    cost.stats().tlb_ipis += targets;
+    return ns + cost::TLB_SHOOTDOWN_NS;
+}
+
+size_t mask_words(const Mm& mm) {
+    return (mm.cpumask.size() + 63) / 64;
+}
+
+}  // namespace
+
+void switch_mm_irqs_off(System& sys, int cpu, Mm* next) {
+    Mm*& loaded = sys.rqs[cpu].loaded_mm;
+    if (!next || next == loaded) return;
+    if (loaded) loaded->cpumask.clear(static_cast<uint64_t>(cpu));
+    if (next->cpumask.size() == 0) next->cpumask = Bitmap(static_cast<uint64_t>(sys.nr_cpus()));
+    next->cpumask.set(static_cast<uint64_t>(cpu));
+    loaded = next;
+}
+
+double flush_tlb_mm_range(System& sys, const Mm& mm, int cpu) {
+    return shootdown(sys, mm.cpumask.data(), mask_words(mm), cpu);
+}
+
+double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu) {
+    std::vector<uint64_t> words;
+    for (const Mm* mm : mms) {
+        const size_t n = mask_words(*mm);
+        if (words.size() < n) words.resize(n, 0);
+        for (size_t w = 0; w < n; ++w)
+            words[w] |= mm->cpumask.data()[w];
+    }
+    return shootdown(sys, words.data(), words.size(), cpu);
+}
+
+}  // namespace numasim

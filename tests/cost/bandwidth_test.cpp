@@ -1,0 +1,137 @@
+// The closed-loop bandwidth solve on hand-worked cases.
+//
+// N identical memory-bound tasks on one resource (idle latency L, MLP M, bandwidth B, knee k):
+// each needs fixed = L / M and waits Q / M per line, so the load is D = N * 64 * M / (L + Q),
+// and the fixed point D / B = Q / (k + Q) is the positive root of
+//     B Q^2 + (B L - 64 N M) Q - 64 N M k = 0.
+#include "cost/bandwidth.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace numasim {
+namespace {
+
+double root(double b, double l, double m, double k, int n) {
+    const double c = 64.0 * n * m;
+    const double bq = b * l - c;
+    return (-bq + std::sqrt(bq * bq + 4 * b * c * k)) / (2 * b);
+}
+
+void add_streams(BandwidthSolver& s, int n, double l, double m) {
+    for (int i = 0; i < n; ++i) {
+        s.add_task(l / m, 1.0);
+        s.add_use(0, 1.0 / m, 64.0);
+    }
+}
+
+TEST(BandwidthSolver, SingleResourceMatchesTheQuadratic) {
+    // 20 streams of MLP 10 at 90 ns on a 60 GB/s node with a 9 ns knee:
+    // 60 Q^2 - 7400 Q - 115200 = 0, Q = 137.3 ns; D = 12800 / 227.3 = 56.3 GB/s (93.9 %).
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}});
+    add_streams(s, 20, 90, 10);
+    s.solve(20);
+    const double q = root(60, 90, 10, 9, 20);
+    EXPECT_NEAR(q, 137.3, 0.05);
+    EXPECT_NEAR(s.delay(0), q, 1e-6 * q);
+    EXPECT_NEAR(s.load(0), 12800.0 / (90 + q), 1e-6);
+    EXPECT_LT(s.load(0), 60.0);
+    EXPECT_DOUBLE_EQ(s.clip(0), 1.0);  // converged: no backpressure needed
+    EXPECT_LT(s.residual(0), 1e-6);
+    // Each task's rate is 10 lines per (90 + Q) ns.
+    EXPECT_NEAR(s.task_rate(3), 10.0 / (90 + q), 1e-9);
+}
+
+TEST(BandwidthSolver, LightLoadBarelyQueues) {
+    // One stream: 640 / 90 = 7.1 GB/s of 60, utilisation ~12 %: Q = 9 * rho / (1 - rho) ~ 1.2.
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}});
+    add_streams(s, 1, 90, 10);
+    s.solve(20);
+    const double q = root(60, 90, 10, 9, 1);
+    EXPECT_NEAR(s.delay(0), q, 1e-6);
+    EXPECT_NEAR(q, 1.2, 0.1);
+}
+
+TEST(BandwidthSolver, WarmStartConvergesInFewPasses) {
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}});
+    add_streams(s, 20, 90, 10);
+    s.solve(20);
+    s.clear();
+    add_streams(s, 20, 90, 10);
+    EXPECT_LE(s.solve(20), 1);  // already at the fixed point
+    s.clear();
+    add_streams(s, 24, 90, 10);  // a few more tasks: a couple of Newton steps
+    EXPECT_LE(s.solve(20), 4);
+    EXPECT_NEAR(s.delay(0), root(60, 90, 10, 9, 24), 1e-4);
+}
+
+TEST(BandwidthSolver, BackpressureCapsAnUnconvergedSolve) {
+    // No Newton pass at all: the delays stay 0, the 20 streams ask 12800 / 90 = 142 GB/s of a
+    // 60 GB/s node, and the clip scales them down to exactly the bandwidth.
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}});
+    add_streams(s, 20, 90, 10);
+    s.solve(0);
+    EXPECT_NEAR(s.clip(0), 60.0 / (12800.0 / 90), 1e-12);
+    EXPECT_NEAR(s.load(0), 60.0, 1e-9);
+    EXPECT_LE(s.load(0), 60.0 * (1 + 1e-12));
+}
+
+TEST(BandwidthSolver, BackgroundLoadLeavesLessForTheTasks) {
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}});
+    add_streams(s, 20, 90, 10);
+    s.set_background(0, 30.0);
+    s.solve(20);
+    const double tasks = s.load(0) - 30.0;
+    EXPECT_LT(s.load(0), 60.0);
+    EXPECT_LT(tasks, 30.0);
+    EXPECT_GT(tasks, 25.0);
+    // Background alone can never fill the resource, or there would be no fixed point.
+    BandwidthSolver full;
+    full.init({{60.0, 9.0}});
+    full.set_background(0, 100.0);
+    full.solve(20);
+    EXPECT_LT(full.load(0), 60.0);
+}
+
+TEST(BandwidthSolver, CoupledDramAndLinkBothHoldTheirLimits) {
+    // Resource 0: a 60 GB/s DRAM; resource 1: a 20 GB/s link. Ten local streams use the DRAM,
+    // ten remote ones use both (and wait on both delays).
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}, {20.0, 5.0}});
+    for (int i = 0; i < 10; ++i) {
+        s.add_task(9.0, 1.0);
+        s.add_use(0, 0.1, 64.0);
+    }
+    for (int i = 0; i < 10; ++i) {
+        s.add_task(14.0, 1.0);
+        s.add_use(0, 0.1, 64.0);
+        s.add_use(1, 0.1, 64.0);
+    }
+    s.solve(50);
+    EXPECT_LT(s.residual(0), 1e-6);
+    EXPECT_LT(s.residual(1), 1e-6);
+    EXPECT_LT(s.load(0), 60.0);
+    EXPECT_LT(s.load(1), 20.0);
+    EXPECT_GT(s.load(1), 15.0);  // the link is the remote streams' bottleneck, and nearly full
+    // Remote streams carry the link's delay on top of the DRAM's.
+    EXPECT_LT(s.task_rate(15), s.task_rate(5));
+}
+
+TEST(BandwidthSolver, DutyScalesALoad) {
+    // A task that spends half its time in the kernel loads the resource half as much.
+    BandwidthSolver s;
+    s.init({{600.0, 9.0}});
+    s.add_task(9.0, 0.5);
+    s.add_use(0, 0.1, 64.0);
+    s.solve(20);
+    EXPECT_NEAR(s.load(0), 0.5 * 64.0 * s.task_rate(0), 1e-12);
+}
+
+}  // namespace
+}  // namespace numasim

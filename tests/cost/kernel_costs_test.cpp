@@ -1,0 +1,389 @@
+// The kernel's costs beyond the per-operation constants, on hand-worked cases: page clearing at
+// the memory system's rate, TLB shootdowns over mm_cpumask, fault-lock contention, migration
+// waits and cache refills after a move.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "cost/constants.h"
+#include "cost/cost_model.h"
+#include "engine/process.h"
+#include "kernel/system.h"
+#include "machine/presets.h"
+#include "mm/fault.h"
+#include "mm/migrate_cost.h"
+#include "mm/tlb.h"
+#include "numab/numab.h"
+
+namespace numasim {
+namespace {
+
+NumaBalancingKnobs knobs(bool balancing = false) {
+    NumaBalancingKnobs k;
+    k.numa_balancing = balancing ? 1 : 0;
+    return k;
+}
+
+// Tasks owned by the System (the fault-lock and TLB paths charge sys.tasks), placed by hand: a
+// running task is switched to as schedule() would (switch_mm_irqs_off).
+struct KWorld {
+    explicit KWorld(const std::string& preset, NumaBalancingKnobs k = knobs())
+        : sys(load_preset(preset), k, 1) {}
+
+    Task& thread(Mm& mm, int cpu, bool running = true) {
+        sys.tasks.push_back(std::make_unique<Task>());
+        Task& p = *sys.tasks.back();
+        p.index = static_cast<int>(sys.tasks.size()) - 1;
+        p.pid = 3000 + p.index;
+        p.mm = &mm;
+        p.cpu = cpu;
+        mm.tasks.push_back(&p);
+        ++mm.mm_users;
+        if (running) {
+            p.state = TaskState::Running;
+            sys.rqs[cpu].curr = &p;
+            switch_mm_irqs_off(sys, cpu, &mm);
+        }
+        return p;
+    }
+    // A stream over `r` at `rate` GB/s for p (what its phase touches: Task::touches).
+    void stream(Task& p, Region& r, Pattern pat, double rate = 1.0) {
+        auto& m = mixes[p.index];
+        if (!m) m = std::make_unique<Mix>();
+        m->streams.push_back(AccessStream{&r, pat, 1.0, 0.0});
+        m->mix = AccessMix{m->streams, rate, 0};
+        p.touches = &m->mix;
+    }
+    void clear_streams(Task& p) {
+        mixes.erase(p.index);
+        p.touches = nullptr;
+    }
+    // The tick's cost-model update: what runs on each CPU, all of it in user mode.
+    void update() {
+        std::vector<CpuRunning> running(static_cast<size_t>(sys.nr_cpus()));
+        for (const Rq& rq : sys.rqs)
+            if (rq.curr) running[rq.cpu] = CpuRunning{rq.curr->touches, rq.curr->index, 1.0};
+        sys.cost.update(running, sys.now);
+    }
+    // The refill p pays moving from src to dst, as move_task() asks for it.
+    double refill(const Task& p, int src, int dst) {
+        std::vector<const AccessMix*> mates;
+        for (int c : sys.topo.smt_siblings(dst))
+            if (const Task* t = sys.rqs[c].curr; c != dst && t && t != &p && t->touches)
+                mates.push_back(t->touches);
+        return sys.cost.move_refill_ns(p.touches, p.index, src, dst, mates);
+    }
+    Vma& anon(Mm& mm, uint64_t pages) {
+        return do_mmap(sys, mm, pages * PAGE_SIZE, VM_READ | VM_WRITE | VM_MAYWRITE, "anon");
+    }
+
+    struct Mix {
+        std::vector<AccessStream> streams;
+        AccessMix mix;
+    };
+    System sys;
+    std::map<int, std::unique_ptr<Mix>> mixes;  // by task index
+};
+
+// --- first-touch clearing ---
+
+TEST(ClearPage, StreamsAtOneCoresRateAndLoadsTheNode) {
+    KWorld w("tiny-2n");
+    CostModel& c = w.sys.cost;
+    // One core: 10 lines in flight at 90 ns = 7.11 GB/s: 4096 B in 576 ns; to node 0 from a CPU
+    // of node 1 at 140 ns: 896 ns.
+    EXPECT_NEAR(c.clear_ns(0, 0, 4096), 576.0, 1e-9);
+    EXPECT_NEAR(c.clear_ns(1, 0, 4096), 896.0, 1e-9);
+    // 40 MB cleared during a 4 ms tick is 10 GB/s of background load on node 0 at the next
+    // solve (plus the two pages above); the link carried the remote page.
+    c.clear_ns(0, 0, 40e6);
+    w.sys.now = 4'000'000;
+    w.update();
+    EXPECT_NEAR(c.node_load_gbs(0), (40e6 + 2 * 4096) / 4e6, 1e-9);
+    EXPECT_NEAR(c.link_load_gbs(1, 0), 4096 / 4e6, 1e-12);
+    // That load queues the next clear: 4096 * (90 + Q) / 640.
+    const double q = c.node_delay_ns(0);
+    EXPECT_GT(q, 1.5);  // 10 GB/s of 60: 9 * 0.167 / 0.833 = 1.8 ns
+    EXPECT_NEAR(c.clear_ns(0, 0, 4096), 4096 * (90 + q) / 640, 1e-9);
+}
+
+TEST(ClearPage, FirstTouchFaultPaysTheClear) {
+    KWorld w("tiny-2n");
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = w.anon(mm, 16);
+    Task& p = w.thread(mm, 3);
+    // 1700 cycles at 2.5 GHz = 680 ns, plus the 4 KiB clear on node 1: 576 ns.
+    EXPECT_NEAR(handle_mm_fault(w.sys, p, vma, 5, true), 680.0 + 576.0, 1e-9);
+}
+
+// --- TLB shootdowns ---
+
+TEST(TlbShootdown, CostGrowsWithTheCpusInMmCpumask) {
+    // tiny-4n: one CPU per node; a remote line transfer costs the 140 ns remote latency.
+    KWorld w("tiny-4n");
+    Mm& mm = mm_create(w.sys);
+    Task* t[4];
+    for (int cpu = 0; cpu < 4; ++cpu)
+        t[cpu] = &w.thread(mm, cpu);
+    EXPECT_EQ(mm.cpumask.count(0, 4), 4u);
+    // From CPU 0: 2 us + 3 targets x 2 transfers x 140 ns = 2840 ns; each target's task pays
+    // the 1 us interrupt, the initiator's does not.
+    EXPECT_NEAR(flush_tlb_mm_range(w.sys, mm, 0), 2840.0, 1e-9);
+    EXPECT_EQ(t[0]->kernel_debt, 0);
+    for (int cpu = 1; cpu < 4; ++cpu)
+        EXPECT_EQ(t[cpu]->kernel_debt, 1000);
+    EXPECT_EQ(w.sys.cost.stats().tlb_shootdowns, 1u);
+    EXPECT_EQ(w.sys.cost.stats().tlb_ipis, 3u);
+    // Another process takes CPU 3: switch_mm leaves mm's cpumask, so one target fewer.
+    Mm& other = mm_create(w.sys);
+    w.thread(other, 3);
+    EXPECT_FALSE(mm.cpumask.test(3));
+    EXPECT_TRUE(other.cpumask.test(3));
+    EXPECT_NEAR(flush_tlb_mm_range(w.sys, mm, 0), 2560.0, 1e-9);
+    // A process that only ever ran on the flushing CPU sends no IPI.
+    EXPECT_DOUBLE_EQ(flush_tlb_mm_range(w.sys, other, 3), 0.0);
+}
+
+TEST(TlbShootdown, BatchedFlushReachesEachCpuOnce) {
+    KWorld w("tiny-4n");
+    Mm& a = mm_create(w.sys);
+    Mm& b = mm_create(w.sys);
+    w.thread(a, 1);
+    w.thread(b, 2);
+    // One shootdown to CPUs 1 and 2 from CPU 0: 2000 + 2 x 2 x 140.
+    EXPECT_NEAR(flush_tlb_batched(w.sys, {&a, &b}, 0), 2560.0, 1e-9);
+    EXPECT_EQ(w.sys.cost.stats().tlb_shootdowns, 1u);
+}
+
+TEST(TlbShootdown, ChangeProtNumaFlushesOncePerCall) {
+    // tiny-2n, a process with threads on CPU 0 (node 0) and CPU 2 (node 1): 64 present PTEs
+    // made PROT_NONE cost 64 x 7 cycles = 179.2 ns, and the flush 2000 + 2 x 140 = 2280 ns.
+    KWorld w("tiny-2n", knobs(true));
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = w.anon(mm, 64);
+    Task& p = w.thread(mm, 0);
+    Task& q = w.thread(mm, 2);
+    for (uint64_t i = 0; i < 64; ++i)
+        handle_mm_fault(w.sys, p, vma, i, true);
+    const Nanos before = q.kernel_debt;
+    double ns = 0;
+    EXPECT_EQ(change_prot_numa(w.sys, p, vma, vma.start, vma.end, ns), 64u);
+    EXPECT_NEAR(ns, 64 * 7 / 2.5 + 2280.0, 1e-9);
+    EXPECT_EQ(q.kernel_debt - before, 1000);
+    // Nothing left to change: no PTE updated, no flush (64 walked PTEs at 2 cycles).
+    double again = 0;
+    EXPECT_EQ(change_prot_numa(w.sys, p, vma, vma.start, vma.end, again), 0u);
+    EXPECT_NEAR(again, 64 * 2 / 2.5, 1e-9);
+}
+
+// --- fault locks ---
+
+struct Locks : ::testing::Test {
+    // tiny-2n: a transfer within a node is 2 x 20 ns (LLC), across nodes 140 ns. Faults from
+    // CPU 0 and CPU 2 in equal numbers: the average transfer is (40 + 140 + 140 + 40) / 4 = 90.
+    KWorld w{"tiny-2n"};
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = w.anon(mm, 1 << 17);
+    Task& a = w.thread(mm, 0);
+    Task& b = w.thread(mm, 2);
+    void fault(Task& t, const Vma& v, uint64_t first, uint64_t n) {
+        for (uint64_t i = first; i < first + n; ++i)
+            w.sys.fault_locks.note(w.sys, t, v, i);
+    }
+    // The tick 4 ms after the last one charges the faults of the interval.
+    void settle() {
+        w.sys.now += 4'000'000;
+        w.sys.fault_locks.settle(w.sys);
+    }
+};
+
+TEST_F(Locks, AddressSpaceLockLineBouncesBetweenFaulters) {
+    // 1000 faults each in different page tables of one VMA: only the lock word is shared.
+    // h = 2 x 90 = 180 ns; the others' utilisation U = 180 x 1000 / 4 ms = 0.045, so the wait is
+    // 180 x 0.045 / (2 x 0.955) = 4.2408 ns, plus the transfer whenever the other held it last,
+    // 180 x 1000 / 2000 = 90 ns: 94.2408 ns per fault.
+    fault(a, vma, 0, 1000);
+    fault(b, vma, 1024, 1000);
+    settle();
+    const double per_fault = 180 * 0.045 / (2 * 0.955) + 90;
+    EXPECT_EQ(a.kernel_debt, std::llround(1000 * per_fault));
+    EXPECT_EQ(b.kernel_debt, std::llround(1000 * per_fault));
+}
+
+TEST_F(Locks, SamePageTableAlsoSharesThePteLock) {
+    // 100 faults each in the first 2 MiB: lock word 180 x 0.0045 / (2 x 0.9955) + 90, and the
+    // PTE lock with h = 90 + 200 cycles (80 ns) = 170: 170 x 0.00425 / (2 x 0.99575) + 45.
+    fault(a, vma, 0, 100);
+    fault(b, vma, 100, 100);
+    settle();
+    const double as = 180 * 0.0045 / (2 * 0.9955) + 90;
+    const double ptl = 170 * 0.00425 / (2 * 0.99575) + 45;
+    EXPECT_EQ(a.kernel_debt, std::llround(100 * (as + ptl)));
+}
+
+TEST_F(Locks, SaturatedLineMakesEachFaultWaitForEveryOther) {
+    // 40000 faults each: U = 180 x 40000 / 4 ms = 1.8 >= 1, so each fault waits for the other
+    // faulting task's hold (m - 1 = 1): 180 + 90 = 270 ns per fault.
+    fault(a, vma, 0, 40000);
+    fault(b, vma, 65536, 40000);
+    settle();
+    EXPECT_EQ(a.kernel_debt, 40000 * 270);
+}
+
+TEST_F(Locks, AloneNoContention) {
+    fault(a, vma, 0, 5000);
+    settle();
+    EXPECT_EQ(a.kernel_debt, 0);
+    EXPECT_DOUBLE_EQ(w.sys.cost.stats().fault_lock_wait_ns, 0.0);
+}
+
+TEST_F(Locks, PerVmaLockSeparatesFaultsInDifferentVmas) {
+    Vma& other = w.anon(mm, 1 << 10);
+    w.sys.knobs.per_vma_lock = true;  // v6.4+: each VMA has its own lock word
+    fault(a, vma, 0, 1000);
+    fault(b, other, 0, 1000);
+    settle();
+    EXPECT_EQ(a.kernel_debt, 0);
+    w.sys.knobs.per_vma_lock = false;  // mmap_lock: one word for the whole mm
+    fault(a, vma, 0, 1000);
+    fault(b, other, 0, 1000);
+    settle();
+    EXPECT_EQ(a.kernel_debt, std::llround(1000 * (180 * 0.045 / (2 * 0.955) + 90)));
+}
+
+// --- migration waits ---
+
+TEST(MigrationWait, TouchProbabilityByPattern) {
+    KWorld w("tiny-2n");
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = w.anon(mm, 1000);
+    Region& r = add_region(w.sys, vma, 0, 1000, "r");
+    AccessStream s{&r, Pattern::Sweep, 1.0, 0.0};
+    // A sweep at 1 GB/s over 1000 pages passes a page every 4.096 ms; within 20 us it reaches
+    // it with probability (20000 + 4096) / 4096000.
+    EXPECT_NEAR(touch_probability(s, 1.0, 10, 1, 20000), 24096.0 / 4096000, 1e-12);
+    // Random: 1/64 lines per ns over 1000 pages: 1 - exp(-20000 / 64000).
+    s.pattern = Pattern::Random;
+    EXPECT_NEAR(touch_probability(s, 1.0, 10, 1, 20000), 1 - std::exp(-0.3125), 1e-12);
+    // Hot set: 10 % of the pages (100) take 90 % of the accesses.
+    s.pattern = Pattern::HotSet;
+    EXPECT_NEAR(touch_probability(s, 1.0, 10, 1, 20000), 1 - std::exp(-20000.0 / 64 * 0.9 / 100),
+                1e-12);
+    EXPECT_NEAR(touch_probability(s, 1.0, 500, 1, 20000), 1 - std::exp(-20000.0 / 64 * 0.1 / 900),
+                1e-12);
+}
+
+TEST(MigrationWait, OtherMappersSleepAndTheirTlbsAreFlushed) {
+    // tiny-4n. A parent faults in 4096 pages on node 0 and forks; the child reads them at
+    // random on CPU 1. The parent migrates page 3 to node 2 from its hinting fault on CPU 2
+    // (its own PTE is PROT_NONE: no flush for it), so the child's accessible PTE needs a flush.
+    KWorld w("tiny-4n");
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = w.anon(mm, 4096);
+    add_region(w.sys, vma, 0, 4096, "r");
+    Task& parent = w.thread(mm, 2);
+    for (uint64_t i = 0; i < 4096; ++i)
+        handle_mm_fault(w.sys, parent, vma, i, true);
+    Mm& cmm = dup_mm(w.sys, mm);
+    Task& child = w.thread(cmm, 1);
+    w.stream(child, *find_region(cmm, "r"), Pattern::Random);
+    w.update();
+    vma.protnone.set(3);
+    const double copy = 4096 / (10 * 64.0 / 140 * 0.5);  // 1792 ns from node 0 to node 2
+    const double flush = 2000 + 2 * 140.0;               // to the child's CPU 1
+    const double d = 9000 + copy + 1000 + flush;         // + one extra mapping
+    EXPECT_NEAR(migrate_folio_cost(w.sys, parent, vma, 3, 1, 0, 2, 2), d, 1e-9);
+    // The child's 16 MiB fit the LLC: 64 / (55 + 20 / 10) = 1.1228 GB/s over 4096 pages.
+    const double rate = w.sys.cost.rate_gbs(*child.touches, 1, child.index);
+    EXPECT_NEAR(rate, 64.0 / 57, 1e-9);
+    const double prob = 1 - std::exp(-rate / 64 / 4096 * d);
+    EXPECT_EQ(child.blocked_debt, std::llround(prob * d / 2));
+    // The fault on the migration entry and two context switches, plus the flush interrupt.
+    EXPECT_EQ(child.kernel_debt, std::llround(prob * (680 + 4000)) + 1000);
+    EXPECT_NEAR(w.sys.cost.stats().migration_waiters, prob, 1e-12);
+}
+
+TEST(MigrationWait, UnbatchedFlushesEachMapping) {
+    // Two children with accessible PTEs: v6.3+ sends one shootdown to both CPUs, older kernels
+    // one per mapping.
+    for (bool batch : {true, false}) {
+        KWorld w("tiny-4n");
+        w.sys.knobs.migrate_tlb_batch = batch;
+        Mm& mm = mm_create(w.sys);
+        Vma& vma = w.anon(mm, 16);
+        Task& parent = w.thread(mm, 0);
+        handle_mm_fault(w.sys, parent, vma, 3, true);
+        w.thread(dup_mm(w.sys, mm), 1);
+        w.thread(dup_mm(w.sys, mm), 2);
+        vma.protnone.set(3);
+        migrate_folio_cost(w.sys, parent, vma, 3, 1, 0, 3, 3);
+        EXPECT_EQ(w.sys.cost.stats().tlb_shootdowns, batch ? 1u : 2u);
+        EXPECT_EQ(w.sys.cost.stats().tlb_ipis, 2u);
+    }
+}
+
+// --- cache state after a move ---
+
+struct Refill : ::testing::Test {
+    // cascadelake-2s: one 27.5 MiB LLC per node, L2 1 MiB, 12 fill buffers, LLC 21 ns, 85 / 140
+    // ns memory. p and q share a 4 MiB region (random access: it fits, all of it is cached);
+    // r runs something else on CPU 2. CPU 41 is CPU 1's SMT sibling, CPU 42 CPU 2's.
+    KWorld w{"cascadelake-2s"};
+    Mm& mm = mm_create(w.sys);
+    Vma& shared = w.anon(mm, 1024);
+    Region& region = add_region(w.sys, shared, 0, 1024, "shared");
+    Mm& omm = mm_create(w.sys);
+    Vma& own = w.anon(omm, 2048);
+    Region& other = add_region(w.sys, own, 0, 2048, "other");
+    Task& p = w.thread(mm, 0);
+    Task& q = w.thread(mm, 1);
+    Task& r = w.thread(omm, 2);
+    void SetUp() override {
+        for (Region* x : {&region, &other}) {
+            x->node_pages[0] = x->count;
+            x->present = x->count;
+        }
+        w.stream(p, region, Pattern::Random);
+        w.stream(q, region, Pattern::Random);
+        w.stream(r, other, Pattern::Random);
+        w.update();
+    }
+};
+
+TEST_F(Refill, IdleCpusOfOneNodeDiffer) {
+    // Next to q (CPU 41): the L2 q shares holds the region, and the LLC too. Nothing to refill.
+    EXPECT_DOUBLE_EQ(w.refill(p, 0, 41), 0.0);
+    // Next to r (CPU 42): the L2 holds r's data, so 1 MiB comes back from the LLC:
+    // 16384 lines x 21 ns / 12 = 28672 ns.
+    EXPECT_NEAR(w.refill(p, 0, 42), 16384 * 21.0 / 12, 1e-9);
+}
+
+TEST_F(Refill, AnotherLlcRefillsFromMemory) {
+    // Node 1's LLC holds none of it: the 4 MiB come from node 0 at (140 + queueing) ns per 12
+    // lines; the L2's 1 MiB is part of them.
+    const CostModel& c = w.sys.cost;
+    const double line = (140 + c.path_delay_ns(1, 0)) / 12;
+    EXPECT_NEAR(w.refill(p, 0, 20), 65536 * line, 1e-6);
+    // Coming back to its own core, where nothing else ran since: all warm.
+    EXPECT_DOUBLE_EQ(w.refill(p, 20, 0), 0.0);
+}
+
+TEST_F(Refill, StreamingDataIsNotWorthRefilling) {
+    // A sweep larger than the LLC keeps nothing it will reuse.
+    Vma& big = w.anon(mm, 16384);
+    Region& huge = add_region(w.sys, big, 0, 16384, "huge");  // 64 MiB
+    huge.node_pages[0] = huge.present = huge.count;
+    w.clear_streams(p);
+    w.stream(p, huge, Pattern::Sweep);
+    w.update();
+    EXPECT_DOUBLE_EQ(w.refill(p, 0, 42), 0.0);
+    // Also from an LLC that saw no task at the last update (p got there since): its own sweep
+    // is still larger than that LLC.
+    EXPECT_DOUBLE_EQ(w.refill(p, 20, 42), 0.0);
+}
+
+}  // namespace
+}  // namespace numasim
