@@ -12,6 +12,7 @@ PACKAGES=(
   libhwloc-dev hwloc
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-format libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()
