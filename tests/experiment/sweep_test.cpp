@@ -103,6 +103,21 @@ TEST(Sweep, VariantsComeBeforeTheOtherAxes) {
     EXPECT_EQ(cases[6].overrides[1].value, toml_quote("v6.6"));
 }
 
+TEST(Sweep, TheExampleSpecSweepsFourMachinesBySevenThresholds) {
+    SweepDefinition d;
+    ASSERT_TRUE(read_sweep_file(
+        std::string(NUMASIM_SOURCE_DIR) + "/examples/sweeps/smallimp-threshold.toml", d));
+    EXPECT_EQ(d.name, "smallimp-threshold");
+    const auto axes = sweep_axes(d);
+    ASSERT_EQ(axes.size(), 2u);
+    EXPECT_EQ(axes[0].name, "scenario");
+    EXPECT_EQ(axes[1].labels, (std::vector<std::string>{"0", "10", "20", "30", "40", "50", "60"}));
+    EXPECT_EQ(sweep_along(d), "smallimp");
+    const auto cases = expand_sweep(d);
+    ASSERT_EQ(cases.size(), 28u);
+    EXPECT_EQ(cases[7].labels, (std::vector<std::string>{"experiments/smallimp-power7.toml", "0"}));
+}
+
 TEST(Sweep, ShardsSplitTheCasesWithoutOverlap) {
     std::multiset<size_t> seen;
     for (size_t i = 1; i <= 4; ++i) {
