@@ -43,7 +43,8 @@ class CompareCommand : public Command {
 
     int execute() override {
         if (!from_.empty()) return print_from();
-        if (path_.empty()) throw InputError("compare", "", "give a scenario file or --from DIR");
+        if (path_.empty())
+            throw InputError("compare", "", "a scenario file is required (or --from DIR)");
         // The columns: every variant (-V, else the scenario's [[variant]] tables) under every
         // combination of the options' value lists (experiment/sweep.h).
         SweepDefinition d;
@@ -52,6 +53,11 @@ class CompareCommand : public Command {
         std::vector<Variant> vs;
         for (const auto& s : variants_)
             vs.push_back(parse_variant(s));
+        for (size_t i = 0; i < vs.size(); ++i)
+            for (size_t j = 0; j < i; ++j)
+                if (vs[i].name == vs[j].name)
+                    throw InputError(path_, "variant",
+                                     fmt::format("two variants are named '{}'", vs[i].name));
         if (vs.empty()) vs = load_scenario_file(path_, d.common).variants;
         add_variant_axis(d, std::move(vs), false);
         const auto axes = sweep_axes(d);

@@ -27,7 +27,7 @@ std::string read_text(const fs::path& p) {
 }
 
 void write_file(const fs::path& p, const std::string& text) {
-    OutputFile f(p.string());
+    OutputFile f("-o", p.string(), {});
     std::fwrite(text.data(), 1, text.size(), f.get());
     f.commit();
 }
