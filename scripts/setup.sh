@@ -12,6 +12,7 @@ PACKAGES=(
   libhwloc-dev hwloc
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-format libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin  # numasim sweep under mpirun (docs/sweeps.md)
   time python3  # the bench scripts: /usr/bin/time -v for CPU time and peak RSS, python3 for the JSON
 )
 

@@ -2,11 +2,14 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "cli/sweep_dir.h"
 #include "config/input_error.h"
 #include "experiment/compare.h"
+#include "experiment/sweep.h"
 #include "report/compare_report.h"
 #include "report/progress.h"
 
@@ -20,7 +23,10 @@ class CompareCommand : public Command {
         sub_ = app.add_subcommand("compare",
                                   "run a scenario under several variants and print mmtests-style "
                                   "compare, Duration, Ops, perf-stat and vmstat tables");
-        sub_->add_option("scenario", path_, "scenario TOML file")->required();
+        sub_->add_option("scenario", path_, "scenario TOML file");
+        sub_->add_option("--from", from_,
+                         "print the compare tables of a sweep from its output directories (or "
+                         "its shards'), as `numasim gather` builds them");
         sub_->add_option("-V,--variant", variants_,
                          "NAME:KEY=VALUE[,KEY=VALUE] with the overrides of --param (e.g. "
                          "old:profile=v4.18,smallimp=0); default: the scenario's [[variant]] "
@@ -36,16 +42,38 @@ class CompareCommand : public Command {
     }
 
     int execute() override {
-        const ScenarioOverrides common = opts_.overrides();
+        if (!from_.empty()) return print_from();
+        if (path_.empty())
+            throw InputError("compare", "", "a scenario file is required (or --from DIR)");
+        // The columns: every variant (-V, else the scenario's [[variant]] tables) under every
+        // combination of the options' value lists (experiment/sweep.h).
+        SweepDefinition d;
+        d.scenarios = {path_};
+        opts_.add_to_sweep(d);
         std::vector<Variant> vs;
         for (const auto& s : variants_)
             vs.push_back(parse_variant(s));
-        if (vs.empty()) vs = load_scenario_file(path_, common).variants;
-        if (vs.size() < 2)
-            throw InputError(
-                path_, "variant",
-                "compare needs at least two variants ([[variant]] tables or --variant)");
-        auto runs = load_variants(path_, common, vs);
+        for (size_t i = 0; i < vs.size(); ++i)
+            for (size_t j = 0; j < i; ++j)
+                if (vs[i].name == vs[j].name)
+                    throw InputError(path_, "variant",
+                                     fmt::format("two variants are named '{}'", vs[i].name));
+        if (vs.empty()) vs = load_scenario_file(path_, d.common).variants;
+        add_variant_axis(d, std::move(vs), false);
+        const auto axes = sweep_axes(d);
+        std::vector<VariantRuns> runs;
+        for (const SweepCase& c : expand_sweep(d)) {
+            std::string name;
+            for (size_t i = 0; i < axes.size(); ++i) {
+                const bool bare = axes[i].kind != SweepAxis::Kind::Override;
+                name += (i ? "," : "") + (bare ? "" : axes[i].name + "=") + c.labels[i];
+            }
+            runs.push_back({name, load_scenario_file(c.scenario, c.overrides), {}});
+        }
+        if (runs.size() < 2)
+            throw InputError(path_, "variant",
+                             "compare needs at least two variants ([[variant]] tables, "
+                             "--variant, or a list of values such as --set smallimp=0,30)");
         size_t total = 0;
         for (const auto& v : runs)
             total += static_cast<size_t>(v.scenario.iterations);
@@ -65,6 +93,20 @@ class CompareCommand : public Command {
     }
 
   private:
+    int print_from() const {
+        CaseFiles all;
+        for (const auto& d : from_) {
+            if (!std::filesystem::is_directory(d)) throw InputError(d, "", "no such directory");
+            read_case_files(d, all, nullptr);
+        }
+        std::string missing;
+        if (!complete(all, &missing)) throw InputError(from_.front(), "", missing);
+        const std::string out = sweep_tables_of(all);
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
+
+    std::vector<std::string> from_;
     std::string path_, rule_ = "ci";
     std::vector<std::string> variants_;
     bool json_ = false, stats_2019_ = false, means_only_ = false;

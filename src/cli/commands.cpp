@@ -6,6 +6,8 @@ std::vector<std::unique_ptr<Command>> make_commands() {
     std::vector<std::unique_ptr<Command>> c;
     c.push_back(make_run_command());
     c.push_back(make_compare_command());
+    c.push_back(make_sweep_command());
+    c.push_back(make_gather_command());
     c.push_back(make_validate_command());
     c.push_back(make_perf_bench_numa_command());
     c.push_back(make_machines_command());

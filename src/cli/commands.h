@@ -21,6 +21,8 @@ class Command {
 
 std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_compare_command();
+std::unique_ptr<Command> make_sweep_command();
+std::unique_ptr<Command> make_gather_command();
 std::unique_ptr<Command> make_validate_command();
 std::unique_ptr<Command> make_perf_bench_numa_command();
 std::unique_ptr<Command> make_machines_command();

@@ -44,8 +44,12 @@ KeyAssignment check_invariants_override() {
 }
 
 void add_jobs_option(CLI::App& app, int& jobs) {
-    app.add_option("-j,--jobs", jobs,
-                   fmt::format("worker threads for runs, 1..{} (default: all cores)", kMaxWorkers))
+    app.add_option(
+           "-j,--jobs", jobs,
+           fmt::format(
+               "worker threads for runs, 1..{} (default: the CPUs this process may use, from "
+               "its affinity mask and cgroup CPU quota)",
+               kMaxWorkers))
         ->check(CLI::Range(1, kMaxWorkers));
 }
 
@@ -61,7 +65,10 @@ void ScenarioOptions::add_to(CLI::App& app) {
                        fmt::format("kernel profile ({})", fmt::join(profile_names(), ", "))),
         &profile);
     add_knob_options(app, set, params);
-    given.emplace_back(app.add_option("--seed", seed, "seed (default: the scenario's)"), &seed);
+    given.emplace_back(app.add_option("--seed,--seeds", seed,
+                                      "seed (default: the scenario's); sweep and compare take a "
+                                      "list or a range, e.g. 1..20"),
+                       &seed);
     given.emplace_back(
         app.add_option("--iterations", iterations, "iterations (default: the scenario's)"),
         &iterations);
@@ -89,6 +96,30 @@ ScenarioOverrides ScenarioOptions::overrides() const {
     for (auto& a : knob_overrides(set, params))
         ov.push_back(std::move(a));
     return ov;
+}
+
+void ScenarioOptions::add_to_sweep(SweepDefinition& d) const {
+    auto add = [&](OverrideAxis a, const std::string& origin) {
+        add_override_axis(d, std::move(a), origin);
+    };
+    auto add_string = [&](const char* key, const std::string& v) {
+        const std::string origin = fmt::format("--{} {}", key, v);
+        if (!v.empty()) add(string_override_axis(key, v, origin), origin);
+    };
+    auto add_value = [&](const char* key, const std::string& v) {
+        const std::string origin = fmt::format("--{} {}", key, v);
+        if (!v.empty()) add(parse_override_axis(fmt::format("{}={}", key, v), origin), origin);
+    };
+    add_string("machine", machine);
+    add_string("profile", profile);
+    add_value("seed", seed);
+    add_value("iterations", iterations);
+    add_string("duration", duration);
+    if (check_invariants) d.common.push_back(check_invariants_override());
+    for (const auto& p : params)
+        add(parse_override_axis(p, "--param " + p), "--param " + p);
+    for (const auto& s : set)
+        add(parse_override_axis(s, "--set " + s), "--set " + s);
 }
 
 int ScenarioOptions::workers() const {

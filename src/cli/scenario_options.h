@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "experiment/overrides.h"
+#include "experiment/sweep.h"
 
 namespace numasim {
 
@@ -20,7 +21,7 @@ void add_jobs_option(CLI::App& app, int& jobs);
 struct ScenarioOptions {
     std::string machine, profile, duration, seed, iterations;
     std::vector<std::string> set, params;
-    int jobs = 0;  // 0: one per hardware thread
+    int jobs = 0;  // 0: default_workers(), the CPUs this process may use
     bool check_invariants = false;
     // The scenario options given on the command line (an empty --machine is an error, not
     // "no --machine").
@@ -29,6 +30,9 @@ struct ScenarioOptions {
     void add_to(CLI::App& app);
     // In the order they apply: the [scenario] options, then --param, then --set.
     ScenarioOverrides overrides() const;
+    // The same options, each of which may list values (`sweep`, `compare`): one value joins
+    // d.common, more make an axis of the sweep. In the order overrides() applies them.
+    void add_to_sweep(SweepDefinition& d) const;
     int workers() const;
 };
 

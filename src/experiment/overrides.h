@@ -38,4 +38,27 @@ struct Variant {
 // Parses "NAME:KEY=VALUE[,KEY=VALUE...]" (commas inside brackets or quotes do not split).
 Variant parse_variant(std::string_view spec);
 
+// A key with a list of values: an axis of `numasim sweep` and `numasim compare`. The same
+// KEY=VALUE, where VALUE may list values:
+//   V1,V2,...        commas outside brackets and quotes separate values
+//   [V1, V2, ...]    a TOML array lists values; an array-valued key takes a nested one
+//                    (workload.nodes=[[0, 1]] is one value, [[0], [0, 1]] two)
+//   A..B, A..B:STEP  integers from A to B inclusive
+// Each value is what parse_override accepts. One value is an ordinary override.
+struct OverrideAxis {
+    std::string name;                   // the key as given: "smallimp", "workload.jvms"
+    std::vector<std::string> labels;    // each value as written (a string without its quotes)
+    std::vector<KeyAssignment> values;  // one assignment per value, all of the same key
+};
+
+// The most values one axis may list.
+inline constexpr size_t kMaxAxisValues = 100000;
+
+OverrideAxis parse_override_axis(std::string_view text, const std::string& origin);
+// `key` set to each of the comma-separated strings `values` (--machine a,b; --profile a,b).
+OverrideAxis string_override_axis(std::string_view key, std::string_view values,
+                                  const std::string& origin);
+// Splits at `sep` outside brackets, braces and quotes; items are trimmed, empty ones dropped.
+std::vector<std::string> split_top_level(std::string_view text, char sep);
+
 }  // namespace numasim

@@ -1,5 +1,7 @@
 #include "experiment/pool.h"
 
+#include "experiment/cpu_budget.h"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -10,12 +12,12 @@
 namespace numasim {
 
 void run_jobs(size_t n, int workers, const std::function<void(size_t)>& job,
-              const std::function<void()>& done) {
+              const std::function<void()>& done, const std::atomic<bool>* stop) {
     std::atomic<size_t> next{0};
     std::mutex mu;
     std::exception_ptr error;
     auto worker = [&] {
-        for (size_t k = next++; k < n; k = next++) {
+        for (size_t k = next++; k < n && !(stop && stop->load()); k = next++) {
             try {
                 job(k);
             } catch (...) {
@@ -37,8 +39,7 @@ void run_jobs(size_t n, int workers, const std::function<void(size_t)>& job,
 }
 
 int default_workers() {
-    const unsigned hw = std::thread::hardware_concurrency();
-    return hw ? static_cast<int>(hw) : 1;
+    return available_cpus();
 }
 
 }  // namespace numasim

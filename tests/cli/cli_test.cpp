@@ -1,42 +1,20 @@
 // End-to-end tests of the numasim binary: JSON keys, examples, bad input, determinism.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "numasim_process.h"
+
 namespace {
 
-struct Output {
-    int status;
-    std::string out;
-};
-
-// Runs `numasim ARGS` from the source directory; stderr is folded into the output.
-Output numasim(const std::string& args) {
-    const std::string cmd =
-        std::string("cd ") + NUMASIM_SOURCE_DIR + " && " + NUMASIM_BINARY + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-        out.append(buf.data(), n);
-    const int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() / name;
-    std::ofstream(path) << text;
-    return path.string();
-}
+using numasim_test::numasim;
+using numasim_test::Output;
+using numasim_test::write_temp;
 
 TEST(Cli, JsonHasEveryCounter) {
     const Output o = numasim("run --json --duration 8s");

@@ -1,0 +1,124 @@
+#include "cli/sweep_dir.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "cli/output_file.h"
+#include "config/input_error.h"
+#include "report/sweep_report.h"
+
+namespace numasim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    if (!f) throw InputError(p.string(), "", "cannot read");
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+    OutputFile f("-o", p.string(), {});
+    std::fwrite(text.data(), 1, text.size(), f.get());
+    f.commit();
+}
+
+// The case documents with what the CSV and the tables read: a run's tasks, the bulk of it,
+// are left out to keep a large sweep in memory.
+std::vector<nlohmann::json> documents(const CaseFiles& files) {
+    std::vector<nlohmann::json> docs;
+    for (const auto& [index, text] : files.texts) {
+        nlohmann::json doc = nlohmann::json::parse(text);
+        for (auto& run : doc.at("runs")) {
+            run.erase("tasks");
+            for (auto& w : run.at("workloads"))
+                w.erase("tasks");
+        }
+        docs.push_back(std::move(doc));
+    }
+    return docs;
+}
+
+}  // namespace
+
+void read_case_files(const std::string& dir, CaseFiles& into, const nlohmann::json* header) {
+    const fs::path cases = fs::path(dir) / "cases";
+    std::error_code ec;
+    if (!fs::is_directory(cases, ec)) return;
+    std::vector<fs::path> paths;
+    for (const auto& e : fs::directory_iterator(cases))
+        if (e.path().extension() == ".json") paths.push_back(e.path());
+    std::sort(paths.begin(), paths.end());
+    for (const auto& p : paths) {
+        std::string text = read_text(p);
+        const SweepCaseFile f = parse_case_file(text, p.string());
+        const nlohmann::json& expected = header ? *header : into.header;
+        if (!expected.is_null() && f.header != expected)
+            throw InputError(p.string(), "sweep",
+                             header
+                                 ? "a case of another sweep (the spec or the options differ)"
+                                 : "a case of another sweep than " + into.origins.begin()->second);
+        if (into.header.is_null()) into.header = f.header;
+        if (auto it = into.texts.find(f.index); it != into.texts.end()) {
+            if (it->second != text)
+                throw InputError(
+                    p.string(), "case",
+                    fmt::format("case {} differs from {}", f.index, into.origins.at(f.index)));
+            continue;
+        }
+        into.texts.emplace(f.index, std::move(text));
+        into.origins.emplace(f.index, p.string());
+    }
+}
+
+void write_case_file(const std::string& dir, const std::string& name, const std::string& text) {
+    write_file(fs::path(dir) / "cases" / name, text);
+}
+
+void remove_partial_files(const std::string& dir) {
+    const fs::path cases = fs::path(dir) / "cases";
+    std::error_code ec;
+    if (!fs::is_directory(cases, ec)) return;
+    for (const auto& e : fs::directory_iterator(cases))
+        if (e.path().filename().string().find(".tmp.") != std::string::npos)
+            fs::remove(e.path(), ec);
+}
+
+bool complete(const CaseFiles& files, std::string* missing) {
+    if (files.header.is_null()) {
+        if (missing) *missing = "no case files";
+        return false;
+    }
+    const size_t total = files.header.at("cases").get<size_t>();
+    std::vector<std::string> gaps;
+    size_t absent = 0;
+    for (size_t i = 0; i < total; ++i)
+        if (!files.texts.count(i) && ++absent <= 5) gaps.push_back(std::to_string(i));
+    if (missing && absent)
+        *missing = fmt::format("{} of {} cases missing ({}{})", absent, total,
+                               fmt::join(gaps, ", "), absent > gaps.size() ? ", ..." : "");
+    return absent == 0;
+}
+
+std::string sweep_tables_of(const CaseFiles& files) {
+    return sweep_tables(files.header, documents(files));
+}
+
+std::string write_sweep_outputs(const std::string& dir, const CaseFiles& files) {
+    const auto docs = documents(files);
+    const std::string tables = sweep_tables(files.header, docs);
+    write_file(fs::path(dir) / "sweep.csv", sweep_csv(files.header, docs));
+    write_file(fs::path(dir) / "compare.txt", tables);
+    return tables;
+}
+
+}  // namespace numasim
