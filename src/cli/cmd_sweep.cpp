@@ -4,10 +4,7 @@
 // Under an MPI launcher (`mpirun -n N numasim sweep ...`) the runs spread over the ranks; rank
 // 0 writes the output (experiment/job_cluster.h).
 #include <fmt/format.h>
-#include <signal.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -15,6 +12,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
 #include "config/input_error.h"
@@ -29,33 +27,6 @@
 namespace numasim {
 
 namespace {
-
-// Ctrl-C: no new run starts, the running ones finish and their cases are written. A second
-// Ctrl-C ends the process at once (the handler resets itself). Nothing else is done here, so
-// that the process's other signal handling is left as it was.
-std::atomic<bool> g_stop{false};
-
-extern "C" void on_sigint(int) {
-    g_stop = true;
-    constexpr char kMsg[] =
-        "\nnumasim: stopping once the running cases finish (Ctrl-C again to abort)\n";
-    (void)!::write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
-}
-
-class StopOnSigint {
-  public:
-    StopOnSigint() {
-        struct sigaction sa {};
-        sa.sa_handler = on_sigint;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_);
-    }
-    ~StopOnSigint() { sigaction(SIGINT, &old_, nullptr); }
-
-  private:
-    struct sigaction old_ {};
-};
 
 void print(const std::string& s) {
     std::fwrite(s.data(), 1, s.size(), stdout);
@@ -163,7 +134,8 @@ class SweepCommand : public Command {
         // Runs of a case arrive in any order; the case is written once all are in.
         std::map<size_t, std::vector<std::string>> partial;
         size_t written = 0;
-        std::optional<StopOnSigint> sigint;
+        // Ctrl-C: no new run starts, the running ones finish and their cases are written.
+        std::optional<StopOnFirstSigint> sigint;
         std::optional<ProgressReporter> progress;
         if (cluster.root()) {
             sigint.emplace();
@@ -192,16 +164,17 @@ class SweepCommand : public Command {
                 }
                 progress->advance();
             },
-            &g_stop);
+            sigint ? &sigint->requested() : nullptr);
         if (!cluster.root()) return 0;
         progress->finish();
+        const bool stopped = sigint->requested();
         sigint.reset();
 
         CaseFiles all;
         read_case_files(out, all, &header);
         std::string missing;
         if (!complete(all, &missing)) {
-            if (g_stop) {
+            if (stopped) {
                 fmt::print(stderr,
                            "numasim: stopped: {} case(s) written to {}, {}; --resume continues\n",
                            written, out, missing);

@@ -28,7 +28,18 @@ char g_temp_path[kMaxTemps][PATH_MAX];
 volatile std::sig_atomic_t g_temp_used[kMaxTemps];
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// Set while a StopOnFirstSigint is alive; the flag its first SIGINT raises.
+volatile std::sig_atomic_t g_sigint_graceful;
+std::atomic<bool> g_sigint_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
 extern "C" void remove_temps_and_reraise(int sig) {
+    if (sig == SIGINT && g_sigint_graceful && !g_sigint_stop.exchange(true)) {
+        constexpr char kMsg[] =
+            "\nnumasim: stopping once the running work finishes (Ctrl-C again to abort)\n";
+        (void)!::write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+        return;
+    }
     for (int i = 0; i < kMaxTemps; ++i)
         if (g_temp_used[i]) ::unlink(g_temp_path[i]);
     std::signal(sig, SIG_DFL);
@@ -181,6 +192,20 @@ void OutputFile::commit() {
         slot_ = -1;
     }
     if (!ok) throw InputError(option_, path_, fmt::format("cannot write: {}", std::strerror(err)));
+}
+
+StopOnFirstSigint::StopOnFirstSigint() {
+    g_sigint_stop = false;
+    install_cleanup_handlers();
+    g_sigint_graceful = 1;
+}
+
+StopOnFirstSigint::~StopOnFirstSigint() {
+    g_sigint_graceful = 0;
+}
+
+const std::atomic<bool>& StopOnFirstSigint::requested() const {
+    return g_sigint_stop;
 }
 
 }  // namespace numasim

@@ -14,6 +14,7 @@
 // A path that is one of the command's input files, or a directory, is refused before the run.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -41,6 +42,20 @@ class OutputFile {
     std::FILE* f_ = nullptr;
     bool owned_ = false;  // f_ is ours to close (not stdout)
     int slot_ = -1;       // in the table of temporary files removed on a signal
+};
+
+// For commands that write many files over a long time (sweep): while one is alive, the first
+// SIGINT only raises requested(), so that the caller starts no new work and the work under way
+// finishes and commits its files; a second SIGINT removes the temporary files and ends the
+// process, as SIGTERM does. One handler serves both, so neither replaces the other's.
+class StopOnFirstSigint {
+  public:
+    StopOnFirstSigint();
+    ~StopOnFirstSigint();
+    StopOnFirstSigint(const StopOnFirstSigint&) = delete;
+    StopOnFirstSigint& operator=(const StopOnFirstSigint&) = delete;
+
+    const std::atomic<bool>& requested() const;
 };
 
 }  // namespace numasim
