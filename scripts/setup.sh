@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-format libclang-rt-14-dev
   libopenmpi-dev openmpi-bin  # numasim sweep under mpirun (docs/sweeps.md)
+  chromium  # the HTML report's test in a real browser (scripts/report-browser-test.sh)
   time python3  # the bench scripts: /usr/bin/time -v for CPU time and peak RSS, python3 for the JSON
 )
 

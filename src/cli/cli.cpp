@@ -11,7 +11,9 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/observe_options.h"
 #include "config/input_error.h"
+#include "config/version.h"
 #include "engine/engine.h"
 
 namespace numasim {
@@ -19,7 +21,9 @@ namespace numasim {
 int cli_main(int argc, char** argv) {
     CLI::App app{"numasim: Linux automatic NUMA balancing on a simulated NUMA machine"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "numasim 0.1.0");
+    app.set_version_flag(
+        "--version", fmt::format("numasim {} (git {})", numasim_version(), numasim_git_revision()));
+    record_command_line(argc, argv);
     std::vector<std::unique_ptr<Command>> commands = make_commands();
     // Usage errors in the same words as every other input error (subcommands copy this).
     app.failure_message([](const CLI::App*, const CLI::Error& e) {

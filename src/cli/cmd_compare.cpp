@@ -5,6 +5,9 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/observe_options.h"
+#include "cli/output_file.h"
+#include "cli/output_set.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
 #include "config/input_error.h"
@@ -12,6 +15,7 @@
 #include "experiment/sweep.h"
 #include "report/compare_report.h"
 #include "report/progress.h"
+#include "report/samples_json.h"
 
 namespace numasim {
 
@@ -38,6 +42,7 @@ class CompareCommand : public Command {
             ->check(CLI::IsMember({"ci", "ttest", "none"}));
         sub_->add_flag("--stats-2019", stats_2019_, "print the 2019-2024 mmtests stat rows");
         sub_->add_flag("--means-only", means_only_, "print only the Amean/Hmean rows");
+        observe_.add_to(*sub_, /*with_trace=*/false);
         opts_.add_to(*sub_);
     }
 
@@ -77,17 +82,40 @@ class CompareCommand : public Command {
         size_t total = 0;
         for (const auto& v : runs)
             total += static_cast<size_t>(v.scenario.iterations);
+        OutputSet files(runs.front().scenario.input_files);
+        const ObserveOptions obs = observe_.options(files);
         ProgressReporter progress(total);
-        run_variants(runs, opts_.workers(), [&] { progress.advance(); });
+        run_variants(
+            runs, opts_.workers(), [&] { progress.advance(); }, &obs);
         progress.finish();
+        files.commit_all();
         CompareReportOptions o;
         o.rule = rule_ == "ttest"  ? SignificanceRule::TTest
                  : rule_ == "none" ? SignificanceRule::None
                                    : SignificanceRule::CiInterval;
         o.stats_2019 = stats_2019_;
         o.means_only = means_only_;
-        const std::string out =
-            json_ ? compare_json(runs, o).dump(2) + "\n" : compare_text(runs, o);
+        std::string out = json_ ? "" : compare_text(runs, o);
+        if (json_ || !observe_.out_dir.empty()) {
+            nlohmann::json j = compare_json(runs, o);
+            j["provenance"] = nlohmann::json::object();
+            for (const VariantRuns& v : runs) {
+                j["provenance"][v.name] =
+                    provenance_json(make_provenance(v.scenario, invoked_command_line()));
+                if (obs.sample_interval <= 0) continue;
+                for (int i = 0; i < v.scenario.iterations; ++i)
+                    j["samples"][v.name].push_back(samples_json(
+                        sample_run_dir(obs.sample_dir, {v.name, i, v.scenario.iterations})));
+            }
+            const std::string text = j.dump(2) + "\n";
+            if (!observe_.out_dir.empty()) {
+                OutputFile f("--out-dir", observe_.out_dir + "/result.json",
+                             runs.front().scenario.input_files);
+                std::fwrite(text.data(), 1, text.size(), f.get());
+                f.commit();
+            }
+            if (json_) out = text;
+        }
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }
@@ -110,6 +138,7 @@ class CompareCommand : public Command {
     std::string path_, rule_ = "ci";
     std::vector<std::string> variants_;
     bool json_ = false, stats_2019_ = false, means_only_ = false;
+    ObserveCliOptions observe_;
     ScenarioOptions opts_;
 };
 

@@ -1,4 +1,5 @@
-// numasim machines | workloads | profiles [show NAME [SCENARIO]]: what is registered.
+// numasim machines [show MACHINE] | workloads | profiles [show NAME [SCENARIO]]: what is
+// registered.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "machine/presets.h"
 #include "numab/profile.h"
 #include "report/knob_report.h"
+#include "report/machine_report.h"
 #include "workload/registry.h"
 
 namespace numasim {
@@ -85,10 +87,35 @@ class ProfilesCommand : public Command {
     std::vector<std::string> set_, params_;
 };
 
+// `machines` lists the presets; `machines show MACHINE` prints one in numactl -H and lstopo
+// style with its hardware figures.
+class MachinesCommand : public Command {
+  public:
+    void add_to(CLI::App& app) override {
+        sub_ = app.add_subcommand("machines", "list the machine presets");
+        show_ = sub_->add_subcommand("show",
+                                     "nodes, CPUs, SLIT, LLCs, SMT siblings and hardware "
+                                     "figures of a machine");
+        show_
+            ->add_option("machine", spec_, "a preset, a machine file, hwloc:FILE.xml or hwloc:host")
+            ->required();
+    }
+
+    int execute() override {
+        print(show_->parsed() ? machine_text(resolve_machine(spec_, "", "machines show"))
+                              : list_presets_text());
+        return 0;
+    }
+
+  private:
+    CLI::App* show_ = nullptr;
+    std::string spec_;
+};
+
 }  // namespace
 
 std::unique_ptr<Command> make_machines_command() {
-    return std::make_unique<ListCommand>("machines", "list the machine presets", list_presets_text);
+    return std::make_unique<MachinesCommand>();
 }
 
 std::unique_ptr<Command> make_workloads_command() {

@@ -1,17 +1,21 @@
-// numasim run [SCENARIO.toml] [--json] [--trace FILE] [-V VARIANT] [--iteration K] ...
+// numasim run [SCENARIO.toml] [--json] [--sample INTERVAL --out-dir DIR] [--trace FILE]
+//             [-V VARIANT] [--iteration K] ...
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/observe_options.h"
 #include "cli/output_file.h"
+#include "cli/output_set.h"
 #include "cli/scenario_options.h"
 #include "config/input_error.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
 #include "report/progress.h"
 #include "report/run_report.h"
+#include "report/samples_json.h"
 
 namespace numasim {
 
@@ -23,10 +27,7 @@ class RunCommand : public Command {
         sub_ = app.add_subcommand("run", "run a scenario (the built-in default without a file)");
         sub_->add_option("scenario", path_, "scenario TOML file");
         sub_->add_flag("--json", json_, "print one JSON object instead of text");
-        trace_opt_ = sub_->add_option(
-            "--trace", trace_,
-            "write sched/NUMA events in ftrace text format to FILE (- for standard "
-            "output, before the report)");
+        observe_.add_to(*sub_, /*with_trace=*/true);
         sub_->add_option("-V,--variant", variant_,
                          "a [[variant]] table of the scenario by name, or NAME:KEY=VALUE,... as "
                          "for compare: its overrides apply after the others, as in compare");
@@ -51,25 +52,43 @@ class RunCommand : public Command {
             ov.insert(ov.end(), extra.begin(), extra.end());
         }
         const Scenario sc = load(ov);
-        std::optional<OutputFile> trace;
-        if (trace_opt_->count() > 0) trace.emplace("--trace", trace_, sc.input_files);
+        const bool one = iteration_opt_->count() > 0;
+        if (one && (iteration_ < 0 || iteration_ >= sc.iterations))
+            throw InputError(fmt::format("--iteration {}", iteration_), "",
+                             fmt::format("the scenario has iterations 0..{}", sc.iterations - 1));
+        if (observe_.trace == "-" && !one && sc.iterations > 1)
+            throw InputError("--trace", "-",
+                             "standard output takes the trace of one run; give a file name, "
+                             "--iterations 1 or --iteration K");
+        OutputSet files(sc.input_files);
+        const ObserveOptions obs = observe_.options(files);
         std::vector<RunResult> results;
-        if (iteration_opt_->count()) {
-            if (iteration_ < 0 || iteration_ >= sc.iterations)
-                throw InputError(
-                    fmt::format("--iteration {}", iteration_), "",
-                    fmt::format("the scenario has iterations 0..{}", sc.iterations - 1));
-            results.push_back(
-                run_once(sc, iteration_seed(sc, iteration_), trace ? trace->get() : nullptr));
+        std::vector<RunLabel> labels;
+        if (one) {
+            // A run of its own: the trace file is the path given, the samples are iter-K's.
+            labels.push_back({"", iteration_, 1});
+            results.push_back(run_once(sc, iteration_seed(sc, iteration_), &obs, labels[0]));
         } else {
+            for (int i = 0; i < sc.iterations; ++i)
+                labels.push_back({"", i, sc.iterations});
             ProgressReporter progress(static_cast<size_t>(sc.iterations));  // silent unless a tty
-            results = run_iterations(sc, opts_.workers(), trace ? trace->get() : nullptr,
-                                     [&] { progress.advance(); });
+            results = run_iterations(sc, opts_.workers(), &obs, [&] { progress.advance(); });
             progress.finish();
         }
-        const std::string out =
-            json_ ? results_json(sc, results).dump(2) + "\n" : results_text(sc, results);
-        if (trace) trace->commit();
+        files.commit_all();
+        std::string out = json_ ? "" : results_text(sc, results);
+        if (json_ || !observe_.out_dir.empty()) {
+            nlohmann::json j = results_json(sc, results);
+            j["provenance"] = provenance_json(make_provenance(sc, invoked_command_line()));
+            if (obs.sample_interval > 0) add_samples(j, obs, labels);
+            const std::string text = j.dump(2) + "\n";
+            if (!observe_.out_dir.empty()) {
+                OutputFile f("--out-dir", observe_.out_dir + "/result.json", sc.input_files);
+                std::fwrite(text.data(), 1, text.size(), f.get());
+                f.commit();
+            }
+            if (json_) out = text;
+        }
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }
@@ -87,12 +106,23 @@ class RunCommand : public Command {
                         names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
     }
 
+    // The samples of each run beside its result: the top level is the first run's, "runs" holds
+    // every run's when there are several.
+    static void add_samples(nlohmann::json& j, const ObserveOptions& obs,
+                            const std::vector<RunLabel>& labels) {
+        for (size_t i = 0; i < labels.size(); ++i) {
+            nlohmann::json s = samples_json(sample_run_dir(obs.sample_dir, labels[i]));
+            if (labels.size() > 1) j["runs"][i]["samples"] = s;
+            if (i == 0) j["samples"] = std::move(s);
+        }
+    }
+
     CLI::Option* iteration_opt_ = nullptr;
     int iteration_ = 0;
     std::string variant_;
-    std::string path_, trace_;
+    std::string path_;
     bool json_ = false;
-    CLI::Option* trace_opt_ = nullptr;
+    ObserveCliOptions observe_;
     ScenarioOptions opts_;
 };
 

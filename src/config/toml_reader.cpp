@@ -223,8 +223,7 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) 
     return parse_text(text, name, {});
 }
 
-TomlTable TomlTable::parse_file(const std::string& path,
-                                const std::vector<KeyAssignment>& assignments) {
+std::string read_input_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", fmt::format("cannot open file: {}", std::strerror(errno)));
     // Read at most one byte more than allowed: a device such as /dev/zero never ends.
@@ -236,7 +235,12 @@ TomlTable TomlTable::parse_file(const std::string& path,
         throw InputError(
             path, "",
             fmt::format("larger than {} MiB, the limit for input files", kMaxInputFileBytes >> 20));
-    return parse_text(text, path, assignments);
+    return text;
+}
+
+TomlTable TomlTable::parse_file(const std::string& path,
+                                const std::vector<KeyAssignment>& assignments) {
+    return parse_text(read_input_file(path), path, assignments);
 }
 
 TomlTable TomlTable::parse_text(std::string_view text, const std::string& name,

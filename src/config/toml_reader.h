@@ -97,6 +97,10 @@ class TomlTable {
     mutable std::set<std::string, std::less<>> used_;
 };
 
+// The bytes of an input file, with the checks every input gets (InputError naming `path` if it
+// cannot be opened or read, e.g. a directory, or is larger than the input-file limit).
+std::string read_input_file(const std::string& path);
+
 // A TOML value as text: a string quoted and escaped, e.g. for a KeyAssignment.
 std::string toml_quote(std::string_view s);
 

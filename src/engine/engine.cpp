@@ -59,10 +59,26 @@ int Engine::live_tasks() const {
     return n;
 }
 
+void Engine::add_sampler(Sampler& s) {
+    samplers_.push_back({&s, s.interval(), -1});
+}
+
+void Engine::run_samplers(bool last) {
+    for (SamplerSlot& slot : samplers_) {
+        if (last ? slot.last == sys_.now : sys_.now < slot.next) continue;
+        slot.sampler->sample(sys_);
+        slot.last = sys_.now;
+        while (slot.next <= sys_.now)
+            slot.next += slot.sampler->interval();
+    }
+}
+
 Nanos Engine::run(Nanos end) {
     sys_.events.push(end, EV_STOP);
     Nanos last_exit = 0;
     while (!sys_.events.empty()) {
+        // Every CPU has been simulated up to the previous event: nothing can fire earlier now.
+        sys_.tracer.flush();
         const Event e = sys_.events.pop();
         sys_.now = e.when;
         // Start the CPU walk at a random CPU each time so that no CPU always sees shared pages
@@ -81,12 +97,16 @@ Nanos Engine::run(Nanos end) {
         if (e.kind == EV_TICK) {
             tick();
             sys_.events.push(e.when + TICK_NSEC, EV_TICK);
+            if (!samplers_.empty()) run_samplers(false);
         } else if (e.kind == EV_WAKEUP) {
             Task& p = *sys_.tasks[e.a];
             if (p.state == TaskState::Sleeping && static_cast<int64_t>(p.wake_generation) == e.b)
                 try_to_wake_up(sys_, p);
         }
     }
+    sys_.tracer.flush();
+    run_samplers(true);
+    sys_.tracer.flush();
     if (check_invariants_) check_invariants("at the end of the run");
     return sys_.now;
 }

@@ -14,6 +14,7 @@
 #include "cost/cost_model.h"
 #include "engine/invariants.h"
 #include "engine/program.h"
+#include "engine/sampler.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -58,6 +59,8 @@ class Engine {
     void set_check_invariants(bool on) { check_invariants_ = on; }
     // The first mismatch between a cached total and the state, or nullopt.
     std::optional<std::string> find_invariant_violation() const;
+    // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
+    void add_sampler(Sampler& s);
 
   private:
     TaskRun& run_of(const Task& p);
@@ -72,6 +75,7 @@ class Engine {
     void apply_phase_setup(Task& p);
     // Throws InvariantViolation naming `when` (e.g. "after tick 120") and the simulated time.
     void check_invariants(const std::string& when) const;
+    void run_samplers(bool last);
 
     System& sys_;
     std::deque<TaskRun> runs_;         // by Task::index; a deque keeps references across growth
@@ -80,6 +84,12 @@ class Engine {
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
     bool check_invariants_;
     InvariantCadence cadence_;
+    struct SamplerSlot {
+        Sampler* sampler;
+        Nanos next;  // the next sample is due at the first tick at or after this time
+        Nanos last;  // when it last sampled (-1: never)
+    };
+    std::vector<SamplerSlot> samplers_;
     int live_tasks() const;
 };
 

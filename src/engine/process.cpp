@@ -7,6 +7,7 @@
 
 #include "config/limits.h"
 #include "kernel/system.h"
+#include "kernel/tracepoints.h"
 #include "mm/fault.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"
@@ -57,6 +58,7 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     v->present = Bitmap(pages);
     v->protnone = Bitmap(pages);
     v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
+    v->node_pages.assign(static_cast<size_t>(sys.nr_nodes()), 0);
     v->init_block_counts();
     Vma& ref = *v;
     auto it =
@@ -122,6 +124,7 @@ Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskP
     mm.tasks.push_back(&p);
     ++mm.mm_users;
     init_numa_balancing(sys, p, parent, clone_vm);
+    if (parent) trace_sched_process_fork(sys, *parent, p);
     wake_up_new_task(sys, p);
     return p;
 }
@@ -161,6 +164,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.pmd_mapped = pv->pmd_mapped;
         cv.blk_absent = pv->blk_absent;
         cv.blk_protnone = pv->blk_protnone;
+        cv.node_pages = pv->node_pages;
         cv.object->mappers.push_back(&cv);
         // Both sides now share every present frame; later private writes copy (do_wp_page).
         const uint64_t n = cv.nr_pages();
@@ -176,12 +180,15 @@ Mm& dup_mm(System& sys, Mm& parent) {
             for (uint64_t i = cv.own_mask.find_next(0, n); i < n;
                  i = cv.own_mask.find_next(i + 1, n)) {
                 split_huge_pmd(cv, i);
-                const int nid = alloc_pages_node(sys, pv->own->frames[i].nid, 0, fork_cpu);
+                const int parent_nid = pv->own->frames[i].nid;
+                const int nid = alloc_pages_node(sys, parent_nid, 0, fork_cpu);
+                --cv.node_pages[static_cast<size_t>(parent_nid)];
                 if (nid >= 0) {
                     PageFrame& f = cv.own->frames[i];
                     f = pv->own->frames[i];
                     f.nid = static_cast<uint8_t>(nid);
                     f.flags &= static_cast<uint8_t>(~PF_THP);
+                    ++cv.node_pages[static_cast<size_t>(nid)];
                     continue;
                 }
                 cv.own_mask.clear(i);
@@ -212,6 +219,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
 
 void do_exit(System& sys, Task& p) {
     if (p.state == TaskState::Dead) return;
+    trace_sched_process_exit(sys, p);
     dequeue_sleeping_task(sys, p, /*exiting=*/true);
     p.state = TaskState::Dead;
     p.exit_time = sys.now;

@@ -28,8 +28,8 @@ std::vector<VariantRuns> load_variants(const std::string& scenario_path,
     return out;
 }
 
-void run_variants(std::vector<VariantRuns>& out, int workers,
-                  const std::function<void()>& progress) {
+void run_variants(std::vector<VariantRuns>& out, int workers, const std::function<void()>& progress,
+                  const ObserveOptions* obs) {
     // One flat list of (variant, iteration) runs; iteration i of every variant uses the same
     // seed, so variants are compared on common random numbers.
     std::vector<std::pair<size_t, int>> work;
@@ -43,7 +43,8 @@ void run_variants(std::vector<VariantRuns>& out, int workers,
         [&](size_t k) {
             const auto [vi, i] = work[k];
             const Scenario& sc = out[vi].scenario;
-            out[vi].runs[i] = run_once(sc, iteration_seed(sc, i));
+            out[vi].runs[i] =
+                run_once(sc, iteration_seed(sc, i), obs, {out[vi].name, i, sc.iterations});
         },
         progress);
 }

@@ -26,8 +26,9 @@ std::vector<VariantRuns> load_variants(const std::string& scenario_path,
                                        const std::vector<Variant>& variants);
 // Runs every (variant, iteration) pair; `progress` is called after each run. Output order
 // never depends on `workers`.
+// With `obs`, every run records what it asks for under its variant's name.
 void run_variants(std::vector<VariantRuns>& v, int workers,
-                  const std::function<void()>& progress = {});
+                  const std::function<void()>& progress = {}, const ObserveOptions* obs = nullptr);
 // Both.
 std::vector<VariantRuns> run_variants(const std::string& scenario_path,
                                       const ScenarioOverrides& common,

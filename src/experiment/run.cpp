@@ -19,19 +19,23 @@ const char* state_name(TaskState s) {
 
 }  // namespace
 
-RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace) {
+RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
+                   const RunLabel& label) {
     System sys(sc.machine, sc.knobs, seed);
-    sys.tracer = Tracer(trace);
+    std::optional<RunObservation> observation;
+    if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
     auto workloads = sc.make_workloads();
     for (size_t i = 0; i < workloads.size(); ++i)
         workloads[i]->setup(sys, static_cast<int>(i));
     Engine engine(sys);
+    if (observation) observation->add_samplers(engine);
     if (sc.check_invariants) engine.set_check_invariants(true);
     RunResult r;
     r.seed = seed;
     r.elapsed = engine.run(sc.duration);
     // The trace ends with what every process's memory looks like now (/proc/<pid>/numa_maps).
     trace_numa_maps(sys, r.elapsed);
+    if (observation) observation->finish(r.elapsed);
     r.counters = sys.counters;
     r.ticks = engine.ticks();
     // The events the simulation's cost grows with: a scheduler tick on every CPU, every fault
@@ -71,13 +75,14 @@ uint64_t iteration_seed(const Scenario& sc, int i) {
     return i == 0 ? sc.seed : derive_seed(sc.seed, static_cast<uint64_t>(i));
 }
 
-std::vector<RunResult> run_iterations(const Scenario& sc, int workers, std::FILE* trace,
+std::vector<RunResult> run_iterations(const Scenario& sc, int workers, const ObserveOptions* obs,
                                       const std::function<void()>& progress) {
     std::vector<RunResult> results(static_cast<size_t>(sc.iterations));
     run_jobs(
-        results.size(), trace ? 1 : workers,
+        results.size(), workers,
         [&](size_t i) {
-            results[i] = run_once(sc, iteration_seed(sc, static_cast<int>(i)), trace);
+            const int it = static_cast<int>(i);
+            results[i] = run_once(sc, iteration_seed(sc, it), obs, {"", it, sc.iterations});
         },
         progress);
     return results;

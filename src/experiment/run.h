@@ -4,13 +4,13 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "experiment/observation.h"
 #include "kernel/counters.h"
 #include "sim/clock.h"
 #include "workload/result.h"
@@ -43,16 +43,18 @@ struct RunResult {
     uint64_t events = 0;  // CPU ticks + faults + page and task migrations (docs/performance.md)
 };
 
-// One run with `seed`; if `trace` is non-null, ftrace-format events are written to it.
-RunResult run_once(const Scenario& sc, uint64_t seed, std::FILE* trace = nullptr);
+// One run with `seed`; with `obs`, it also records what `obs` asks for (experiment/observation.h)
+// under `label`.
+RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs = nullptr,
+                   const RunLabel& label = {});
 
 // The seed of iteration i: the scenario's for iteration 0 (so that a single run is
 // reproducible from the seed in the file), derive_seed(seed, i) after that.
 uint64_t iteration_seed(const Scenario& sc, int i);
 
-// All iterations on `workers` threads (one when tracing: a trace is one stream of events);
-// `progress` is called after each.
-std::vector<RunResult> run_iterations(const Scenario& sc, int workers, std::FILE* trace,
+// All iterations on `workers` threads; `progress` is called after each.
+std::vector<RunResult> run_iterations(const Scenario& sc, int workers,
+                                      const ObserveOptions* obs = nullptr,
                                       const std::function<void()>& progress = {});
 
 // The benchmark operations of a run (every workload's); a run without any has "elsp", the

@@ -7,6 +7,7 @@
 #include "config/embedded.h"
 #include "config/input_error.h"
 #include "config/limits.h"
+#include "config/sha256.h"
 #include "config/toml_reader.h"
 #include "engine/process.h"
 #include "kernel/system.h"
@@ -85,9 +86,10 @@ Variant read_variant(const TomlTable& v, const NumaBalancingKnobs& knobs) {
     return out;
 }
 
-Scenario load(const TomlTable& root, std::vector<ScenarioWorkload> extra) {
+Scenario load(const TomlTable& root, std::string_view text, std::vector<ScenarioWorkload> extra) {
     Scenario sc;
     sc.file = root.file();
+    sc.file_sha256 = sha256_hex(text);
     auto head = root.table("scenario");
     if (!head) root.fail_here("missing [scenario] table");
     sc.name = head->get_string("name", sc.file);
@@ -178,14 +180,15 @@ std::vector<std::unique_ptr<Workload>> Scenario::make_workloads() const {
 }
 
 Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov) {
-    Scenario sc = load(TomlTable::parse_file(path, ov), {});
+    const std::string text = read_input_file(path);
+    Scenario sc = load(TomlTable::parse_text(text, path, ov), text, {});
     sc.input_files.push_back(path);
     return sc;
 }
 
 Scenario load_scenario_text(std::string_view text, const std::string& name,
                             const ScenarioOverrides& ov) {
-    return load(TomlTable::parse_text(text, name, ov), {});
+    return load(TomlTable::parse_text(text, name, ov), text, {});
 }
 
 Scenario load_builtin_scenario(std::string_view name, const ScenarioOverrides& ov,
@@ -193,7 +196,7 @@ Scenario load_builtin_scenario(std::string_view name, const ScenarioOverrides& o
     const EmbeddedFile* f = find_embedded("builtin_scenarios", name);
     if (!f) throw InputError("", std::string(name), "no such built-in scenario");
     return load(TomlTable::parse_text(f->text, fmt::format("<built-in {} scenario>", name), ov),
-                std::move(workloads));
+                f->text, std::move(workloads));
 }
 
 }  // namespace numasim

@@ -27,6 +27,7 @@ struct ScenarioWorkload {
 struct Scenario {
     std::string file;
     std::vector<std::string> input_files;  // the files read: scenario, machine file or XML
+    std::string file_sha256;  // of the file's bytes (sha256sum FILE), or of a built-in's text
     std::string name;
     std::string description;
     std::string machine_spec;

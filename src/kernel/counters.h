@@ -46,6 +46,31 @@ inline constexpr std::array<std::string_view, static_cast<size_t>(Vm::NR)> kVmNa
 #undef X
 };
 
+// The counters as /proc/vmstat lists them: in the order of mm/vmstat.c's vmstat_text (the NUMA
+// event counters after the zone counters, then the vm events), under the kernel's names. Every
+// simulated page lives in ZONE_NORMAL, so the allocation count is pgalloc_normal.
+inline constexpr std::array<std::pair<std::string_view, Vm>, static_cast<size_t>(Vm::NR)>
+    kProcVmstatOrder = {{{"numa_hit", Vm::numa_hit},
+                         {"numa_miss", Vm::numa_miss},
+                         {"numa_foreign", Vm::numa_foreign},
+                         {"numa_interleave", Vm::numa_interleave},
+                         {"numa_local", Vm::numa_local},
+                         {"numa_other", Vm::numa_other},
+                         {"pgalloc_normal", Vm::pgalloc},
+                         {"pgfree", Vm::pgfree},
+                         {"pgfault", Vm::pgfault},
+                         {"numa_pte_updates", Vm::numa_pte_updates},
+                         {"numa_huge_pte_updates", Vm::numa_huge_pte_updates},
+                         {"numa_hint_faults", Vm::numa_hint_faults},
+                         {"numa_hint_faults_local", Vm::numa_hint_faults_local},
+                         {"numa_pages_migrated", Vm::numa_pages_migrated},
+                         {"pgmigrate_success", Vm::pgmigrate_success},
+                         {"pgmigrate_fail", Vm::pgmigrate_fail},
+                         {"thp_migration_success", Vm::thp_migration_success},
+                         {"thp_migration_fail", Vm::thp_migration_fail},
+                         {"thp_migration_split", Vm::thp_migration_split},
+                         {"thp_fault_alloc", Vm::thp_fault_alloc}}};
+
 // Reasons of the sched_skip_vma_numa tracepoint (include/trace/events/sched.h, v6.7+).
 enum class SkipVmaReason : int {
     Unsuitable,

@@ -109,15 +109,29 @@ struct Checker {
                     describe(v), b);
         }
         const int nodes = sys.nr_nodes();
+        std::vector<uint64_t> node_pages(static_cast<size_t>(nodes), 0);
         for_each_bit(
             0, n, [&](uint64_t w) { return v.present.word(w); },
             [&](uint64_t i) {
                 if (failed()) return;
                 const PageFrame& f = v.frame(i);
                 if (!(f.flags & PF_ALLOC) || f.nid >= nodes)
-                    fail("{}: page {} is present but its frame is {} on node {}", describe(v), i,
-                         f.flags & PF_ALLOC ? "allocated" : "not allocated", f.nid);
+                    return fail("{}: page {} is present but its frame is {} on node {}",
+                                describe(v), i, f.flags & PF_ALLOC ? "allocated" : "not allocated",
+                                f.nid);
+                ++node_pages[f.nid];
             });
+        if (failed()) return;
+        // Vma::node_pages, the numa_maps N<node>= counts the samplers read.
+        for (int nid = 0; nid < nodes; ++nid) {
+            const uint64_t cached = static_cast<size_t>(nid) < v.node_pages.size()
+                                        ? v.node_pages[static_cast<size_t>(nid)]
+                                        : 0;
+            if (differ(cached, node_pages[static_cast<size_t>(nid)], [&] {
+                    return fmt::format("{}: present pages on node {}", describe(v), nid);
+                }))
+                return;
+        }
     }
 
     // blk_absent and blk_protnone of every 2^BLOCK_SHIFT-page block.

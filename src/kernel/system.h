@@ -48,7 +48,7 @@ struct System {
     Nanos now = 0;
     EventQueue events;
     Counters counters;
-    Tracer tracer{nullptr};
+    Tracer tracer;  // tracepoints; off unless a sink is attached
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;

@@ -1,29 +1,59 @@
-// Writes scheduler and NUMA events in ftrace's text format (the trace_pipe layout), so existing
-// scripts that parse `trace-cmd report` or /sys/kernel/tracing/trace can read a simulated run:
-//   <comm>-<pid> [<cpu>] ..... <sec>.<usec>: sched_move_numa: pid=.. tgid=.. ngid=.. ...
+// The tracepoint machinery: which events are enabled (ftrace's set_event) and where they go (a
+// TraceSink, in src/observe). Tracepoints (kernel/tracepoints.h, numab/numab.h) check `on()`
+// first, so a run without tracing pays one test per tracepoint.
+//
+// CPUs are simulated lazily (engine/engine.h), so events reach the tracer in simulation order,
+// not in time order: while the engine brings CPU 0 up to time t, CPU 1 is still behind. Every
+// event carries its CPU's own clock; the tracer holds the events of one engine step and hands
+// them to the sink sorted by time when the engine calls flush() at the next step, when no CPU
+// can fire anything earlier. The sink therefore sees one stream in time order, as ftrace's
+// merged per-CPU buffers read.
 #pragma once
 
-#include <cstdio>
 #include <string>
+#include <vector>
 
-#include "sim/clock.h"
+#include "kernel/trace_event.h"
 
 namespace numasim {
 
-struct Task;
+class TraceSink {
+  public:
+    virtual ~TraceSink() = default;
+    virtual void event(const TraceEvent& e) = 0;
+    virtual void comment(const std::string& line) { (void)line; }
+};
 
 class Tracer {
   public:
-    explicit Tracer(std::FILE* out) : out_(out) {}
-    bool enabled() const { return out_ != nullptr; }
+    // Sends the events in `mask` to `sink` (null: tracing off).
+    void attach(TraceSink* sink, TraceEventMask mask, int nr_cpus);
+    bool on(TraceEventId id) const { return (mask_ & trace_bit(id)) != 0; }
+    void emit(const TraceEvent& e) { batch_.push_back(e); }
+    // Hands the held events to the sink in time order (stable: equal times keep their order).
+    void flush();
 
-    // `task` is the task on whose behalf the event fires (current in the kernel).
-    void event(Nanos now, const Task& task, int cpu, const char* name, const std::string& fields);
-    // Lines of text as ftrace comments ("# ..."), which trace parsers skip.
+    // Lines of text as ftrace comments ("# ..."), which trace parsers skip; written after the
+    // events held so far. Sinks that have no comments ignore them.
     void comment(const std::string& text);
+    bool enabled() const { return sink_ != nullptr; }
+
+    // sched_switch bookkeeping. A task that leaves a CPU (sleeps, exits, is moved away) is
+    // recorded here; when schedule() has decided what the CPU runs next, settle() emits one
+    // sched_switch from what the trace last showed on the CPU to what it runs now.
+    void left_cpu(int cpu, const Task& p, SwitchOutState s);
+    void settle(Nanos ts, int cpu, const Task* curr);
 
   private:
-    std::FILE* out_;
+    struct CpuView {
+        const Task* shown = nullptr;  // what the last sched_switch put on this CPU (null: idle)
+        const Task* left = nullptr;   // the task that left since, if any
+        SwitchOutState left_state = SwitchOutState::Preempted;
+    };
+    TraceSink* sink_ = nullptr;
+    TraceEventMask mask_ = 0;
+    std::vector<TraceEvent> batch_;
+    std::vector<CpuView> cpus_;
 };
 
 }  // namespace numasim

@@ -8,12 +8,25 @@
 
 #include "config/embedded.h"
 #include "config/input_error.h"
+#include "config/sha256.h"
+#include "config/toml_reader.h"
 #include "machine/hwloc_import.h"
 #include "machine/machine_file.h"
 
 namespace numasim {
 
 namespace {
+
+// The SHA-256 of a machine's input file, for the provenance of results; called after the file
+// loaded, so reading it again succeeds.
+std::string file_sha256(const std::string& path) {
+    return sha256_hex(read_input_file(path));
+}
+
+Topology with_hash(Topology t, std::string hash) {
+    t.input_sha256 = std::move(hash);
+    return t;
+}
 
 constexpr std::string_view kPresetGroup = "machine_presets";  // see CMakeLists.txt numasim_embed
 constexpr std::string_view kHwlocPrefix = "hwloc:";
@@ -88,16 +101,21 @@ Topology resolve_machine(const std::string& spec, const std::string& origin_file
             throw InputError(origin_file, key,
                              "'hwloc:' needs a path to an lstopo XML file or "
                              "'host'");
-        return import_hwloc_xml(relative_to(std::string(rest), base));
+        const std::string path = relative_to(std::string(rest), base);
+        Topology t = import_hwloc_xml(path);
+        return with_hash(std::move(t), file_sha256(path));
     }
-    if (ends_with(s, ".toml") || s.find('/') != std::string_view::npos)
-        return load_machine_file(relative_to(spec, base));
+    if (ends_with(s, ".toml") || s.find('/') != std::string_view::npos) {
+        const std::string path = relative_to(spec, base);
+        Topology t = load_machine_file(path);
+        return with_hash(std::move(t), file_sha256(path));
+    }
     if (!find_embedded(kPresetGroup, spec))
         throw InputError(origin_file, key,
                          fmt::format("unknown machine '{}'; valid presets: {} (or a .toml path, "
                                      "hwloc:FILE.xml, hwloc:host)",
                                      spec, joined_names()));
-    return load_preset(spec);
+    return with_hash(load_preset(spec), sha256_hex(find_embedded(kPresetGroup, spec)->text));
 }
 
 std::string machine_spec_file(const std::string& spec, const std::string& origin_file,

@@ -43,9 +43,10 @@ struct MemoryHardware {
 };
 
 struct Topology {
-    std::string name;         // preset or file name
-    std::string description;  // one line, for `numasim machines`
-    std::string source;       // where the figures come from: the file's [source] text
+    std::string name;          // preset or file name
+    std::string description;   // one line, for `numasim machines`
+    std::string source;        // where the figures come from: the file's [source] text
+    std::string input_sha256;  // of the preset's text, machine file or XML (resolve_machine)
     std::vector<NodeInfo> nodes;
     std::vector<CpuInfo> cpus;               // indexed by CPU id: cpus[i].id == i
     std::vector<std::vector<int>> distance;  // SLIT, nodes x nodes, 10 on the diagonal

@@ -56,6 +56,9 @@ void split_huge_pmd(Vma& vma, uint64_t idx) {
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
     vma.count_present(first, nr, delta);
+    if (vma.node_pages.size() <= static_cast<size_t>(nid))
+        vma.node_pages.resize(static_cast<size_t>(nid) + 1);
+    vma.node_pages[static_cast<size_t>(nid)] += delta * static_cast<int64_t>(nr);
     vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
         r.node_pages[nid] += delta * static_cast<int64_t>(n);
         r.present += delta * static_cast<int64_t>(n);
@@ -63,6 +66,10 @@ void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int de
 }
 
 void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to) {
+    if (vma.node_pages.size() <= static_cast<size_t>(to))
+        vma.node_pages.resize(static_cast<size_t>(to) + 1);
+    vma.node_pages[static_cast<size_t>(from)] -= nr;
+    vma.node_pages[static_cast<size_t>(to)] += nr;
     vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
         r.node_pages[from] -= n;
         r.node_pages[to] += n;

@@ -24,8 +24,8 @@ void split_huge_pmd(Vma& vma, uint64_t idx);
 
 // The running totals of `vma` (its block counters and every region overlapping the range) after
 // pages [first, first + nr) of it changed; a range may have any length (a run of PTEs a scan
-// window changed can span the whole window). Pages became present (`delta` +1) or absent (-1)
-// on node `nid`:
+// window changed can span the whole window), and its per-node pages. Pages became present (`delta`
+// +1) or absent (-1) on node `nid`:
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta);
 // ... became PROT_NONE (+1) or were restored (-1):
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta);

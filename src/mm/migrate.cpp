@@ -4,6 +4,7 @@
 
 #include "cost/constants.h"
 #include "kernel/system.h"
+#include "kernel/tracepoints.h"
 #include "mm/fault.h"
 #include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
@@ -81,6 +82,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     if (!alloc_pages_thisnode(sys, target, thp ? HPAGE_PMD_ORDER : 0, p.cpu)) {
         sys.counters[Vm::pgmigrate_fail] += nr;
         if (thp) ++sys.counters[Vm::thp_migration_fail];
+        trace_mm_migrate_pages(sys, p, 0, nr, 0, thp ? 1 : 0);
         kernel_ns += cost::MIGRATE_FOLIO_OVERHEAD_NS * 0.1;  // isolation and putback only
         return MIGRATE_EAGAIN;
     }
@@ -93,6 +95,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     sys.counters[Vm::pgmigrate_success] += nr;
     sys.counters[Vm::numa_pages_migrated] += nr;
     if (thp) ++sys.counters[Vm::thp_migration_success];
+    trace_mm_migrate_pages(sys, p, nr, 0, thp ? 1 : 0, 0);
     kernel_ns += migrate_folio_cost(sys, p, vma, idx, nr, from, target, mapcount);
     return MIGRATE_OK;
 }

@@ -95,6 +95,10 @@ struct Vma {
     Bitmap protnone;    // PTE made PROT_NONE by change_prot_numa
     Bitmap pmd_mapped;  // per 2 MiB block (see thp_block): mapped by one PMD
 
+    // Present pages per node (the N<node>=<pages> of /proc/<pid>/numa_maps), kept with the
+    // region totals so that samplers never walk pages.
+    std::vector<uint64_t> node_pages;
+
     std::optional<VmaNumabState> numab_state;
     std::vector<Region*> regions;  // regions over this VMA, for counter upkeep
 

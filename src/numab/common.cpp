@@ -1,8 +1,5 @@
 // The helpers of numab/internal.h: node lookups, group fault sums, RSS, policy flags and the
 // four NUMA tracepoints.
-#include <cstdio>
-#include <string>
-
 #include "mm/mm.h"
 #include "numab/internal.h"
 
@@ -74,43 +71,50 @@ int nid_of(const System& sys, int cpu) {
     return cpu >= 0 ? sys.cpu_to_node(cpu) : -1;
 }
 
-std::string pair_fields(const System& sys, const Task& src, int src_cpu, const Task* dst,
-                        int dst_cpu) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "src_pid=%d src_tgid=%d src_ngid=%d src_cpu=%d src_nid=%d dst_pid=%d "
-                  "dst_tgid=%d dst_ngid=%d dst_cpu=%d dst_nid=%d",
-                  src.pid, src.tgid, task_numa_group_id(src), src_cpu, nid_of(sys, src_cpu),
-                  dst ? dst->pid : 0, dst ? dst->tgid : 0, dst ? task_numa_group_id(*dst) : 0,
-                  dst_cpu, nid_of(sys, dst_cpu));
-    return buf;
+// The NUMA events fire in the task's own context, on its CPU, at that CPU's time.
+TraceEvent numa_event(const System& sys, TraceEventId id, const Task& current, int src_cpu,
+                      int dst_cpu) {
+    TraceEvent e;
+    e.id = id;
+    e.cpu = current.cpu;
+    e.ts = sys.rqs[static_cast<size_t>(current.cpu)].clock;
+    e.current = &current;
+    e.a = &current;
+    e.a_ngid = task_numa_group_id(current);
+    e.cpu1 = src_cpu;
+    e.nid1 = nid_of(sys, src_cpu);
+    e.cpu2 = dst_cpu;
+    e.nid2 = nid_of(sys, dst_cpu);
+    return e;
 }
 
 }  // namespace
 
 void trace_sched_move_numa(System& sys, Task& p, int src_cpu, int dst_cpu) {
     ++sys.counters.sched_move_numa;
-    if (!sys.tracer.enabled()) return;
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "pid=%d tgid=%d ngid=%d src_cpu=%d src_nid=%d dst_cpu=%d dst_nid=%d", p.pid,
-                  p.tgid, task_numa_group_id(p), src_cpu, nid_of(sys, src_cpu), dst_cpu,
-                  nid_of(sys, dst_cpu));
-    sys.tracer.event(sys.now, p, p.cpu, "sched_move_numa", buf);
+    ++p.numa_task_migrations;
+    if (!sys.tracer.on(TraceEventId::sched_move_numa)) return;
+    sys.tracer.emit(numa_event(sys, TraceEventId::sched_move_numa, p, src_cpu, dst_cpu));
 }
 
 void trace_sched_swap_numa(System& sys, Task& src, int src_cpu, Task& dst, int dst_cpu) {
     ++sys.counters.sched_swap_numa;
-    if (!sys.tracer.enabled()) return;
-    sys.tracer.event(sys.now, src, src.cpu, "sched_swap_numa",
-                     pair_fields(sys, src, src_cpu, &dst, dst_cpu));
+    ++src.numa_task_migrations;
+    ++dst.numa_task_migrations;
+    if (!sys.tracer.on(TraceEventId::sched_swap_numa)) return;
+    TraceEvent e = numa_event(sys, TraceEventId::sched_swap_numa, src, src_cpu, dst_cpu);
+    e.b = &dst;
+    e.b_ngid = task_numa_group_id(dst);
+    sys.tracer.emit(e);
 }
 
 void trace_sched_stick_numa(System& sys, Task& src, int src_cpu, Task* dst, int dst_cpu) {
     ++sys.counters.sched_stick_numa;
-    if (!sys.tracer.enabled()) return;
-    sys.tracer.event(sys.now, src, src.cpu, "sched_stick_numa",
-                     pair_fields(sys, src, src_cpu, dst, dst_cpu));
+    if (!sys.tracer.on(TraceEventId::sched_stick_numa)) return;
+    TraceEvent e = numa_event(sys, TraceEventId::sched_stick_numa, src, src_cpu, dst_cpu);
+    e.b = dst;
+    e.b_ngid = dst ? task_numa_group_id(*dst) : 0;
+    sys.tracer.emit(e);
 }
 
 void trace_sched_skip_vma_numa(System& sys, Task& current, const Mm& mm, const Vma& vma,
@@ -121,14 +125,11 @@ void trace_sched_skip_vma_numa(System& sys, Task& current, const Mm& mm, const V
         sys.knobs.vma_scan == VmaScanSelection::PidsActive)
         return;
     ++sys.counters.sched_skip_vma_numa[static_cast<size_t>(reason)];
-    if (!sys.tracer.enabled()) return;
-    char buf[256];
-    // TP_printk uses %lX for the three addresses.
-    std::snprintf(buf, sizeof buf, "numa_scan_offset=%lX vm_start=%lX vm_end=%lX reason=%s",
-                  static_cast<unsigned long>(mm.numa_scan_offset),
-                  static_cast<unsigned long>(vma.start), static_cast<unsigned long>(vma.end),
-                  std::string(kSkipVmaNames[static_cast<size_t>(reason)]).c_str());
-    sys.tracer.event(sys.now, current, current.cpu, "sched_skip_vma_numa", buf);
+    if (!sys.tracer.on(TraceEventId::sched_skip_vma_numa)) return;
+    TraceEvent e =
+        numa_event(sys, TraceEventId::sched_skip_vma_numa, current, current.cpu, current.cpu);
+    e.n = {mm.numa_scan_offset, vma.start, vma.end, static_cast<uint64_t>(reason), 0, 0};
+    sys.tracer.emit(e);
 }
 
 }  // namespace numasim::numab

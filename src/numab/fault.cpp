@@ -34,8 +34,10 @@ int numa_migrate_check(System& sys, Task& p, Vma& vma, uint64_t idx, bool thp, b
     *last_cpupid = f.last_cpupid();  // every node is top-tier: no access-time encoding
     vma_set_access_pid_bit(sys, vma, p);
     ++sys.counters[Vm::numa_hint_faults];
+    ++p.numa_hint_faults;
     if (nid == sys.cpu_to_node(p.cpu)) {
         ++sys.counters[Vm::numa_hint_faults_local];
+        ++p.numa_hint_faults_local;
         *flags |= TNF_FAULT_LOCAL;
     }
     return mpol_misplaced(sys, p, vma, idx, nid, p.cpu);

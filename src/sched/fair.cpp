@@ -6,6 +6,7 @@
 
 #include "cost/constants.h"
 #include "kernel/system.h"
+#include "kernel/tracepoints.h"
 #include "mm/tlb.h"
 #include "numab/numab.h"
 #include "sched/cfs.h"
@@ -29,6 +30,19 @@ namespace {
 Nanos base_slice(const System& sys) {
     return sysctl_sched_base_slice(sys.nr_cpus());
 }
+
+// prev_state of a task that leaves its CPU for good or to sleep: an exiting thread is reaped at
+// once (EXIT_DEAD), a thread-group leader waits for its parent (EXIT_ZOMBIE).
+SwitchOutState switch_out_state(const Task& p, bool exiting) {
+    if (!exiting) return SwitchOutState::Sleeping;
+    return p.pid == p.tgid ? SwitchOutState::Zombie : SwitchOutState::Dead;
+}
+
+struct SettleOnReturn {
+    System& sys;
+    int cpu;
+    ~SettleOnReturn() { trace_sched_settle(sys, cpu); }
+};
 
 void update_min_vruntime(Rq& rq) {
     double v = rq.curr ? rq.curr->vruntime : INFINITY;
@@ -240,6 +254,7 @@ void try_to_wake_up(System& sys, Task& p) {
         // ttwu_runnable(): still queued, so it wakes where it is, without select_task_rq().
         Rq& rq = sys.rqs[p.cpu];
         requeue_delayed_entity(sys, rq, p);
+        trace_sched_wakeup(sys, p, p.cpu, p.cpu);
         if (!rq.curr)
             schedule(sys, rq.cpu);
         else
@@ -258,11 +273,13 @@ void try_to_wake_up(System& sys, Task& p) {
         cfs::place_entity(sys, rq, sys.rqs[prev], p, false);
     }
     if (cpu != prev) {
+        trace_sched_migrate_task(sys, p, cpu);
         ++sys.counters.migrations;
         ++p.nr_migrations;
         if (sys.cpu_to_node(cpu) != sys.cpu_to_node(prev)) update_scan_period(sys, p, cpu);
     }
     enqueue_task(sys, rq, p);
+    trace_sched_wakeup(sys, p, cpu, prev);
     if (!rq.curr)
         schedule(sys, cpu);
     else if (feat.eevdf)
@@ -281,6 +298,7 @@ void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
             // DELAY_DEQUEUE: an ineligible sleeper stays queued and keeps competing until its
             // negative lag is burnt off (exit dequeues at once).
             if (feat.delay_dequeue && !exiting && !eevdf::entity_eligible(rq, p)) {
+                trace_sched_left_cpu(sys, rq.cpu, p, SwitchOutState::Sleeping);
                 rq.curr = nullptr;
                 rq.queued.push_back(&p);
                 p.sched_delayed = true;
@@ -290,6 +308,7 @@ void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
             }
             eevdf::update_entity_lag(rq, p);
         }
+        trace_sched_left_cpu(sys, rq.cpu, p, switch_out_state(p, exiting));
         rq.curr = nullptr;
         --rq.nr_running;
         account_numa_dequeue(sys, rq, p);
@@ -304,6 +323,8 @@ void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
 }
 
 void schedule(System& sys, int cpu) {
+    // Whatever the CPU ends up running, sched_switch reports the change when this returns.
+    const SettleOnReturn settle{sys, cpu};
     Rq& rq = sys.rqs[cpu];
     Task* prev = rq.curr;
     if (prev && !rq.need_resched) return;
@@ -389,6 +410,7 @@ void move_task(System& sys, Task& p, int dst_cpu) {
     const SchedFeatures feat = sched_features(sys.knobs);
     update_load_avg(sys, p);
     const bool was_running = src.curr == &p;
+    trace_sched_migrate_task(sys, p, dst_cpu);
     if (feat.eevdf) {
         // dequeue_entity(): the lag is taken against the source's V with p still counted.
         update_curr(sys, src);
@@ -399,6 +421,7 @@ void move_task(System& sys, Task& p, int dst_cpu) {
         }
     }
     if (was_running) {
+        trace_sched_left_cpu(sys, src_cpu, p, SwitchOutState::Preempted);
         src.curr = nullptr;
         --src.nr_running;
         account_numa_dequeue(sys, src, p);

@@ -91,6 +91,11 @@ struct Task {
     Nanos last_sum_exec_runtime = 0;
     NumaGroup* numa_group = nullptr;
 
+    // --- per-task telemetry the kernel keeps only system-wide (samplers read it) ---
+    uint64_t numa_hint_faults = 0;        // this task's share of vmstat numa_hint_faults
+    uint64_t numa_hint_faults_local = 0;  // ... and of numa_hint_faults_local
+    uint64_t numa_task_migrations = 0;    // sched_move_numa and sched_swap_numa it took part in
+
     // --- what it runs ---
     TaskProgram* program = nullptr;  // driven by the engine
     // What its current phase touches (nullptr between phases), kept by the engine: the narrow

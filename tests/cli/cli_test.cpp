@@ -106,10 +106,12 @@ TEST(Cli, TraceIsFtraceText) {
     ASSERT_EQ(o.status, 0) << o.out;
     std::ifstream in(trace);
     std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "# tracer: nop");
     int events = 0;
     while (std::getline(in, line)) {
-        // "<comm>-<pid> [<cpu>] ..... <sec>.<usec>: <event>: <fields>"
-        if (line.find(": sched_") == std::string::npos) continue;
+        // "<comm>-<pid> [<cpu>] <flags> <sec>.<usec>: <event>: <fields>"
+        if (line.find("_numa: ") == std::string::npos) continue;
         ++events;
         EXPECT_NE(line.find("] ..... "), std::string::npos) << line;
         const bool skip = line.find(": sched_skip_vma_numa: ") != std::string::npos;

@@ -12,9 +12,9 @@ namespace {
 
 // Bottom to top. The kernel is one layer of several folders (docs/model.md says why).
 const std::map<std::string, int> kLayer = {
-    {"sim", 0},        {"config", 1}, {"machine", 2}, {"kernel", 3}, {"mm", 3},
-    {"sched", 3},      {"numab", 3},  {"cost", 3},    {"engine", 4}, {"workload", 5},
-    {"experiment", 6}, {"report", 7}, {"cli", 8},
+    {"sim", 0},     {"config", 1},     {"machine", 2}, {"kernel", 3}, {"mm", 3},
+    {"sched", 3},   {"numab", 3},      {"cost", 3},    {"engine", 4}, {"workload", 5},
+    {"observe", 5}, {"experiment", 6}, {"report", 7},  {"cli", 8},
 };
 
 TEST(Layers, IncludesPointDown) {

@@ -1,0 +1,79 @@
+#include "cli/observe_options.h"
+
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "experiment/provenance.h"
+#include "observe/trace_selection.h"
+
+namespace numasim {
+
+namespace {
+
+std::string& command_line_storage() {
+    static std::string s;
+    return s;
+}
+
+}  // namespace
+
+const std::string& invoked_command_line() {
+    return command_line_storage();
+}
+
+void record_command_line(int argc, const char* const* argv) {
+    std::vector<const char*> kept;
+    for (int i = 0; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "-j" || a == "--jobs") {
+            ++i;  // and its value
+            continue;
+        }
+        if (a.starts_with("--jobs=") || (a.starts_with("-j") && a.size() > 2)) continue;
+        kept.push_back(argv[i]);
+    }
+    command_line_storage() = command_line_text(static_cast<int>(kept.size()), kept.data());
+}
+
+void ObserveCliOptions::add_to(CLI::App& app, bool with_trace) {
+    app.add_option("--sample", sample,
+                   "record time series every INTERVAL of simulated time (e.g. 1s, 500ms) into "
+                   "CSV tables under --out-dir, as mmtests' monitors do");
+    app.add_option("--out-dir", out_dir,
+                   "run directory: the --sample tables (DIR/[VARIANT/]iter-N/*.csv) and "
+                   "result.json, which `numasim report` reads");
+    if (!with_trace) return;
+    trace_opt = app.add_option("--trace", trace,
+                               "write tracepoints to FILE (one file per iteration: FILE-N.EXT when "
+                               "--iterations > 1)");
+    app.add_option("--trace-format", trace_format,
+                   "ftrace (the text of /sys/kernel/tracing/trace) or perfetto (Chrome Trace "
+                   "Event JSON for ui.perfetto.dev)")
+        ->check(CLI::IsMember({"ftrace", "perfetto"}));
+    app.add_option("--trace-events", trace_events,
+                   "events to record, as written to set_event: all, sched:*, migrate:*, or "
+                   "names such as sched_switch,sched_move_numa (comma-separated)");
+}
+
+ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
+    ObserveOptions o;
+    o.files = &files;
+    o.command_line = invoked_command_line();
+    if (!sample.empty()) {
+        const std::optional<int64_t> ns = parse_duration_ns(sample);
+        if (!ns || *ns <= 0)
+            throw InputError("--sample", sample,
+                             "not a positive duration (a number with ns, us, ms, s or min)");
+        if (out_dir.empty())
+            throw InputError("--sample", sample, "needs --out-dir DIR for its tables");
+        o.sample_interval = *ns;
+    }
+    o.sample_dir = out_dir;
+    if (trace_opt && trace_opt->count() > 0 && trace.empty())
+        throw InputError("--trace", "", "empty file name");
+    o.trace_path = trace;
+    o.trace_format = trace_format == "perfetto" ? TraceFormat::Perfetto : TraceFormat::Ftrace;
+    o.trace_events = parse_trace_events(trace_events, "--trace-events");
+    return o;
+}
+
+}  // namespace numasim

@@ -1,0 +1,28 @@
+// The options of `run` and `compare` that record more than the result: --sample INTERVAL with
+// --out-dir DIR (time series, experiment/observation.h), and for `run` --trace FILE with
+// --trace-format and --trace-events.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "experiment/observation.h"
+
+namespace numasim {
+
+struct ObserveCliOptions {
+    std::string sample, out_dir, trace, trace_format = "ftrace", trace_events = "all";
+    CLI::Option* trace_opt = nullptr;
+
+    void add_to(CLI::App& app, bool with_trace);
+    // Checks the values (InputError naming the option) and fills the options of the runs.
+    ObserveOptions options(OutputFiles& files) const;
+};
+
+// The command line numasim was started with (cli_main records it), for the provenance. The
+// worker count (-j N, --jobs N) is left out: it changes nothing in the output, which stays
+// byte-identical whatever it is.
+const std::string& invoked_command_line();
+void record_command_line(int argc, const char* const* argv);
+
+}  // namespace numasim

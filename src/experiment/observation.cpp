@@ -1,0 +1,81 @@
+#include "experiment/observation.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "engine/engine.h"
+#include "kernel/system.h"
+#include "observe/ftrace_writer.h"
+#include "observe/numa_sampler.h"
+#include "observe/output_files.h"
+#include "observe/perfetto_writer.h"
+
+namespace numasim {
+
+std::string sample_run_dir(const std::string& dir, const RunLabel& label) {
+    std::string d = dir;
+    if (!label.variant.empty()) d += "/" + label.variant;
+    return d + fmt::format("/iter-{}", label.iteration + 1);
+}
+
+std::string trace_run_path(const std::string& path, const RunLabel& label) {
+    if (label.variant.empty() && label.iterations == 1) return path;
+    const std::filesystem::path p(path);
+    std::string stem = p.stem().string();
+    if (!label.variant.empty()) stem += "-" + label.variant;
+    stem += fmt::format("-{}", label.iteration + 1);
+    return (p.parent_path() / (stem + p.extension().string())).string();
+}
+
+struct RunObservation::Impl {
+    std::unique_ptr<NumaSampler> sampler;
+    std::unique_ptr<FtraceWriter> ftrace;
+    std::unique_ptr<PerfettoWriter> perfetto;
+    std::FILE* trace_out = nullptr;
+    std::vector<std::string> comments;
+    System* sys = nullptr;
+};
+
+RunObservation::RunObservation(const ObserveOptions& o, const RunLabel& label, const Scenario& sc,
+                               System& sys, uint64_t seed)
+    : impl_(std::make_unique<Impl>()) {
+    const Provenance p = with_seed(make_provenance(sc, o.command_line), seed);
+    impl_->comments = provenance_lines(p);
+    impl_->sys = &sys;
+    if (o.sample_interval > 0) {
+        impl_->sampler = std::make_unique<NumaSampler>(
+            *o.files, sample_run_dir(o.sample_dir, label), sys, o.sample_interval, impl_->comments);
+    }
+    if (o.trace_path.empty()) return;
+    const std::string path = trace_run_path(o.trace_path, label);
+    impl_->trace_out = o.files->create("--trace", path);
+    if (o.trace_format == TraceFormat::Perfetto) {
+        impl_->perfetto = std::make_unique<PerfettoWriter>(
+            impl_->trace_out, sys,
+            o.sample_interval > 0 ? o.sample_interval : kDefaultCounterInterval, p);
+        sys.tracer.attach(impl_->perfetto.get(), o.trace_events, sys.nr_cpus());
+    } else {
+        // mm_migrate_pages as the Debian 6.1 kernel prints it (without the later nr_split).
+        impl_->ftrace = std::make_unique<FtraceWriter>(o.files->scratch(path), TracePrintOptions{});
+        sys.tracer.attach(impl_->ftrace.get(), o.trace_events, sys.nr_cpus());
+    }
+}
+
+RunObservation::~RunObservation() {
+    if (impl_->sys) impl_->sys->tracer.attach(nullptr, 0, 0);
+}
+
+void RunObservation::add_samplers(Engine& engine) {
+    if (impl_->sampler) engine.add_sampler(*impl_->sampler);
+    if (impl_->perfetto) engine.add_sampler(*impl_->perfetto);
+}
+
+void RunObservation::finish(Nanos end) {
+    if (impl_->perfetto) impl_->perfetto->finish(end);
+    if (impl_->ftrace)
+        impl_->ftrace->finish(impl_->trace_out, impl_->sys->nr_cpus(), impl_->comments);
+}
+
+}  // namespace numasim

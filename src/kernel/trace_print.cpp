@@ -1,0 +1,119 @@
+#include "kernel/trace_print.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "kernel/counters.h"
+#include "sched/task.h"
+
+namespace numasim {
+
+std::string_view trace_comm(const Task& p) {
+    return std::string_view(p.comm).substr(0, 15);
+}
+
+std::string trace_task_comm(const Task* p, int cpu) {
+    std::string s;
+    append_comm(s, p, cpu);
+    return s;
+}
+
+void append_comm(std::string& out, const Task* p, int cpu) {
+    if (p)
+        out += trace_comm(*p);
+    else
+        fmt::format_to(std::back_inserter(out), "swapper/{}", cpu);
+}
+
+int trace_task_pid(const Task* p) {
+    return p ? p->pid : 0;
+}
+
+namespace {
+
+// prev_state: "R" for the idle task, "R+" for a preempted task (TASK_REPORT_MAX set), else the
+// letter of the state it left in.
+std::string_view prev_state_text(const TraceEvent& e) {
+    if (!e.a) return "R";
+    switch (e.prev_state) {
+        case SwitchOutState::Preempted:
+            return "R+";
+        case SwitchOutState::Sleeping:
+            return "S";
+        case SwitchOutState::Dead:
+            return "X";
+        case SwitchOutState::Zombie:
+            return "Z";
+    }
+    return "R";
+}
+
+int pid_of(const Task* p) {
+    return p ? p->pid : 0;
+}
+int tgid_of(const Task* p) {
+    return p ? p->tgid : 0;
+}
+
+}  // namespace
+
+void trace_print_fields(std::string& out, const TraceEvent& e, const TracePrintOptions& o) {
+    auto it = std::back_inserter(out);
+    switch (e.id) {
+        case TraceEventId::sched_switch:
+            out += "prev_comm=";
+            append_comm(out, e.a, e.cpu);
+            fmt::format_to(it,
+                           " prev_pid={} prev_prio={} prev_state={} ==> next_comm=", pid_of(e.a),
+                           kTracePrioNice0, prev_state_text(e));
+            append_comm(out, e.b, e.cpu);
+            fmt::format_to(it, " next_pid={} next_prio={}", pid_of(e.b), kTracePrioNice0);
+            break;
+        case TraceEventId::sched_wakeup:
+            fmt::format_to(it, "comm={} pid={} prio={} target_cpu={:03d}", trace_comm(*e.a),
+                           e.a->pid, kTracePrioNice0, e.cpu1);
+            break;
+        case TraceEventId::sched_migrate_task:
+            fmt::format_to(it, "comm={} pid={} prio={} orig_cpu={} dest_cpu={}", trace_comm(*e.a),
+                           e.a->pid, kTracePrioNice0, e.cpu1, e.cpu2);
+            break;
+        case TraceEventId::sched_process_fork:
+            fmt::format_to(it, "comm={} pid={} child_comm={} child_pid={}", trace_comm(*e.a),
+                           e.a->pid, trace_comm(*e.b), e.b->pid);
+            break;
+        case TraceEventId::sched_process_exit:
+            fmt::format_to(it, "comm={} pid={} prio={}", trace_comm(*e.a), e.a->pid,
+                           kTracePrioNice0);
+            break;
+        case TraceEventId::mm_migrate_pages:
+            fmt::format_to(it,
+                           "nr_succeeded={} nr_failed={} nr_thp_succeeded={} nr_thp_failed={} "
+                           "nr_thp_split={}",
+                           e.n[0], e.n[1], e.n[2], e.n[3], e.n[4]);
+            if (o.mm_migrate_nr_split) fmt::format_to(it, " nr_split={}", e.n[5]);
+            out += " mode=MIGRATE_ASYNC reason=numa_misplaced";
+            break;
+        case TraceEventId::sched_move_numa:
+            fmt::format_to(it, "pid={} tgid={} ngid={} src_cpu={} src_nid={} dst_cpu={} dst_nid={}",
+                           pid_of(e.a), tgid_of(e.a), e.a_ngid, e.cpu1, e.nid1, e.cpu2, e.nid2);
+            break;
+        case TraceEventId::sched_swap_numa:
+        case TraceEventId::sched_stick_numa:
+            fmt::format_to(it,
+                           "src_pid={} src_tgid={} src_ngid={} src_cpu={} src_nid={} dst_pid={} "
+                           "dst_tgid={} dst_ngid={} dst_cpu={} dst_nid={}",
+                           pid_of(e.a), tgid_of(e.a), e.a_ngid, e.cpu1, e.nid1, pid_of(e.b),
+                           tgid_of(e.b), e.b_ngid, e.cpu2, e.nid2);
+            break;
+        case TraceEventId::sched_skip_vma_numa:
+            // TP_printk prints the three addresses with %lX.
+            fmt::format_to(it, "numa_scan_offset={:X} vm_start={:X} vm_end={:X} reason={}", e.n[0],
+                           e.n[1], e.n[2], kSkipVmaNames[static_cast<size_t>(e.n[3])]);
+            break;
+        case TraceEventId::NR:
+            break;
+    }
+}
+
+}  // namespace numasim

@@ -1,0 +1,32 @@
+// The scheduler and migration tracepoints (include/trace/events/sched.h, migrate.h), fired
+// where the kernel fires them. Each returns at once when its event is not enabled. The four
+// NUMA-balancing events are in numab/numab.h, beside the counters they also bump.
+#pragma once
+
+#include <cstdint>
+
+#include "kernel/trace_event.h"
+
+namespace numasim {
+
+struct System;
+struct Task;
+
+// A task leaves `cpu`: it sleeps, exits or is moved away. The sched_switch itself is emitted by
+// trace_sched_settle() once schedule() has picked what runs next.
+void trace_sched_left_cpu(System& sys, int cpu, const Task& p, SwitchOutState s);
+// End of schedule() on `cpu`: sched_switch if what the CPU runs changed since the last one.
+void trace_sched_settle(System& sys, int cpu);
+// try_to_wake_up(): `p` is runnable again on `target_cpu`, woken from `waker_cpu` (the CPU whose
+// timer ended its sleep: the one it slept on).
+void trace_sched_wakeup(System& sys, const Task& p, int target_cpu, int waker_cpu);
+// set_task_cpu(): fired before p.cpu changes.
+void trace_sched_migrate_task(System& sys, const Task& p, int dest_cpu);
+void trace_sched_process_fork(System& sys, const Task& parent, const Task& child);
+void trace_sched_process_exit(System& sys, const Task& p);
+// migrate_pages() of a NUMA hinting fault (mode MIGRATE_ASYNC, reason numa_misplaced): pages
+// that moved or not, and THPs that moved or not.
+void trace_mm_migrate_pages(System& sys, const Task& p, uint64_t succeeded, uint64_t failed,
+                            uint64_t thp_succeeded, uint64_t thp_failed);
+
+}  // namespace numasim

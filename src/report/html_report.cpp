@@ -1,0 +1,196 @@
+#include "report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "config/input_error.h"
+#include "report/svg_chart.h"
+
+namespace numasim {
+
+namespace {
+
+using json = nlohmann::json;
+
+int column(const json& table, std::string_view name) {
+    const json& cols = table.at("columns");
+    for (size_t i = 0; i < cols.size(); ++i)
+        if (cols[i] == name) return static_cast<int>(i);
+    return -1;
+}
+
+double num(const json& v) {
+    return v.is_number() ? v.get<double>() : 0.0;
+}
+
+// One vmstat column per sample, as (time, value).
+ChartSeries vmstat_series(const json& samples, std::string_view counter, std::string name) {
+    const json& t = samples.at("vmstat");
+    const int c = column(t, counter);
+    ChartSeries s{std::move(name), {}};
+    if (c < 0) return s;
+    for (const auto& row : t.at("rows"))
+        s.points.emplace_back(num(row[0]), num(row[static_cast<size_t>(c)]));
+    return s;
+}
+
+// The share of the interval's hinting faults that were local, in percent (intervals without
+// faults are left out).
+ChartSeries locality_series(const json& samples, std::string name) {
+    const json& t = samples.at("vmstat");
+    const int f = column(t, "numa_hint_faults"), l = column(t, "numa_hint_faults_local");
+    ChartSeries s{std::move(name), {}};
+    if (f < 0 || l < 0) return s;
+    for (const auto& row : t.at("rows")) {
+        const double faults = num(row[static_cast<size_t>(f)]);
+        if (faults > 0)
+            s.points.emplace_back(num(row[0]), 100.0 * num(row[static_cast<size_t>(l)]) / faults);
+    }
+    return s;
+}
+
+std::string task_heatmap(const json& samples) {
+    const json& t = samples.at("tasks");
+    const int pid = column(t, "pid"), comm = column(t, "comm"), node = column(t, "node");
+    std::vector<double> times;
+    std::map<int, std::string> names;
+    std::map<std::pair<int, double>, int> at;
+    int nodes = 0;
+    for (const auto& row : t.at("rows")) {
+        const double time = num(row[0]);
+        if (times.empty() || times.back() != time) times.push_back(time);
+        const int p = row[static_cast<size_t>(pid)].get<int>();
+        const int n = row[static_cast<size_t>(node)].get<int>();
+        names[p] = fmt::format("{}-{}", row[static_cast<size_t>(comm)].get<std::string>(), p);
+        at[{p, time}] = n;
+        nodes = std::max(nodes, n + 1);
+    }
+    std::vector<HeatmapRow> rows;
+    for (const auto& [p, label] : names) {
+        HeatmapRow r{label, {}};
+        for (const double time : times) {
+            auto it = at.find({p, time});
+            r.cells.push_back(it == at.end() ? -1 : it->second);
+        }
+        rows.push_back(std::move(r));
+    }
+    std::vector<std::string> legend;
+    for (int n = 0; n < nodes; ++n)
+        legend.push_back(fmt::format("node {}", n));
+    return svg_heatmap("Node each task runs on", times, rows, legend);
+}
+
+std::string process_memory(const json& samples) {
+    const json& t = samples.at("numastat");
+    const int pid = column(t, "pid"), comm = column(t, "comm");
+    std::vector<int> node_cols;
+    for (size_t i = 0; i < t.at("columns").size(); ++i) {
+        const std::string c = t["columns"][i];
+        if (c.starts_with("node") && c.ends_with("_mb")) node_cols.push_back(static_cast<int>(i));
+    }
+    std::map<int, std::pair<std::string, std::vector<ChartSeries>>> procs;
+    for (const auto& row : t.at("rows")) {
+        const int p = row[static_cast<size_t>(pid)].get<int>();
+        auto& [name, series] = procs[p];
+        name = fmt::format("{}-{}", row[static_cast<size_t>(comm)].get<std::string>(), p);
+        if (series.empty())
+            for (size_t n = 0; n < node_cols.size(); ++n)
+                series.push_back({fmt::format("node {}", n), {}});
+        for (size_t n = 0; n < node_cols.size(); ++n)
+            series[n].points.emplace_back(num(row[0]), num(row[static_cast<size_t>(node_cols[n])]));
+    }
+    std::string s;
+    for (const auto& [p, proc] : procs)
+        s += svg_line_chart("Memory of " + proc.first + " per node", "time (s)", "MB", proc.second);
+    return s;
+}
+
+std::string provenance_table(const json& p) {
+    std::string s = "<table class=\"prov\">\n";
+    for (const auto& [k, v] : p.items())
+        s += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", html_escape(k),
+                         html_escape(v.is_string() ? v.get<std::string>() : v.dump()));
+    return s + "</table>\n";
+}
+
+std::string page(const std::string& title, const std::string& body) {
+    return fmt::format(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<title>{0}</title>\n<style>\n"
+        "body {{ font-family: sans-serif; margin: 1.5em; color: #222; }}\n"
+        "h2 {{ margin-top: 1.5em; border-bottom: 1px solid #ccc; }}\n"
+        "svg {{ display: block; margin: 0.5em 0; }}\n"
+        "pre {{ background: #f6f6f6; padding: 0.6em; overflow-x: auto; }}\n"
+        "table.prov th {{ text-align: left; padding-right: 1em; vertical-align: top; }}\n"
+        "table.prov td {{ font-family: monospace; word-break: break-all; }}\n"
+        "</style>\n</head>\n<body>\n<h1>{0}</h1>\n{1}</body>\n</html>\n",
+        html_escape(title), body);
+}
+
+std::string run_page(const json& r) {
+    const json& s = r.at("samples");
+    std::string body;
+    body += "<h2>Locality</h2>\n";
+    body += svg_line_chart("Local NUMA hinting faults", "time (s)", "% of the interval's faults",
+                           {locality_series(s, "local %")});
+    body += "<h2>NUMA balancing activity</h2>\n";
+    body += svg_line_chart("Per sample interval", "time (s)", "events",
+                           {vmstat_series(s, "numa_pte_updates", "numa_pte_updates"),
+                            vmstat_series(s, "numa_hint_faults", "numa_hint_faults"),
+                            vmstat_series(s, "numa_pages_migrated", "numa_pages_migrated")});
+    body += "<h2>Tasks</h2>\n" + task_heatmap(s);
+    body += "<h2>Memory per node</h2>\n" + process_memory(s);
+    if (r.contains("provenance"))
+        body += "<h2>Provenance</h2>\n" + provenance_table(r["provenance"]);
+    return page(fmt::format("numasim run: {} on {} ({})", r.value("scenario", ""),
+                            r.value("machine", ""), r.value("profile", "")),
+                body);
+}
+
+std::string compare_page(const json& r) {
+    const json& samples = r.at("samples");
+    std::vector<ChartSeries> locality, migrated, faults;
+    for (const auto& [variant, runs] : samples.items()) {
+        if (runs.empty()) continue;
+        locality.push_back(locality_series(runs[0], variant));
+        migrated.push_back(vmstat_series(runs[0], "numa_pages_migrated", variant));
+        faults.push_back(vmstat_series(runs[0], "numa_hint_faults", variant));
+    }
+    std::string body = "<p>The first iteration of each variant.</p>\n";
+    body += "<h2>Locality</h2>\n";
+    body += svg_line_chart("Local NUMA hinting faults", "time (s)", "% of the interval's faults",
+                           locality);
+    body += "<h2>NUMA balancing activity</h2>\n";
+    body += svg_line_chart("numa_hint_faults per interval", "time (s)", "faults", faults);
+    body += svg_line_chart("numa_pages_migrated per interval", "time (s)", "pages", migrated);
+    body += "<h2>mmtests tables</h2>\n";
+    for (const char* k : {"compare", "duration", "ops"})
+        if (r.contains(k) && r[k].contains("text"))
+            body += "<pre>" + html_escape(r[k]["text"].get<std::string>()) + "</pre>\n";
+    for (const auto& [variant, runs] : samples.items()) {
+        if (runs.empty()) continue;
+        body += fmt::format("<h2>Tasks: {}</h2>\n", html_escape(variant)) + task_heatmap(runs[0]);
+    }
+    if (r.contains("provenance"))
+        for (const auto& [variant, p] : r["provenance"].items())
+            body += fmt::format("<h2>Provenance: {}</h2>\n", html_escape(variant)) +
+                    provenance_table(p);
+    return page(fmt::format("numasim compare: {}", r.value("scenario", "")), body);
+}
+
+}  // namespace
+
+std::string html_report(const json& result, const std::string& origin) {
+    if (!result.is_object() || !result.contains("samples") || !result["samples"].is_object())
+        throw InputError(origin, "samples",
+                         "no time series to draw: run with --sample INTERVAL --out-dir DIR");
+    try {
+        return result.contains("variants") ? compare_page(result) : run_page(result);
+    } catch (const json::exception& e) {
+        throw InputError(origin, "samples", std::string("malformed: ") + e.what());
+    }
+}
+
+}  // namespace numasim

@@ -1,0 +1,78 @@
+// The HTML report from a hand-made result: the charts it draws, escaping, and bad input.
+#include "report/html_report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "config/input_error.h"
+
+namespace numasim {
+namespace {
+
+size_t count(const std::string& s, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+nlohmann::json samples() {
+    using nlohmann::json;
+    return {{"vmstat",
+             {{"columns",
+               {"time_s", "numa_pte_updates", "numa_hint_faults", "numa_hint_faults_local",
+                "numa_pages_migrated"}},
+              {"rows", {{1.0, 100, 40, 10, 30}, {2.0, 100, 0, 0, 0}, {3.0, 50, 20, 20, 0}}}}},
+            {"tasks",
+             {{"columns", {"time_s", "pid", "comm", "node"}},
+              {"rows", {{1.0, 7, "<evil>", 0}, {2.0, 7, "<evil>", 1}}}}},
+            {"numastat",
+             {{"columns", {"time_s", "pid", "comm", "node0_mb", "node1_mb", "total_mb"}},
+              {"rows", {{1.0, 7, "<evil>", 1.5, 0.5, 2.0}}}}}};
+}
+
+TEST(HtmlReport, RunPageDrawsEveryChart) {
+    const nlohmann::json r = {{"scenario", "s"},
+                              {"machine", "m"},
+                              {"profile", "p"},
+                              {"samples", samples()},
+                              {"provenance", {{"seed", "3"}}}};
+    const std::string html = html_report(r, "result.json");
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+    // locality, activity, heatmap, one process's memory
+    EXPECT_EQ(count(html, "<svg"), 4u);
+    // The interval without hinting faults has no locality point: 2 of the 3 samples.
+    const size_t loc = html.find("<polyline");
+    const std::string first = html.substr(loc, html.find("/>", loc) - loc);
+    EXPECT_EQ(count(first, ","), 2u) << first;
+    EXPECT_EQ(html.find("<evil>"), std::string::npos);
+    EXPECT_NE(html.find("&lt;evil&gt;-7"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
+}
+
+TEST(HtmlReport, ComparePageOverlaysVariants) {
+    const nlohmann::json r = {{"scenario", "s"},
+                              {"variants", {"a", "b"}},
+                              {"compare", {{"text", "Amean 1 <2>"}}},
+                              {"samples", {{"a", {samples()}}, {"b", {samples()}}}}};
+    const std::string html = html_report(r, "result.json");
+    EXPECT_NE(html.find("Amean 1 &lt;2&gt;"), std::string::npos);
+    // Three overlaid charts with a line per variant, then a heatmap per variant.
+    EXPECT_EQ(count(html, "<polyline"), 6u);
+    EXPECT_EQ(count(html, "<svg"), 5u);
+}
+
+TEST(HtmlReport, ResultWithoutSamplesIsAnError) {
+    try {
+        html_report({{"scenario", "s"}}, "dir/result.json");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("dir/result.json"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("--sample"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace numasim
