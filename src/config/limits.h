@@ -36,6 +36,10 @@ inline constexpr int64_t kMaxCpus = 8192;
 inline constexpr int64_t kMaxNodes = 256;
 // An lstopo XML export: one of an 8192-CPU machine is a few MiB.
 inline constexpr uint64_t kMaxHwlocXmlBytes = uint64_t{64} << 20;
+// Time libhwloc may take to load one (in a child process, machine/hwloc_child.h). A 6 MB export
+// of a 256-node, 8192-PU machine loads in about 0.3 s, so a file at the size limit takes a few
+// seconds; a loader still busy after a minute is stuck.
+inline constexpr int kMaxHwlocLoadSeconds = 60;
 
 // Memory of one NUMA node: 64 TiB is the physical address space of 4-level x86-64 paging
 // (46 bits); the model keeps a few bits per page, so larger figures would exhaust the host.

@@ -410,6 +410,11 @@ std::vector<HostileCase> cases() {
          "run --machine hwloc:{c}/hwloc_truncated.xml",
          2,
          {"hwloc_truncated.xml", "hwloc rejects this XML"}},
+        {"hwloc_libhwloc_crash",
+         "run --machine hwloc:" + std::string(NUMASIM_SOURCE_DIR) +
+             "/fuzz/known/libhwloc-bitmap-compare-first.xml",
+         2,
+         {"libhwloc-bitmap-compare-first.xml", "libhwloc failed to parse it", "SIGSEGV"}},
         {"hwloc_directory", "run --machine hwloc:{c}", 2, {"hostile", "not a regular file"}},
         {"hwloc_empty", "run --machine hwloc:", 2, {"--machine hwloc:", "needs a path"}},
         // validate.

@@ -1,0 +1,175 @@
+#include "machine/hwloc_facts.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "config/input_error.h"
+#include "config/limits.h"
+
+namespace numasim {
+
+namespace {
+
+std::vector<hwloc_obj_t> objects(hwloc_topology_t t, hwloc_obj_type_t type) {
+    std::vector<hwloc_obj_t> out;
+    for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(t, type, o)) != nullptr;)
+        out.push_back(o);
+    std::sort(out.begin(), out.end(),
+              [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+    return out;
+}
+
+// The cache that bounds the scheduler's LLC domain: the L3 if there is one, otherwise the
+// lowest cache shared by more than this PU's core, otherwise nullptr (each core is its own LLC).
+hwloc_obj_t llc_of(hwloc_topology_t t, hwloc_obj_t pu, hwloc_obj_t core) {
+    if (hwloc_obj_t l3 = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_L3CACHE, pu)) return l3;
+    const int core_pus = hwloc_bitmap_weight(core->cpuset);
+    for (hwloc_obj_t o = pu->parent; o; o = o->parent) {
+        if (hwloc_obj_type_is_cache(o->type) && hwloc_bitmap_weight(o->cpuset) > core_pus) return o;
+    }
+    return nullptr;
+}
+
+// Linux's SLIT as hwloc keeps it: the NUMA-node matrix of kind FROM_OS | MEANS_LATENCY, in the
+// order of `nodes`; empty when there is none or it does not cover every node.
+std::vector<uint64_t> read_distances(hwloc_topology_t t, const std::vector<hwloc_obj_t>& nodes) {
+    unsigned nr = 1;
+    hwloc_distances_s* dist = nullptr;
+    const unsigned long kind = HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_LATENCY;
+    if (hwloc_distances_get_by_type(t, HWLOC_OBJ_NUMANODE, &nr, &dist, kind, 0) != 0 || nr == 0)
+        return {};
+    const size_t n = nodes.size();
+    std::vector<uint64_t> d;
+    if (dist->nbobjs == n) {
+        std::map<hwloc_obj_t, size_t> index;
+        for (size_t i = 0; i < n; ++i)
+            index[nodes[i]] = i;
+        d.assign(n * n, 0);
+        for (unsigned a = 0; a < n; ++a)
+            for (unsigned b = 0; b < n; ++b)
+                d[index.at(dist->objs[a]) * n + index.at(dist->objs[b])] = dist->values[a * n + b];
+    }
+    hwloc_distances_release(t, dist);
+    return d;
+}
+
+// The encoding is a sequence of native-endian 64-bit words (both ends are the same binary):
+// nr_nodes, nr_pus, then, within the limits, each node's memory, five words per PU, llc_bytes,
+// the number of distance entries and the entries.
+constexpr size_t kWordsPerPu = 5;
+
+bool within_limits(uint64_t nr_nodes, uint64_t nr_pus) {
+    return nr_nodes <= static_cast<uint64_t>(kMaxNodes) &&
+           nr_pus <= static_cast<uint64_t>(kMaxCpus);
+}
+
+// The checks below guard the indexing in hwloc_import.cpp; the child's encoder never trips them.
+[[noreturn]] void malformed(const std::string& origin) {
+    throw InputError(origin, "", "libhwloc's loader returned malformed data");
+}
+
+class WordReader {
+  public:
+    WordReader(std::string_view bytes, const std::string& origin)
+        : bytes_(bytes), origin_(origin) {}
+
+    uint64_t next() {
+        if (remaining() == 0) truncated();
+        uint64_t w;
+        std::memcpy(&w, bytes_.data() + at_, sizeof w);
+        at_ += sizeof w;
+        return w;
+    }
+    // Checked before a list is allocated, so a bad count cannot ask for unbounded memory.
+    void expect(uint64_t words) const {
+        if (words > remaining()) truncated();
+    }
+    size_t remaining() const { return (bytes_.size() - at_) / sizeof(uint64_t); }
+    bool done() const { return at_ == bytes_.size(); }
+
+  private:
+    [[noreturn]] void truncated() const { malformed(origin_); }
+    std::string_view bytes_;
+    const std::string& origin_;
+    size_t at_ = 0;
+};
+
+}  // namespace
+
+HwlocFacts extract_hwloc_facts(hwloc_topology_t t) {
+    HwlocFacts f;
+    const std::vector<hwloc_obj_t> nodes = objects(t, HWLOC_OBJ_NUMANODE);
+    const std::vector<hwloc_obj_t> pus = objects(t, HWLOC_OBJ_PU);
+    f.nr_nodes = nodes.size();
+    f.nr_pus = pus.size();
+    if (!within_limits(f.nr_nodes, f.nr_pus)) return f;
+    for (hwloc_obj_t n : nodes)
+        f.node_mem_bytes.push_back(n->attr ? n->attr->numanode.local_memory : 0);
+    // Cores and LLCs are numbered densely in the order the PUs first reach them.
+    std::map<hwloc_obj_t, uint64_t> core_ids, llc_ids;
+    for (hwloc_obj_t pu : pus) {
+        HwlocPu p;
+        p.os_index = pu->os_index;
+        for (size_t n = 0; n < nodes.size(); ++n)
+            if (hwloc_bitmap_isset(nodes[n]->cpuset, pu->os_index))
+                p.node = static_cast<int64_t>(n);
+        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu);
+        if (!core) core = pu;
+        p.core = core_ids.emplace(core, core_ids.size()).first->second;
+        hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, pu);
+        p.package = pkg ? pkg->logical_index : 0;
+        hwloc_obj_t llc = llc_of(t, pu, core);
+        if (llc && llc->attr && f.llc_bytes == 0) f.llc_bytes = llc->attr->cache.size;
+        p.llc = llc_ids.emplace(llc ? llc : core, llc_ids.size()).first->second;
+        f.pus.push_back(p);
+    }
+    f.distance = read_distances(t, nodes);
+    return f;
+}
+
+std::string encode_hwloc_facts(const HwlocFacts& f) {
+    std::vector<uint64_t> w = {f.nr_nodes, f.nr_pus};
+    if (within_limits(f.nr_nodes, f.nr_pus)) {
+        w.insert(w.end(), f.node_mem_bytes.begin(), f.node_mem_bytes.end());
+        for (const HwlocPu& p : f.pus)
+            w.insert(w.end(),
+                     {p.os_index, static_cast<uint64_t>(p.node), p.core, p.package, p.llc});
+        w.push_back(f.llc_bytes);
+        w.push_back(f.distance.size());
+        w.insert(w.end(), f.distance.begin(), f.distance.end());
+    }
+    return std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(uint64_t));
+}
+
+HwlocFacts decode_hwloc_facts(std::string_view bytes, const std::string& origin) {
+    WordReader r(bytes, origin);
+    HwlocFacts f;
+    f.nr_nodes = r.next();
+    f.nr_pus = r.next();
+    if (within_limits(f.nr_nodes, f.nr_pus)) {
+        r.expect(f.nr_nodes + f.nr_pus * kWordsPerPu);
+        for (uint64_t i = 0; i < f.nr_nodes; ++i)
+            f.node_mem_bytes.push_back(r.next());
+        for (uint64_t i = 0; i < f.nr_pus; ++i) {
+            HwlocPu p;
+            p.os_index = r.next();
+            p.node = static_cast<int64_t>(r.next());
+            if (p.node < -1 || p.node >= static_cast<int64_t>(f.nr_nodes)) malformed(origin);
+            p.core = r.next();
+            p.package = r.next();
+            p.llc = r.next();
+            f.pus.push_back(p);
+        }
+        f.llc_bytes = r.next();
+        const uint64_t nr_distances = r.next();
+        if (nr_distances != 0 && nr_distances != f.nr_nodes * f.nr_nodes) malformed(origin);
+        r.expect(nr_distances);
+        for (uint64_t i = 0; i < nr_distances; ++i)
+            f.distance.push_back(r.next());
+    }
+    if (!r.done()) malformed(origin);
+    return f;
+}
+
+}  // namespace numasim

@@ -1,0 +1,41 @@
+// What numasim takes from an hwloc topology, in plain data: the NUMA nodes, the PUs with their
+// node, core, package and LLC, and the SLIT. Reading a topology through libhwloc happens in a
+// child process for XML files (hwloc_child.h), so these facts also have a flat serialised form
+// that crosses the pipe; hwloc_import.cpp builds the Topology from them.
+#pragma once
+
+#include <hwloc.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace numasim {
+
+struct HwlocPu {
+    uint64_t os_index = 0;  // Linux CPU number
+    int64_t node = -1;      // index into HwlocFacts::node_mem_bytes; -1: in no node's cpuset
+    uint64_t core = 0;      // dense id of the Core ancestor (the PU itself without one)
+    uint64_t package = 0;   // logical index of the Package ancestor, 0 without one
+    uint64_t llc = 0;       // dense id of the LLC, or of the core when the PU has no shared cache
+};
+
+struct HwlocFacts {
+    // Counts as hwloc reports them. When either exceeds numasim's limits (config/limits.h) the
+    // lists below stay empty: the import refuses such a machine without building it.
+    uint64_t nr_nodes = 0, nr_pus = 0;
+    std::vector<uint64_t> node_mem_bytes;  // NUMA nodes in os_index order
+    std::vector<HwlocPu> pus;              // PUs in os_index order
+    uint64_t llc_bytes = 0;                // size of the first LLC hwloc reports, 0 if none
+    std::vector<uint64_t> distance;        // nodes x nodes SLIT, row-major; empty if hwloc has none
+};
+
+// Reads the facts from a loaded topology.
+HwlocFacts extract_hwloc_facts(hwloc_topology_t t);
+
+std::string encode_hwloc_facts(const HwlocFacts& f);
+// Throws InputError naming `origin` if `bytes` is not a whole encoding.
+HwlocFacts decode_hwloc_facts(std::string_view bytes, const std::string& origin);
+
+}  // namespace numasim
