@@ -183,7 +183,17 @@ OracleResult run_oracle(const OracleOptions& o) {
     res.model = load_scenario_file(o.scenario, ov);
     res.model.machine = res.guest.topo;
     if (!overrides_key(ov, "scenario.iterations")) res.model.iterations = o.boots;
-    const uint64_t need = workload_memory_bytes(res.model) + kGuestOverheadBytes;
+    // The workloads read their sizes again against the guest's (possibly scaled-down) nodes.
+    uint64_t need = 0;
+    try {
+        need = workload_memory_bytes(res.model) + kGuestOverheadBytes;
+    } catch (const InputError& e) {
+        if (res.guest.scaled.empty()) throw;
+        throw InputError(e.file(), e.where(),
+                         fmt::format("on the scaled-down guest ({}): {} (raise --guest-memory or "
+                                     "--max-vcpus, or shrink the workload)",
+                                     fmt::join(res.guest.scaled, "; "), e.problem()));
+    }
     if (need > res.guest.topo.total_mem_bytes())
         throw InputError(o.scenario, "workload",
                          fmt::format("the workloads and the guest kernel need {} but the guest "

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "kernel/counters.h"
 
@@ -97,6 +98,10 @@ std::vector<OracleFigure> oracle_figures(const std::vector<OracleBoot>& boots,
                        : fmt::format("tasks preferring node {}", static_cast<int>(nid));
     };
 
+    std::set<std::string> real_regions;  // "process/region"
+    for (const auto& boot : boots)
+        for (const auto& r : boot.log.regions)
+            real_regions.insert(r.at("process") + "/" + r.at("name"));
     for (size_t b = 0; b < boots.size(); ++b) {
         const BootLog& log = boots[b].log;
         const auto d = log.vmstat_delta();
@@ -152,11 +157,15 @@ std::vector<OracleFigure> oracle_figures(const std::vector<OracleBoot>& boots,
             for (size_t n = 0; n < m.node_pages.size(); ++n)
                 v[n] = std::max(v[n], static_cast<double>(m.node_pages[n]));
         }
-        for (const auto& [key, pages] : objects)
+        for (const auto& [key, pages] : objects) {
+            // The regions the guest reports: the model also maps what the guest's runner does
+            // not have (ld.so, libraries, stacks of a dynamic program).
+            if (!boots.empty() && !real_regions.count(key.first)) continue;
             for (const auto& n : machine.nodes)
                 add_figure(out, index, fmt::format("{} N{}", key.first, n.id), false, i,
                            runs.size(),
                            static_cast<size_t>(n.id) < pages.size() ? pages[n.id] : 0.0);
+        }
     }
     // Figures only one side has get zeros on the other.
     for (auto& f : out) {

@@ -26,7 +26,7 @@ std::vector<MappingPages> mapping_pages(const System& sys) {
     for (const auto& t : sys.tasks) {
         if (t->pid != t->tgid || !t->mm) continue;
         for (const auto& r : t->mm->regions) {
-            if (r->first != 0 || r->count != r->vma->nr_pages()) continue;
+            if (r->name.find('#') != std::string::npos) continue;  // a thread's slice
             const int id =
                 ids.emplace(r->vma->object.get(), static_cast<int>(ids.size())).first->second;
             out.push_back({t->pid, t->comm, r->name, id, r->node_pages});

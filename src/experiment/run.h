@@ -33,9 +33,10 @@ struct ProcTask {
     std::string proc_sched;  // the /proc/<pid>/sched NUMA lines
 };
 
-// A mapping at the end of the run as /proc/<pid>/numa_maps shows it: a workload region that
-// covers a whole VMA, with its present pages per node. `object` numbers the memory objects in
-// order of appearance, so that the mappings of one shared object can be told from private ones.
+// A named region of a process at the end of the run (a workload's buffer, the executable's
+// data, a stack; per-thread slices left out), with its present pages per node as
+// /proc/<pid>/numa_maps shows them. `object` numbers the memory objects in order of appearance,
+// so that the mappings of one shared object can be told from private ones.
 struct MappingPages {
     int pid = 0;
     std::string comm;

@@ -2,7 +2,9 @@
 // (forked from the workload's process, which maps the shared regions and creates the file
 // regions' files first, so that every instance maps the same pages), its regions mapped with
 // their policy and THP advice, thread 0's first touch, then one pthread per further thread, each
-// running its phase list. The model builds the same structure in workload/streams.cpp.
+// running its phase list; or, with [workload.process.main], a main thread that runs its own
+// phases around creating and joining all of them. `image` does not apply: the guest's program is
+// always the static numasim-guest. The model builds the same structure in workload/streams.cpp.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -58,6 +60,7 @@ class Instance {
 
     int run() {
         set_comm(comm_);
+        if (ps_.join) return run_main();
         if (ps_.has_first_touch()) {
             first_touch();
             for (size_t r = 0; r < ps_.regions.size(); ++r)
@@ -133,12 +136,7 @@ class Instance {
             uint64_t total = 0;
             bool done = false;
             while (!done) {
-                for (const PhaseSpec& p : ts.phases) {
-                    for (int64_t rep = 0; rep < p.repeat && !done; ++rep) {
-                        done = !phase(p, t, rng, slot, total);
-                    }
-                    if (done) break;
-                }
+                done = !run_phases(ts.phases, t, rng, slot, total);
                 done = done || !ts.loop;
             }
             if (slot) slot->state = 2;
@@ -147,6 +145,46 @@ class Instance {
             say(fmt::format("error {} thread {}: {}", comm_, t, e.what()));
             failed_ = true;
         }
+    }
+
+    // [workload.process.main]: the process's main thread writes the first_touch regions, runs
+    // `before`, creates every thread, runs `after` and joins them. It reports itself as the
+    // thread after the last one, as the model numbers it.
+    int run_main() {
+        const int self = static_cast<int>(ps_.threads.size());
+        try {
+            ProgressSlot* slot =
+                ctx_.board ? ctx_.board->claim(fmt::format("{}/main", comm_)) : nullptr;
+            Rng rng(ctx_.seed, fmt::format("guest.{}.{}.main", ctx_.workload, comm_));
+            uint64_t total = 0;
+            if (ps_.has_first_touch()) first_touch();
+            const bool live = run_phases(ps_.before, self, rng, slot, total);
+            for (size_t r = 0; r < ps_.regions.size(); ++r)
+                report(r, "first_touch");
+            std::vector<std::thread> threads;
+            for (int t = 0; t < self; ++t)
+                threads.emplace_back([this, t] { run_thread(t); });
+            if (live) run_phases(ps_.after, self, rng, slot, total);
+            for (auto& t : threads)
+                t.join();
+            if (slot) slot->state = 2;
+            report_task(ctx_, ps_.name, inst_, self, total);
+        } catch (const std::exception& e) {
+            say(fmt::format("error {} main thread: {}", comm_, e.what()));
+            failed_ = true;
+        }
+        for (size_t r = 0; r < ps_.regions.size(); ++r)
+            report(r, "end");
+        return failed_ ? 1 : 0;
+    }
+
+    // Each phase of `list` (with its repeats); false once the run's deadline has passed.
+    bool run_phases(const std::vector<PhaseSpec>& list, int t, Rng& rng, ProgressSlot* slot,
+                    uint64_t& total) {
+        for (const PhaseSpec& p : list)
+            for (int64_t rep = 0; rep < p.repeat; ++rep)
+                if (!phase(p, t, rng, slot, total)) return false;
+        return true;
     }
 
     // One phase; false once the run's deadline has passed.
@@ -183,12 +221,16 @@ class Instance {
 }  // namespace
 
 int run_streams(const StreamsSpec& spec, const Context& ctx) {
-    for (const ProcessSpec& ps : spec.processes)
+    for (const ProcessSpec& ps : spec.processes) {
+        std::vector<const std::vector<PhaseSpec>*> lists = {&ps.before, &ps.after};
         for (const ThreadSpec& ts : ps.threads)
-            for (const PhaseSpec& p : ts.phases)
+            lists.push_back(&ts.phases);
+        for (const auto* l : lists)
+            for (const PhaseSpec& p : *l)
                 if (p.exec)
                     throw std::runtime_error("process " + ps.name +
                                              ": exec phases are not run by the oracle's guest");
+    }
     // Shared regions and the files of file regions exist before the instances fork.
     std::vector<std::vector<Mapping>> shared(spec.processes.size());
     std::vector<std::vector<std::string>> files(spec.processes.size());

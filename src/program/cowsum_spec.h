@@ -14,9 +14,10 @@ namespace numasim {
 
 class TomlTable;
 
-// "int a[1000000] = {13};" in the posted program: 4,000,000 bytes of .data.
-inline constexpr uint64_t COWSUM_ARRAY_INTS = 1000000;
-inline constexpr uint64_t COWSUM_ARRAY_BYTES = COWSUM_ARRAY_INTS * sizeof(int);
+// "int a[1000000] = {13};" in the posted program: 4,000,000 bytes of .data. The oracle's
+// cowsum.c: "uint64_t data_array[NWORDS]" with ARRAY_BYTES = 4 MiB.
+inline constexpr uint64_t COWSUM_POSTED_ARRAY_BYTES = 1000000 * sizeof(int);
+inline constexpr uint64_t COWSUM_ORACLE_ARRAY_BYTES = uint64_t{4} << 20;
 
 // The posted run: "288 processes on a 144 core/8 socket machine".
 inline constexpr int DEFAULT_COWSUM_PROCESSES = 288;
@@ -27,14 +28,20 @@ enum class CowsumMode {
     Private,  // each child copies it after fork (the control: nothing is shared)
 };
 
+// Which cowsum: the linux-mm posting's, or the qemu oracle's cowsum.c (a shared struct of
+// per-child counters, and a first pass over the array by the parent before it forks).
+enum class CowsumProgram { Posting, Oracle };
+
 struct CowsumSpec {
     int processes = DEFAULT_COWSUM_PROCESSES;  // forked children
     Nanos run_ns = 0;  // each child sums until this much wall time has passed
     CowsumMode mode = CowsumMode::Data;
     std::string mode_name;
+    CowsumProgram program = CowsumProgram::Posting;
+    uint64_t array_bytes = COWSUM_POSTED_ARRAY_BYTES;
 };
 
-// Reads a [[workload]] table of type "cowsum" (processes, seconds, mode).
+// Reads a [[workload]] table of type "cowsum" (processes, seconds, mode, program).
 CowsumSpec read_cowsum_spec(const TomlTable& t);
 
 }  // namespace numasim

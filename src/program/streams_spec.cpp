@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <array>
+#include <charconv>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "machine/topology.h"
@@ -14,6 +16,21 @@
 namespace numasim {
 
 namespace {
+
+// image = "dynamic" (a PIE linked against glibc) or "static" (gcc -static).
+constexpr std::array<std::pair<bool, std::string_view>, 2> kImages = {
+    {{false, "dynamic"}, {true, "static"}}};
+
+// A phase's rate: ten times the bandwidth of a whole HBM3 stack (~800 GB/s); more is a typo,
+// and near-infinite rates make a phase's bytes per nanosecond overflow.
+constexpr double kMaxRateGbs = 10000;
+
+// The N of "node:N": a decimal node number, or -1 if `s` is anything else ("abc", "1x", "").
+int parse_node(std::string_view s) {
+    int n = -1;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    return ec == std::errc() && end == s.data() + s.size() ? n : -1;
+}
 
 // "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every CPU (empty list).
 std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
@@ -32,8 +49,8 @@ std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
     }
     if (s == "all") return {};
     int n = -1;
-    if (s.rfind("node:", 0) == 0) n = std::atoi(s.c_str() + 5);
-    if (n < 0 || n >= topo.nr_nodes() || s.size() <= 5)
+    if (s.rfind("node:", 0) == 0) n = parse_node(s.substr(5));
+    if (n < 0 || n >= topo.nr_nodes())
         t.fail("affinity", "expected a CPU list, \"node:N\" with an existing node, or \"all\"");
     return topo.nodes[n].cpus;
 }
@@ -73,17 +90,29 @@ RegionSpec read_region(const TomlTable& t, const Topology& topo) {
         t.fail("kind", "unknown kind '" + k + "' (private, shared, file)");
     params.flag("thp", r.thp);
     if (r.thp && r.kind == RegionKind::File) t.fail("thp", "THP applies to anonymous memory only");
+    if (r.size > topo.total_mem_bytes())
+        t.fail("size", fmt::format("{:.1f} GiB but the machine has {:.1f} GiB of memory",
+                                   r.size / 1073741824.0, topo.total_mem_bytes() / 1073741824.0));
     r.policy = read_policy(t, topo, "policy");
+    if (r.policy && r.policy->mode == MpolMode::Bind) {
+        uint64_t bound = 0;
+        for (int n = 0; n < topo.nr_nodes(); ++n)
+            if (r.policy->has_node(n)) bound += topo.nodes[n].mem_bytes;
+        if (r.size > bound)
+            t.fail("size", fmt::format("{:.1f} GiB bound to nodes with {:.1f} GiB of memory",
+                                       r.size / 1073741824.0, bound / 1073741824.0));
+    }
     const std::string ft = t.get_string("first_touch", "none");
     if (ft == "none") {
         r.first_touch = FirstTouch::None;
     } else if (ft == "thread") {
         r.first_touch = FirstTouch::Thread;
-    } else if (ft.rfind("node:", 0) == 0 && ft.size() > 5) {
+    } else if (ft.rfind("node:", 0) == 0) {
         r.first_touch = FirstTouch::Node;
-        r.first_touch_node = std::atoi(ft.c_str() + 5);
+        r.first_touch_node = parse_node(ft.substr(5));
         if (r.first_touch_node < 0 || r.first_touch_node >= topo.nr_nodes())
-            t.fail("first_touch", "node does not exist");
+            t.fail("first_touch", fmt::format("'{}': no such node (the machine has nodes 0..{})",
+                                              ft, topo.nr_nodes() - 1));
     } else {
         t.fail("first_touch", "expected \"none\", \"thread\" or \"node:N\"");
     }
@@ -133,7 +162,7 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
     ParamReader r(t);
     if (!p.streams.empty()) {
         p.rate_gbs = t.get_double("rate_gbs");
-        r.positive("rate_gbs", p.rate_gbs);
+        r.positive("rate_gbs", p.rate_gbs, kMaxRateGbs);
         if (p.work <= 0 && p.cpu_time <= 0)
             t.fail_here("a phase with streams needs `work` (bytes) or `cpu_time`");
     } else if (p.work > 0) {
@@ -156,24 +185,39 @@ ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
     ProcessSpec ps;
     ps.name = t.get_string("name", fmt::format("proc{}", idx));
     ParamReader params(t);
-    params.integer("count", ps.count, 1);
+    params.integer("count", ps.count, 1, kMaxTasks);
     for (const TomlTable& r : t.tables("region")) {
         ps.regions.push_back(read_region(r, topo));
         for (size_t i = 0; i + 1 < ps.regions.size(); ++i)
             if (ps.regions[i].name == ps.regions.back().name)
                 r.fail("name", "duplicate region name '" + ps.regions.back().name + "'");
     }
+    params.choice("image", ps.static_binary, kImages);
+    if (auto m = t.table("main")) {
+        ps.join = true;
+        for (const TomlTable& ph : m->tables("before"))
+            ps.before.push_back(read_phase(ph, ps.regions, topo));
+        for (const TomlTable& ph : m->tables("after"))
+            ps.after.push_back(read_phase(ph, ps.regions, topo));
+        for (const auto& v : {ps.before, ps.after})
+            for (const PhaseSpec& p : v)
+                for (const StreamSpec& st : p.streams)
+                    if (st.per_thread) m->fail_here("the main thread has no per_thread slice");
+        m->finish();
+    }
     const auto tts = t.tables("thread");
     if (tts.empty()) t.fail_here("a process needs at least one [[...thread]] table");
     const bool has_threads = t.has("threads");
     int64_t nthreads = 1;
-    params.integer("threads", nthreads, 1);
+    params.integer("threads", nthreads, 1, kMaxTasks);
     for (const TomlTable& tt : tts) {
         ThreadSpec ts;
         ParamReader thread(tt);
         // One template without `count` describes every thread of the process.
         int64_t count = tts.size() == 1 && has_threads ? nthreads : 1;
-        thread.integer("count", count, 1);
+        thread.integer("count", count, 1, kMaxTasks);
+        if (static_cast<int64_t>(ps.threads.size()) + count > kMaxTasks)
+            tt.fail("count", fmt::format("the process would have more than {} threads", kMaxTasks));
         thread.flag("loop", ts.loop);
         for (const TomlTable& ph : tt.tables("phases"))
             ts.phases.push_back(read_phase(ph, ps.regions, topo));
@@ -182,6 +226,9 @@ ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
         for (int64_t i = 0; i < count; ++i)
             ps.threads.push_back(ts);
     }
+    if (int64_t{ps.count} * static_cast<int64_t>(ps.threads.size()) > kMaxTasks)
+        t.fail("count", fmt::format("{} instances x {} threads is more than {} tasks", ps.count,
+                                    ps.threads.size(), kMaxTasks));
     if (has_threads && static_cast<int64_t>(ps.threads.size()) != nthreads)
         t.fail("threads", fmt::format("is {} but the thread tables describe {} threads", nthreads,
                                       ps.threads.size()));
@@ -194,13 +241,6 @@ ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
 bool ProcessSpec::has_first_touch() const {
     return std::any_of(regions.begin(), regions.end(),
                        [](const RegionSpec& r) { return r.first_touch != FirstTouch::None; });
-}
-
-bool StreamsSpec::finite() const {
-    for (const ProcessSpec& p : processes)
-        for (const ThreadSpec& t : p.threads)
-            if (t.loop) return false;
-    return true;
 }
 
 StreamsSpec read_streams_spec(const TomlTable& t, const Topology& topo) {

@@ -59,18 +59,21 @@ struct ThreadSpec {
 struct ProcessSpec {
     std::string name;
     int count = 1;
+    bool static_binary = false;  // image = "static" (gcc -static: no ld.so and shared libraries)
     std::vector<RegionSpec> regions;
     std::vector<ThreadSpec> threads;  // one per thread
+    // [workload.process.main]: a main thread apart from `threads`, which writes the first_touch
+    // regions, runs `before`, creates the threads, runs `after`, then joins them.
+    bool join = false;
+    std::vector<PhaseSpec> before, after;
 
-    // Thread 0 writes these regions before it starts the other threads.
+    // Thread 0 (or the main thread) writes these regions before it starts the other threads.
     bool has_first_touch() const;
 };
 
 struct StreamsSpec {
     std::string name;
     std::vector<ProcessSpec> processes;
-
-    bool finite() const;  // no thread loops forever
 };
 
 // Reads a [[workload]] table of type "streams"; `topo` resolves "node:N" affinities and checks
