@@ -6,8 +6,10 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/scenario_options.h"
 #include "config/input_error.h"
+#include "experiment/oracle.h"
 #include "experiment/pool.h"
 #include "experiment/validate.h"
 #include "report/validation_report.h"
@@ -49,7 +51,9 @@ class ValidateCommand : public Command {
         sub_->add_flag("--oracle", o_.oracle,
                        "also boot a real kernel under qemu for the experiments' [[oracle]] checks "
                        "(skipped when qemu is not installed)");
-        sub_->add_option("--oracle-boots", o_.oracle_boots, "boots per variant for --oracle");
+        sub_->add_option("--oracle-boots", o_.oracle_boots,
+                         fmt::format("boots per variant for --oracle, 1..{}", kMaxOracleBoots))
+            ->check(CLI::Range(1, kMaxOracleBoots));
         add_jobs_option(*sub_, jobs_);
         add_check_invariants_flag(*sub_, check_invariants_);
     }
@@ -61,6 +65,9 @@ class ValidateCommand : public Command {
         // Boot progress goes to a terminal only, so that logs and pipes keep just the report.
         if (isatty(2))
             o_.oracle_status = [](const std::string& s) { fmt::print(stderr, "{}\n", s); };
+        o_.oracle_write_log = [](const std::string& path, const std::string& text) {
+            write_output_file("--oracle", path, text, {});
+        };
         const auto rows = run_validation(dir_, o_);
         const std::string out = validation_text(rows);
         std::fwrite(out.data(), 1, out.size(), stdout);

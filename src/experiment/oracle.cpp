@@ -106,10 +106,14 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
     const bool ok = !r.timed_out && b.log.ended && b.log.rc == 0 && b.log.errors.empty();
     std::string dir = o.log_dir;
     if (!ok && dir.empty()) dir = (fs::path(cache) / "logs").string();
-    if (!dir.empty()) {
-        fs::create_directories(dir);
+    if (!dir.empty() && o.write_log) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec)
+            throw InputError(o.log_dir.empty() ? "--cache" : "--log-dir", dir,
+                             "cannot create the directory: " + ec.message());
         b.console_log = (fs::path(dir) / fmt::format("boot-{}.log", index)).string();
-        std::ofstream(b.console_log, std::ios::binary) << r.output;
+        o.write_log(b.console_log, r.output);
     }
     if (!ok) {
         // The kernel's OOM killer ends a process that binds more memory to a node than it has.
@@ -125,8 +129,8 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
                           : !b.log.errors.empty() ? "the guest reported: " + b.log.errors.front()
                           : !b.log.ended          ? "the guest stopped before the end (panic?)"
                                          : fmt::format("the runner exited with {}", b.log.rc);
-        throw InputError("oracle", fmt::format("boot {}", index),
-                         why + "; console log: " + b.console_log);
+        if (!b.console_log.empty()) why += "; console log: " + b.console_log;
+        throw InputError("oracle", fmt::format("boot {}", index), why);
     }
     return b;
 }
@@ -138,7 +142,8 @@ OracleResult run_oracle(const OracleOptions& o) {
     auto status = [&](const std::string& s) {
         if (o.status) o.status(s);
     };
-    if (o.boots < 1) throw InputError("command line", "--boots", "must be at least 1");
+    if (o.boots < 1 || o.boots > kMaxOracleBoots)
+        throw InputError("command line", "--boots", fmt::format("must be 1..{}", kMaxOracleBoots));
     ScenarioOverrides ov = with_variant(o);
     const Scenario asked = load_scenario_file(o.scenario, ov);
     for (const ScenarioWorkload& w : asked.workloads)
@@ -191,7 +196,7 @@ OracleResult run_oracle(const OracleOptions& o) {
         if (res.guest.scaled.empty()) throw;
         throw InputError(e.file(), e.where(),
                          fmt::format("on the scaled-down guest ({}): {} (raise --guest-memory or "
-                                     "--max-vcpus, or shrink the workload)",
+                                     "shrink the workload)",
                                      fmt::join(res.guest.scaled, "; "), e.problem()));
     }
     if (need > res.guest.topo.total_mem_bytes())

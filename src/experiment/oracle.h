@@ -21,22 +21,29 @@
 
 namespace numasim {
 
+// Boots of one oracle run: each takes a scenario's duration several times over under TCG (about
+// 2 minutes for the CI scenario), so 100 is hours; more is a typo.
+inline constexpr int kMaxOracleBoots = 100;
+
 struct OracleOptions {
     std::string scenario;
     ScenarioOverrides overrides;  // --machine, --profile, --set, --param, ... as for `run`
     std::string variant;          // a [[variant]] of the scenario file to apply
     std::string kernel;           // --kernel bzImage; "" : Debian's kernel package
-    int boots = 1;
-    int jobs = 1;                // workers for the model's iterations
-    std::string accel = "auto";  // auto, kvm, tcg
-    GuestLimits limits;          // max_mem_bytes 0: half of the host's available memory
-    Nanos sample = 0;            // --sample interval inside the guest; 0: none
-    std::string cache_dir;       // "" : default_oracle_cache_dir()
-    std::string guest_binary;    // "" : numasim-guest beside the numasim executable
+    int boots = 1;                // 1..kMaxOracleBoots
+    int jobs = 1;                 // workers for the model's iterations
+    std::string accel = "auto";   // auto, kvm, tcg
+    GuestLimits limits;           // max_mem_bytes 0: half of the host's available memory
+    Nanos sample = 0;             // --sample interval inside the guest; 0: none
+    std::string cache_dir;        // "" : default_oracle_cache_dir()
+    std::string guest_binary;     // "" : numasim-guest beside the numasim executable
     std::string busybox = "/bin/busybox";
     std::string qemu = "qemu-system-x86_64";
-    std::string log_dir;   // keep every boot's console log here ("" : only failed boots')
-    double timeout_s = 0;  // per boot; 0: from the scenario's duration
+    std::string log_dir;  // keep every boot's console log here ("" : only failed boots', in
+                          // the cache)
+    // Writes a console log (path, content); the commands write through cli's OutputFile.
+    std::function<void(const std::string&, const std::string&)> write_log;
+    double timeout_s = 0;                            // per boot; 0: from the scenario's duration
     std::function<void(const std::string&)> status;  // progress messages (stderr)
 };
 

@@ -155,6 +155,7 @@ std::vector<EffectResult> run_oracle_checks(const std::string& file, const std::
             oo.boots = o.oracle_boots;
             oo.jobs = std::max(1, o.workers);
             oo.status = o.oracle_status;
+            oo.write_log = o.oracle_write_log;
             std::vector<OracleVerdict> v;
             for (const auto& f : run_oracle(oo).figures)
                 v.push_back(judge_oracle_figure(f));

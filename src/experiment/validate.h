@@ -41,7 +41,8 @@ struct ValidateOptions {
     bool quick = false;    // the experiments' [validate] quick overrides; check directions only
     bool oracle = false;   // also boot the real kernel for the [[oracle]] checks
     int oracle_boots = 1;  // boots per variant
-    std::function<void(const std::string&)> oracle_status;  // boot progress
+    std::function<void(const std::string&)> oracle_status;                         // boot progress
+    std::function<void(const std::string&, const std::string&)> oracle_write_log;  // failed boots'
     int workers = 1;
     std::vector<std::string> only;  // experiment file stems to run (empty: all)
     ScenarioOverrides overrides;    // applied to every experiment after its quick overrides
