@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages numasim needs (only those missing), then optionally builds and
 # runs the built-in default experiment.
-#   scripts/setup.sh          install missing packages
-#   scripts/setup.sh --run    ... then build (build/) and run `numasim run`
+#   scripts/setup.sh           install missing packages
+#   scripts/setup.sh --oracle  ... and what `numasim oracle` needs: qemu, a static busybox, cpio
+#   scripts/setup.sh --run     ... then build (build/) and run `numasim run`
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+run=0
+oracle=0
+for arg in "$@"; do
+  case "$arg" in
+    --run) run=1 ;;
+    --oracle) oracle=1 ;;
+    *) echo "setup: unknown option $arg (--run, --oracle)" >&2; exit 2 ;;
+  esac
+done
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config g++
@@ -16,6 +27,12 @@ PACKAGES=(
   chromium  # the HTML report's test in a real browser (scripts/report-browser-test.sh)
   time python3  # the bench scripts: /usr/bin/time -v for CPU time and peak RSS, python3 for the JSON
 )
+# `numasim oracle` boots Debian's kernel under qemu with an initramfs holding a static busybox;
+# the kernel package itself is fetched with `apt-get download` on first use, never installed.
+# cpio lets the tests list the initramfs numasim writes.
+if [ "$oracle" = 1 ]; then
+  PACKAGES+=(qemu-system-x86 busybox-static cpio)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -29,7 +46,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [ "${1:-}" = "--run" ]; then
+if [ "$run" = 1 ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DNUMASIM_BENCH=OFF
   cmake --build build --target numasim
   ./build/numasim run

@@ -208,4 +208,11 @@ const std::atomic<bool>& StopOnFirstSigint::requested() const {
     return g_sigint_stop;
 }
 
+void write_output_file(const std::string& option, const std::string& path, std::string_view text,
+                       const std::vector<std::string>& inputs) {
+    OutputFile f(option, path, inputs);
+    std::fwrite(text.data(), 1, text.size(), f.get());
+    f.commit();
+}
+
 }  // namespace numasim

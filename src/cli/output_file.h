@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace numasim {
@@ -57,5 +58,9 @@ class StopOnFirstSigint {
 
     const std::atomic<bool>& requested() const;
 };
+
+// `text` as the whole content of `path`, through an OutputFile (the same rules and errors).
+void write_output_file(const std::string& option, const std::string& path, std::string_view text,
+                       const std::vector<std::string>& inputs);
 
 }  // namespace numasim

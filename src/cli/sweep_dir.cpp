@@ -27,9 +27,7 @@ std::string read_text(const fs::path& p) {
 }
 
 void write_file(const fs::path& p, const std::string& text) {
-    OutputFile f("-o", p.string(), {});
-    std::fwrite(text.data(), 1, text.size(), f.get());
-    f.commit();
+    write_output_file("-o", p.string(), text, {});
 }
 
 // The case documents with what the CSV and the tables read: a run's tasks, the bulk of it,

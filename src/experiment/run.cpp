@@ -1,10 +1,13 @@
 #include "experiment/run.h"
 
+#include <map>
+
 #include "engine/engine.h"
 #include "experiment/pool.h"
 #include "experiment/scenario.h"
 #include "kernel/numa_maps.h"
 #include "kernel/system.h"
+#include "mm/vma.h"
 #include "numab/proc_sched.h"
 #include "sim/rng.h"
 #include "workload/workload.h"
@@ -15,6 +18,21 @@ namespace {
 
 const char* state_name(TaskState s) {
     return s == TaskState::Dead ? "exited" : s == TaskState::Sleeping ? "sleeping" : "runnable";
+}
+
+std::vector<MappingPages> mapping_pages(const System& sys) {
+    std::map<const MemObject*, int> ids;
+    std::vector<MappingPages> out;
+    for (const auto& t : sys.tasks) {
+        if (t->pid != t->tgid || !t->mm) continue;
+        for (const auto& r : t->mm->regions) {
+            if (r->name.find('#') != std::string::npos) continue;  // a thread's slice
+            const int id =
+                ids.emplace(r->vma->object.get(), static_cast<int>(ids.size())).first->second;
+            out.push_back({t->pid, t->comm, r->name, id, r->node_pages});
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -60,10 +78,12 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
         p.faults = t->nr_faults;
         p.numa_preferred_nid = t->numa_preferred_nid;
         p.numa_pages_migrated = t->numa_pages_migrated;
+        p.bytes = t->total_bytes;
         p.proc_sched =
             t->state == TaskState::Dead ? t->proc_sched_at_exit : sched_show_numa(sys, *t);
         r.tasks.push_back(std::move(p));
     }
+    r.regions = mapping_pages(sys);
     for (size_t i = 0; i < workloads.size(); ++i) {
         r.workloads.push_back(workloads[i]->result(sys));
         r.workloads.back().type = sc.workloads[i].type;

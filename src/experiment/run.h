@@ -29,7 +29,20 @@ struct ProcTask {
     uint64_t nr_migrations = 0, nvcsw = 0, nivcsw = 0, faults = 0;
     int numa_preferred_nid = -1;
     uint64_t numa_pages_migrated = 0;
+    double bytes = 0;        // moved by its access streams
     std::string proc_sched;  // the /proc/<pid>/sched NUMA lines
+};
+
+// A named region of a process at the end of the run (a workload's buffer, the executable's
+// data, a stack; per-thread slices left out), with its present pages per node as
+// /proc/<pid>/numa_maps shows them. `object` numbers the memory objects in order of appearance,
+// so that the mappings of one shared object can be told from private ones.
+struct MappingPages {
+    int pid = 0;
+    std::string comm;
+    std::string region;
+    int object = 0;
+    std::vector<uint64_t> node_pages;
 };
 
 struct RunResult {
@@ -39,7 +52,8 @@ struct RunResult {
     Counters counters;
     std::vector<WorkloadResult> workloads;
     std::vector<ProcTask> tasks;
-    uint64_t ticks = 0;   // global scheduler ticks simulated
+    std::vector<MappingPages> regions;  // every process's mappings at the end
+    uint64_t ticks = 0;                 // global scheduler ticks simulated
     uint64_t events = 0;  // CPU ticks + faults + page and task migrations (docs/performance.md)
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <set>
 
 #include "config/embedded.h"
@@ -24,9 +25,19 @@ constexpr const char* kDefaultProfile = "v6.12";  // the newest release profiles
 constexpr int64_t kDefaultDurationS = 60;
 constexpr int kMaxIterations = 10000;
 
-// Sets the workloads up on a scratch machine (no simulation) and refuses memory the machine
-// cannot hold: the model has no swap, so such a run could only stall.
-void check_fits(const Scenario& sc, const std::vector<std::shared_ptr<TomlTable>>& tables) {
+using WorkloadTables = std::vector<std::shared_ptr<TomlTable>>;
+
+// An error about workload `i`, at its [[workload]] table if there is one.
+[[noreturn]] void fail_workload(const Scenario& sc, const WorkloadTables& tables, size_t i,
+                                const std::string& problem) {
+    if (i < tables.size()) tables[i]->fail_here(problem);
+    throw InputError(sc.file, "workload", problem);
+}
+
+// Sets the workloads up on a scratch machine (no simulation); `each` sees the bytes mapped so
+// far (each memory object once) after each workload.
+uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
+                      const std::function<void(size_t, uint64_t)>& each) {
     System sys(sc.machine, sc.knobs, sc.seed);
     auto workloads = sc.make_workloads();
     std::set<const MemObject*> seen;
@@ -35,21 +46,26 @@ void check_fits(const Scenario& sc, const std::vector<std::shared_ptr<TomlTable>
         try {
             workloads[i]->setup(sys, static_cast<int>(i));
         } catch (const WorkloadTooLarge& e) {
-            const std::string problem = fmt::format("{} (docs/scenario.md, \"Limits\")", e.what());
-            if (i < tables.size()) tables[i]->fail_here(problem);
-            throw InputError(sc.file, "workload", problem);
+            fail_workload(sc, tables, i,
+                          fmt::format("{} (docs/scenario.md, \"Limits\")", e.what()));
         }
         for (const auto& mm : sys.mms)
             for (const auto& v : mm->vmas)
                 if (seen.insert(v->object.get()).second) bytes += v->object->nr_pages * PAGE_SIZE;
-        if (bytes > sc.machine.total_mem_bytes()) {
-            const std::string problem =
-                fmt::format("the workloads map {:.1f} GiB but the machine has {:.1f} GiB of memory",
-                            bytes / 1073741824.0, sc.machine.total_mem_bytes() / 1073741824.0);
-            if (i < tables.size()) tables[i]->fail_here(problem);
-            throw InputError(sc.file, "workload", problem);
-        }
+        if (each) each(i, bytes);
     }
+    return bytes;
+}
+
+// Refuses memory the machine cannot hold: the model has no swap, so such a run could only stall.
+void check_fits(const Scenario& sc, const WorkloadTables& tables) {
+    mapped_bytes(sc, tables, [&](size_t i, uint64_t bytes) {
+        if (bytes <= sc.machine.total_mem_bytes()) return;
+        fail_workload(
+            sc, tables, i,
+            fmt::format("the workloads map {:.1f} GiB but the machine has {:.1f} GiB of memory",
+                        bytes / 1073741824.0, sc.machine.total_mem_bytes() / 1073741824.0));
+    });
 }
 
 // A [[variant]] table as overrides; checked now (the profile exists, knob values are valid) so
@@ -131,9 +147,10 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     }
     for (const auto& v : root.tables("variant"))
         sc.variants.push_back(read_variant(v, sc.knobs));
-    // `numasim validate` reads these; a plain run ignores them.
+    // `numasim validate` (and its --oracle) reads these; a plain run ignores them.
     root.has("effect");
     root.has("validate");
+    root.has("oracle");
 
     std::vector<std::shared_ptr<TomlTable>> tables;
     for (const auto& w : root.tables("workload")) {
@@ -177,6 +194,10 @@ std::vector<std::unique_ptr<Workload>> Scenario::make_workloads() const {
     for (const auto& w : workloads)
         out.push_back(w.make(machine));
     return out;
+}
+
+uint64_t workload_memory_bytes(const Scenario& sc) {
+    return mapped_bytes(sc, {}, {});
 }
 
 Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov) {

@@ -54,6 +54,10 @@ const std::vector<std::string_view>& scenario_head_keys();
 Scenario load_scenario_file(const std::string& path, const ScenarioOverrides& ov = {});
 Scenario load_scenario_text(std::string_view text, const std::string& name,
                             const ScenarioOverrides& ov = {});
+// Bytes of memory the scenario's workloads map on its machine (each shared object once), from a
+// setup of the workloads on a scratch machine.
+uint64_t workload_memory_bytes(const Scenario& sc);
+
 // A scenario compiled into the binary (src/experiment/scenarios/NAME.toml): "default" is what
 // `numasim run` runs without a file. `workloads` are added to the file's [[workload]] tables.
 Scenario load_builtin_scenario(std::string_view name, const ScenarioOverrides& ov = {},

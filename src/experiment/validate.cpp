@@ -11,6 +11,8 @@
 #include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "experiment/compare.h"
+#include "experiment/oracle.h"
+#include "oracle/subprocess.h"
 
 namespace numasim {
 
@@ -103,6 +105,77 @@ std::vector<std::string> pattern_metrics(const VariantRuns& v, const std::string
     return out;
 }
 
+struct OracleCheckSpec {
+    std::string name, variant, figure, expect;
+};
+
+const std::vector<std::string> kOracleExpectations = {"nonzero", "zero", "within_2x"};
+
+OracleCheckSpec read_oracle_check(const TomlTable& t) {
+    OracleCheckSpec c;
+    c.name = t.get_string("name");
+    c.variant = t.get_string("variant");
+    c.figure = t.get_string("figure");
+    c.expect = t.get_string("expect");
+    if (std::find(kOracleExpectations.begin(), kOracleExpectations.end(), c.expect) ==
+        kOracleExpectations.end())
+        t.fail("expect",
+               "unknown oracle expectation '" + c.expect + "' (nonzero, zero, within_2x)");
+    t.finish();
+    return c;
+}
+
+// Boots the real kernel once per variant the checks name and judges each check.
+std::vector<EffectResult> run_oracle_checks(const std::string& file, const std::string& stem,
+                                            const std::vector<OracleCheckSpec>& checks,
+                                            const ScenarioOverrides& ov, const ValidateOptions& o) {
+    std::vector<EffectResult> rows;
+    const OracleOptions defaults;
+    const bool can_boot = have_program(defaults.qemu);
+    std::map<std::string, std::vector<OracleVerdict>> by_variant;
+    for (const auto& c : checks) {
+        EffectResult r;
+        r.experiment = stem;
+        r.name = c.name;
+        r.metric = c.figure;
+        r.expect = "oracle:" + c.expect;
+        r.has_published = true;
+        if (!can_boot) {
+            r.skipped = true;
+            r.note = "skipped: " + defaults.qemu + " is not installed";
+            rows.push_back(r);
+            continue;
+        }
+        auto it = by_variant.find(c.variant);
+        if (it == by_variant.end()) {
+            OracleOptions oo;
+            oo.scenario = file;
+            oo.overrides = ov;
+            oo.variant = c.variant;
+            oo.boots = o.oracle_boots;
+            oo.jobs = std::max(1, o.workers);
+            oo.status = o.oracle_status;
+            oo.write_log = o.oracle_write_log;
+            std::vector<OracleVerdict> v;
+            for (const auto& f : run_oracle(oo).figures)
+                v.push_back(judge_oracle_figure(f));
+            it = by_variant.emplace(c.variant, std::move(v)).first;
+        }
+        const auto f = std::find_if(it->second.begin(), it->second.end(),
+                                    [&](const OracleVerdict& v) { return v.name == c.figure; });
+        if (f == it->second.end())
+            throw InputError(file, "oracle.figure",
+                             "the oracle report has no figure '" + c.figure + "'");
+        r.published_from = f->real_median;
+        r.sim_to = f->model_median;
+        r.pass = c.expect == "nonzero" ? f->real_median > 0
+                 : c.expect == "zero"  ? f->real_median == 0
+                                       : f->within;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
 // Decides pass or miss; in quick mode only the direction counts.
 void judge(EffectResult& r, const EffectSpec& e, bool quick) {
     const double sim = pct_change(r.sim_from, r.sim_to);
@@ -159,13 +232,20 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
         std::vector<EffectSpec> effects;
         for (const auto& t : doc.tables("effect"))
             effects.push_back(read_effect(t));
-        if (effects.empty()) continue;
+        std::vector<OracleCheckSpec> oracle_checks;
+        for (const auto& t : doc.tables("oracle"))
+            oracle_checks.push_back(read_oracle_check(t));
+        if (effects.empty() && (oracle_checks.empty() || !o.oracle)) continue;
         ScenarioOverrides ov;
         if (o.quick)
             if (auto v = doc.table("validate"); v && v->has("quick"))
                 for (const auto& a : v->get_string_array("quick"))
                     ov.push_back(parse_override(a, v->origin("quick")));
         ov.insert(ov.end(), o.overrides.begin(), o.overrides.end());
+        if (o.oracle && !oracle_checks.empty())
+            for (auto& r : run_oracle_checks(file, stem, oracle_checks, ov, o))
+                rows.push_back(std::move(r));
+        if (effects.empty()) continue;
         const Scenario sc = load_scenario_file(file, ov);
         const auto runs = run_variants(file, ov, sc.variants, o.workers);
         for (const auto& e : effects) {

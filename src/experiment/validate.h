@@ -20,8 +20,16 @@
 // the reduced-scale CI run therefore does not enforce.
 // Effects with the same `group` are also summarised: the mean of their simulated changes must
 // be positive (`group_expect = "mean_positive"`).
+//
+// With --oracle, `[[oracle]]` tables are checked against a real kernel booted under qemu
+// (experiment/oracle.h), one boot set per named variant:
+//   [[oracle]]
+//   name = "..."; variant = "v6.1"; figure = "numa_pages_migrated"
+//   expect = "nonzero" | "zero" (the real kernel's median) | "within_2x" (numasim's median
+//            within a factor of two of the real one)
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,7 +38,11 @@
 namespace numasim {
 
 struct ValidateOptions {
-    bool quick = false;  // the experiments' [validate] quick overrides; check directions only
+    bool quick = false;    // the experiments' [validate] quick overrides; check directions only
+    bool oracle = false;   // also boot the real kernel for the [[oracle]] checks
+    int oracle_boots = 1;  // boots per variant
+    std::function<void(const std::string&)> oracle_status;                         // boot progress
+    std::function<void(const std::string&, const std::string&)> oracle_write_log;  // failed boots'
     int workers = 1;
     std::vector<std::string> only;  // experiment file stems to run (empty: all)
     ScenarioOverrides overrides;    // applied to every experiment after its quick overrides
@@ -43,7 +55,8 @@ struct EffectResult {
     double sim_from = 0, sim_to = 0;
     bool pass = false;
     bool headline = true;
-    bool ci = true;  // checked by `--quick --strict`: false for effects the model misses
+    bool ci = true;        // checked by `--quick --strict`: false for effects the model misses
+    bool skipped = false;  // an oracle check that could not run (no qemu)
     std::string group;
     std::string note;
 };

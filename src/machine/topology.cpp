@@ -63,4 +63,11 @@ int Topology::max_distance() const {
     return m;
 }
 
+int highest_cpu_plus_one(const Topology& topo) {
+    int hi = -1;
+    for (const CpuInfo& c : topo.cpus)
+        hi = std::max(hi, c.id);
+    return hi + 1;
+}
+
 }  // namespace numasim

@@ -69,4 +69,8 @@ struct Topology {
     void validate(const std::string& origin) const;
 };
 
+// `numactl --hardware` as benchmark scripts read it (autonumabench's preproc.awk): the highest
+// CPU id + 1, which is the kernel's nr_cpu_ids.
+int highest_cpu_plus_one(const Topology& topo);
+
 }  // namespace numasim

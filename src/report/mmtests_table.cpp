@@ -18,6 +18,8 @@ struct StatSpec {
 };
 
 std::vector<StatSpec> stat_specs(StatSet set) {
+    if (set == StatSet::MinMedianMax)
+        return {{StatKind::Min, 0}, {StatKind::Median, 0}, {StatKind::Max, 0}};
     std::vector<StatSpec> specs = {{StatKind::Min, 0},
                                    {StatKind::Mean, 0},
                                    {StatKind::Stddev, 0},
@@ -38,6 +40,8 @@ std::string stat_name(const StatSpec& spec, Better better, BestMeanNaming naming
     switch (spec.kind) {
         case StatKind::Min:
             return "Min";
+        case StatKind::Median:
+            return "Median";
         case StatKind::Mean:
             return harmonic ? "Hmean" : "Amean";
         case StatKind::Stddev:
@@ -57,6 +61,8 @@ double stat_value(const StatSpec& spec, const Summary& s, const std::vector<doub
     switch (spec.kind) {
         case StatKind::Min:
             return s.min;
+        case StatKind::Median:
+            return median(samples);
         case StatKind::Mean:
             return s.mean;
         case StatKind::Stddev:

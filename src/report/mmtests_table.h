@@ -22,6 +22,7 @@ struct OperationSamples {
 enum class StatSet {
     Current,       // HEAD: Min, Amean|Hmean, Stddev, CoeffVar, Max, BAmean-95
     Multiops2019,  // 2019 - Nov 2024: ... Max, BAmean-50, BAmean-95, BAmean-99
+    MinMedianMax,  // `numasim oracle`: a few boots, whose spread is the point, not a mean
 };
 
 // BAmean/BHmean name template: "BAmean-%d" (LKML 2019-2025) or "BAmean.%d" (mmtests HEAD,

@@ -69,7 +69,16 @@ nlohmann::json to_json(const ProcTask& t) {
             {"faults", t.faults},
             {"numa_preferred_nid", t.numa_preferred_nid},
             {"numa_pages_migrated", t.numa_pages_migrated},
+            {"bytes", t.bytes},
             {"proc_sched", t.proc_sched}};
+}
+
+nlohmann::json to_json(const MappingPages& m) {
+    return {{"pid", m.pid},
+            {"comm", m.comm},
+            {"region", m.region},
+            {"object", m.object},
+            {"node_pages", m.node_pages}};
 }
 
 nlohmann::json vmstat_json(const Counters& c) {
@@ -118,6 +127,9 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
     nlohmann::json tasks = nlohmann::json::array();
     for (const ProcTask& t : r.tasks)
         tasks.push_back(to_json(t));
+    nlohmann::json regions = nlohmann::json::array();
+    for (const MappingPages& m : r.regions)
+        regions.push_back(to_json(m));
     return {{"scenario", sc.name},
             {"machine", sc.machine.name},
             {"profile", sc.profile},
@@ -134,7 +146,8 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
               {"collision_rate", pids > 0 ? r.counters.pids_active_colliding_pids / pids : 0.0}}},
             {"engine", {{"ticks", r.ticks}, {"events", r.events}}},
             {"workloads", workloads},
-            {"tasks", tasks}};
+            {"tasks", tasks},
+            {"regions", regions}};
 }
 
 std::string result_text(const Scenario& sc, const RunResult& r) {

@@ -78,6 +78,13 @@ double max_of(const std::vector<double>& samples) {
     return *std::max_element(samples.begin(), samples.end());
 }
 
+double median(std::vector<double> samples) {
+    if (samples.empty()) return kNaN;
+    std::sort(samples.begin(), samples.end());
+    const size_t n = samples.size();
+    return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
 int best_count(int n, int percent) {
     // Perl int() truncates; mmtests keeps at least one sample.
     return std::max(1, n * percent / 100);

@@ -28,6 +28,8 @@ double stddev_hmean(const std::vector<double>& samples);
 double coeffvar(double stddev, double mean);
 double min_of(const std::vector<double>& samples);  // numeric minimum, NaN when empty
 double max_of(const std::vector<double>& samples);  // numeric maximum, NaN when empty
+// The middle sample (the mean of the two middle ones for an even count); NaN when empty.
+double median(std::vector<double> samples);
 
 // Number of samples kept by BAmean-P / BHmean-P: int(n * P / 100), at least 1.
 int best_count(int n, int percent);
@@ -41,7 +43,7 @@ double pdiff(double new_value, double base_value);
 double pndiff(double new_value, double base_value);
 
 // The statistic a table row shows; decides the % change function.
-enum class StatKind { Min, Mean, Stddev, CoeffVar, Max, BestMean };
+enum class StatKind { Min, Median, Mean, Stddev, CoeffVar, Max, BestMean };
 
 // mmtests getStatCompareFunc: Stddev/CoeffVar always pndiff (less spread is better);
 // otherwise pndiff for lower-is-better and pdiff for higher-is-better.

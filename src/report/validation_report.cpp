@@ -18,7 +18,10 @@ std::string validation_text(const std::vector<EffectResult>& rows) {
         if (r.has_published)
             pub = fmt::format("{} -> {} ({:+.1f}%)", fig(r.published_from), fig(r.published_to),
                               pct_change(r.published_from, r.published_to));
-        if (r.expect == "in_range") {
+        if (r.expect.rfind("oracle:", 0) == 0) {
+            pub = "real kernel " + fig(r.published_from);
+            sim = r.skipped ? r.note : fig(r.sim_to);
+        } else if (r.expect == "in_range") {
             pub = fmt::format("{} .. {}", fig(r.published_from), fig(r.published_to));
             sim = fig(r.sim_to);
         } else if (!r.note.empty())
@@ -27,7 +30,10 @@ std::string validation_text(const std::vector<EffectResult>& rows) {
             sim = fmt::format("{} -> {} ({:+.1f}%)", fig(r.sim_from), fig(r.sim_to),
                               pct_change(r.sim_from, r.sim_to));
         s += fmt::format("{:<34} {:<44} {:<28} {:<28} {}{}\n", r.experiment, r.name, pub, sim,
-                         r.pass ? "pass" : "MISS", r.headline ? "" : " (info)");
+                         r.skipped ? "skipped"
+                         : r.pass  ? "pass"
+                                   : "MISS",
+                         r.headline ? "" : " (info)");
     }
     return s;
 }

@@ -1,18 +1,17 @@
 // autonuma-benchmark: numa01.c / numa02.c modelled phase by phase and thread by thread: the main
-// threads allocate, start the workers and sleep in pthread_join()
-// (docs/workloads/autonumabench.md).
-#include "workload/autonumabench.h"
+// threads allocate, start the workers and sleep in pthread_join(). The test's sizing and
+// parameters come from program/autonumabench_spec.h, which the oracle's guest runs on a real
+// kernel too (guest/autonumabench.cpp). docs/workloads/autonumabench.md.
 
 #include <fmt/format.h>
 
 #include <map>
 #include <memory>
-#include <stdexcept>
 
-#include "config/param_reader.h"
 #include "engine/process.h"
 #include "kernel/system.h"
 #include "machine/topology.h"
+#include "program/autonumabench_spec.h"
 #include "workload/common.h"
 #include "workload/process_layout.h"
 #include "workload/registry.h"
@@ -21,67 +20,14 @@ namespace numasim {
 
 namespace {
 
-// numa01.c: "#define SIZE (3UL*1024*1024*1024)" per process; numa02.c: 1 GiB (README: M=3GiB
-// and M=1GiB).
-constexpr uint64_t NUMA01_BYTES = uint64_t{3} << 30;
-constexpr uint64_t NUMA02_BYTES = uint64_t{1} << 30;
-// numa01.c: "for (i = 0; i < 50; i++) bzero(p, SIZE)"; THREAD_ALLOC: 1000 passes per slice.
-constexpr int NUMA01_LOOPS = 50;
-constexpr int NUMA01_THREADLOCAL_LOOPS = 1000;
-// numa02.c: TOTALSIZE / SIZE = (4 GiB * 200) / 1 GiB = 800 iterations per thread.
-constexpr int NUMA02_LOOPS = 800;
-
-}  // namespace
-
-AutonumaSizing autonuma_sizing(const std::string& test, const Topology& topo) {
-    const int cpus = highest_cpu_plus_one(topo);
-    AutonumaSizing s;
-    if (test == "NUMA01" || test == "NUMA01_THREADLOCAL") {
-        // numa01.c forks once: 2 processes of THREADS = cpus/2 threads.
-        s.processes = 2;
-        s.threads = std::max(1, cpus / 2);
-        s.bytes = NUMA01_BYTES;
-        s.bind_first_touch = true;
-        s.thread_local_slices = test == "NUMA01_THREADLOCAL";
-        s.loops = s.thread_local_slices ? NUMA01_THREADLOCAL_LOOPS : NUMA01_LOOPS;
-    } else if (test == "NUMA02" || test == "NUMA02_SMT") {
-        s.processes = 1;
-        s.threads = std::max(1, test == "NUMA02" ? cpus : cpus / 2);
-        s.bytes = NUMA02_BYTES;
-        s.thread_local_slices = true;
-        s.loops = NUMA02_LOOPS;
-    } else {
-        throw std::invalid_argument(test);
-    }
-    return s;
-}
-
-namespace {
-
 class Autonumabench : public Workload {
   public:
     Autonumabench(const TomlTable& t, const Topology& topo) {
-        test_ = t.get_string("test");
-        try {
-            size_ = autonuma_sizing(test_, topo);
-        } catch (const std::invalid_argument&) {
-            t.fail("test", "unknown autonumabench test '" + test_ +
-                               "' (NUMA01, NUMA01_THREADLOCAL, NUMA02, NUMA02_SMT)");
-        }
-        ParamReader r(t);
-        r.integer("first_touch_node", node_, 0, topo.nr_nodes() - 1);
-        r.integer("loops", size_.loops, 0);
-        r.size("size", size_.bytes, PAGE_SIZE * static_cast<uint64_t>(size_.threads));
-        r.flag("thp", thp_);
-        // NUMA01 zeroes every process's buffer under MPOL_BIND to one node: with no swap in the
-        // model, more than that node holds could only stall.
-        const uint64_t bound = size_.bytes * static_cast<uint64_t>(size_.processes);
-        if (size_.bind_first_touch && size_.bytes <= topo.total_mem_bytes() &&
-            bound > topo.nodes[node_].mem_bytes)
-            r.fail("size", fmt::format("{} processes x {:.1f} GiB are bound to node {}, which has "
-                                       "{:.1f} GiB of memory",
-                                       size_.processes, size_.bytes / 1073741824.0, node_,
-                                       topo.nodes[node_].mem_bytes / 1073741824.0));
+        const AutonumabenchSpec spec = read_autonumabench_spec(t, topo);
+        test_ = spec.test;
+        size_ = spec.size;
+        node_ = spec.first_touch_node;
+        thp_ = spec.thp;
     }
 
     // numa01.c's main(): fork() (NUMA01*), then in each process malloc(SIZE) and THREADS

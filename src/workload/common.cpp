@@ -6,13 +6,6 @@
 
 namespace numasim {
 
-int highest_cpu_plus_one(const Topology& topo) {
-    int hi = -1;
-    for (const CpuInfo& c : topo.cpus)
-        hi = std::max(hi, c.id);
-    return hi + 1;
-}
-
 MemPolicy make_policy(MpolMode mode, uint64_t nodes) {
     MemPolicy p;
     p.mode = mode;

@@ -27,8 +27,6 @@ struct Topology;
 // in that range; the cost model caps it by the machine's own latency and line fill buffers.
 inline constexpr double BZERO_RATE_GBS = 10.0;
 
-// `numactl --hardware` as autonumabench's preproc.awk reads it: highest CPU id + 1.
-int highest_cpu_plus_one(const Topology& topo);
 MemPolicy make_policy(MpolMode mode, uint64_t nodes);
 inline uint64_t node_bit(int node) {
     return uint64_t{1} << node;

@@ -1,17 +1,17 @@
 // Henry Willard's shared-data-section test (linux-mm, 2018-01-16, "mm: numa: Do not trap faults
 // on shared data section pages"): many forked processes sum a 4 MB initialised global array that
 // lives in the executable's .data, i.e. file pages mapped private into every process and shared
-// until written. See docs/workloads/cowsum.md.
+// until written. The parameters come from program/cowsum_spec.h, which the oracle's guest runs on
+// a real kernel too (guest/cowsum.cpp). See docs/workloads/cowsum.md.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <memory>
 
-#include "config/limits.h"
-#include "config/param_reader.h"
 #include "engine/process.h"
 #include "kernel/system.h"
+#include "program/cowsum_spec.h"
 #include "workload/common.h"
 #include "workload/process_layout.h"
 #include "workload/registry.h"
@@ -20,19 +20,12 @@ namespace numasim {
 
 namespace {
 
-// "int a[1000000] = {13};" in the posted program: 4,000,000 bytes of .data. The oracle's
-// cowsum.c: "uint64_t data_array[NWORDS]" with ARRAY_BYTES = 4 MiB.
-constexpr uint64_t POSTED_ARRAY_BYTES = 1000000 * sizeof(int);
-constexpr uint64_t ORACLE_ARRAY_BYTES = uint64_t{4} << 20;
 // The oracle's `struct shared` (MAP_SHARED | MAP_ANONYMOUS): stop flags, passes[256] and
 // on_node[256][8] counters, the histogram: 19 KiB. Each child increments passes[c] and
 // on_node[c][node] after every pass: 16 bytes written per pass, in its first pages.
 constexpr uint64_t SHARED_STRUCT_BYTES = 19 * 1024;
 constexpr uint64_t SHARED_STRUCT_WRITTEN_PAGES = 2;
 constexpr double SHARED_BYTES_PER_PASS = 16;
-// The posted run: "288 processes on a 144 core/8 socket machine", 10 s (argv defaults).
-constexpr int DEFAULT_PROCESSES = 288;
-constexpr double DEFAULT_SECONDS = 10;
 // Rate of the scalar "b += a[j]" loop per process: the posting's numa_balancing=0 average,
 // 2118782 passes / 288 processes / 10 s x 4 MB = 2.94 GB/s with two processes per core. The
 // cost model adds the LLC hits (the array fits the LLC) and the SMT sharing on top.
@@ -43,27 +36,16 @@ constexpr Nanos SUM_PHASE_CPU = 100 * NSEC_PER_MSEC;
 // A memcpy of the array (anon/private modes): read + write at bzero-like streaming speed.
 constexpr double COPY_RATE_GBS = BZERO_RATE_GBS;
 
-enum class Mode { Data, Anon, Private };
-constexpr std::array<std::pair<Mode, std::string_view>, 3> kModes = {
-    {{Mode::Data, "data"}, {Mode::Anon, "anon"}, {Mode::Private, "private"}}};
-// Which cowsum: the linux-mm posting's, or the qemu oracle's cowsum.c.
-enum class Program { Posting, Oracle };
-constexpr std::array<std::pair<Program, std::string_view>, 2> kPrograms = {
-    {{Program::Posting, "posting"}, {Program::Oracle, "oracle"}}};
-
 class Cowsum : public Workload {
   public:
     Cowsum(const TomlTable& t, const Topology&) {
-        ParamReader r(t);
-        r.integer("processes", procs_, 1, kMaxTasks);
-        double secs = DEFAULT_SECONDS;
-        r.positive("seconds", secs, static_cast<double>(kMaxDurationSeconds));
-        run_ns_ = static_cast<Nanos>(secs * NSEC_PER_SEC);
-        r.choice("mode", mode_, kModes);
-        for (const auto& [m, n] : kModes)
-            if (m == mode_) mode_name_ = n;
-        r.choice("program", program_, kPrograms);
-        array_bytes_ = program_ == Program::Oracle ? ORACLE_ARRAY_BYTES : POSTED_ARRAY_BYTES;
+        const CowsumSpec spec = read_cowsum_spec(t);
+        procs_ = spec.processes;
+        run_ns_ = spec.run_ns;
+        mode_ = spec.mode;
+        mode_name_ = spec.mode_name;
+        program_ = spec.program;
+        array_bytes_ = spec.array_bytes;
     }
 
     void setup(System& sys, int index) override {
@@ -74,7 +56,7 @@ class Cowsum : public Workload {
         // startup code writes only the first page of the segment (.got.plt, the start of .data).
         const std::string path = "/usr/local/bin/cowsum";
         ProgramImage image =
-            program_ == Program::Oracle ? static_c_program(path) : dynamic_c_program(path);
+            program_ == CowsumProgram::Oracle ? static_c_program(path) : dynamic_c_program(path);
         image.exe.data += array_bytes_;
         image.exe.data_written = PAGE_SIZE;
         image.globals_pages = 0;  // the children read nothing but the array
@@ -82,12 +64,12 @@ class Cowsum : public Workload {
         Process& pr = *processes_.back();
         Vma& data = pr.exe_data();
         pr.region(data, 0, data.nr_pages(), "data");
-        if (program_ == Program::Oracle) {
+        if (program_ == CowsumProgram::Oracle) {
             Vma& sh = pr.mmap(SHARED_STRUCT_BYTES, "shared", VM_READ | VM_WRITE | VM_SHARED);
             pr.region(sh, 0, sh.nr_pages(), "shared");
             pr.region(sh, 0, SHARED_STRUCT_WRITTEN_PAGES, "counters");
         }
-        if (mode_ == Mode::Anon) {
+        if (mode_ == CowsumMode::Anon) {
             Vma& copy = pr.mmap(array_bytes_, "anon", VM_READ | VM_WRITE);
             pr.region(copy, 0, copy.nr_pages(), "anon");
         }
@@ -117,7 +99,9 @@ class Cowsum : public Workload {
 
   private:
     Region* sum_region(Mm& mm) const {
-        return find_region(mm, mode_ == Mode::Data ? "data" : mode_ == Mode::Anon ? "anon" : "own");
+        return find_region(mm, mode_ == CowsumMode::Data   ? "data"
+                               : mode_ == CowsumMode::Anon ? "anon"
+                                                           : "own");
     }
 
     // The parent: (oracle) zeroes the shared counters; (anon mode) copies the array into an
@@ -129,7 +113,7 @@ class Cowsum : public Workload {
             Mm& mm = *t.mm;
             if (step == 0) {
                 step = 1;
-                if (program_ == Program::Oracle) {  // memset(sh, 0, sizeof *sh)
+                if (program_ == CowsumProgram::Oracle) {  // memset(sh, 0, sizeof *sh)
                     ph.rate_gbs = COPY_RATE_GBS;
                     ph.streams.push_back(
                         {.region = find_region(mm, "shared"), .write_fraction = 1.0});
@@ -139,14 +123,14 @@ class Cowsum : public Workload {
             }
             if (step == 1) {
                 step = 2;
-                if (mode_ == Mode::Anon) {
+                if (mode_ == CowsumMode::Anon) {
                     copy_phase(ph, *find_region(mm, "data"), *find_region(mm, "anon"));
                     return true;
                 }
             }
             if (step == 2) {
                 step = 3;
-                if (program_ == Program::Oracle) {  // for (i < NWORDS) s0 += arr[i]
+                if (program_ == CowsumProgram::Oracle) {  // for (i < NWORDS) s0 += arr[i]
                     ph.rate_gbs = SUM_RATE_GBS;
                     ph.streams.push_back(
                         {.region = sum_region(mm) ? sum_region(mm) : find_region(mm, "data")});
@@ -175,7 +159,7 @@ class Cowsum : public Workload {
         for (int c = 1; c <= procs_; ++c) {
             processes_.push_back(parent.fork(t));
             Process& child = *processes_.back();
-            if (mode_ == Mode::Private) {
+            if (mode_ == CowsumMode::Private) {
                 // The child mmaps its own copy after fork.
                 Vma& own = child.mmap(array_bytes_, "own", VM_READ | VM_WRITE);
                 child.region(own, 0, own.nr_pages(), "own");
@@ -185,7 +169,7 @@ class Cowsum : public Workload {
     }
 
     std::unique_ptr<TaskProgram> make_child() {
-        bool copied = mode_ != Mode::Private;
+        bool copied = mode_ != CowsumMode::Private;
         return std::make_unique<FnProgram>([this, copied](Task& t, Phase& ph) mutable {
             if (!copied) {
                 copied = true;
@@ -196,7 +180,7 @@ class Cowsum : public Workload {
             if (task_clock(*sys_, t) >= start_ + run_ns_) return false;
             ph.rate_gbs = SUM_RATE_GBS;
             ph.streams.push_back({.region = sum_region(*t.mm)});
-            if (program_ == Program::Oracle)  // sh->passes[c]++, sh->on_node[c][node]++
+            if (program_ == CowsumProgram::Oracle)  // sh->passes[c]++, sh->on_node[c][node]++
                 ph.streams.push_back({.region = find_region(*t.mm, "counters"),
                                       .pattern = Pattern::Random,
                                       .share = SHARED_BYTES_PER_PASS / array_bytes_,
@@ -207,12 +191,12 @@ class Cowsum : public Workload {
         });
     }
 
-    int procs_ = DEFAULT_PROCESSES;
+    int procs_ = 0;
     Nanos run_ns_ = 0;
-    Mode mode_ = Mode::Data;
+    CowsumMode mode_ = CowsumMode::Data;
     std::string mode_name_;
-    Program program_ = Program::Posting;
-    uint64_t array_bytes_ = POSTED_ARRAY_BYTES;
+    CowsumProgram program_ = CowsumProgram::Posting;
+    uint64_t array_bytes_ = 0;
     System* sys_ = nullptr;
     int index_ = 0;
     Nanos start_ = 0;

@@ -1,21 +1,15 @@
 // `streams`: a workload described entirely in the scenario file - processes, their memory
-// regions and, per thread, a list of phases of access streams. docs/scenario-workloads.md.
+// regions and, per thread, a list of phases of access streams. The description is read once
+// (program/streams_spec.h); the oracle's guest runs the same one on a real kernel
+// (guest/streams.cpp). docs/scenario-workloads.md.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <cstdlib>
-#include <map>
 #include <memory>
-#include <optional>
 
-#include "config/input_error.h"
-#include "config/limits.h"
-#include "config/param_reader.h"
-#include "config/toml_reader.h"
 #include "engine/process.h"
 #include "kernel/system.h"
+#include "program/streams_spec.h"
 #include "workload/common.h"
 #include "workload/process_layout.h"
 #include "workload/registry.h"
@@ -24,291 +18,16 @@ namespace numasim {
 
 namespace {
 
-enum class Kind { Private, Shared, File };
-enum class FirstTouch { None, Node, Thread };
-
-struct RegionSpec {
-    std::string name;
-    uint64_t size = 0;
-    Kind kind = Kind::Private;
-    bool thp = false;
-    std::optional<MemPolicy> policy;
-    FirstTouch first_touch = FirstTouch::None;
-    int first_touch_node = 0;
-    bool sliced = false;  // some stream uses per-thread slices of it
-};
-
-struct StreamSpec {
-    int region = 0;
-    AccessStream proto;  // everything but the region
-    bool per_thread = false;
-};
-
-struct PhaseSpec {
-    std::vector<StreamSpec> streams;
-    double rate_gbs = 0;
-    double work = 0;
-    Nanos cpu_time = 0, sleep = 0;
-    int64_t repeat = 1;
-    std::optional<std::vector<int>> affinity;  // empty vector: all CPUs
-    std::optional<MemPolicy> mempolicy;
-    double ops_per_byte = 0, mlp = 0;
-    bool exec = false;  // execve() at phase start: placed again by sched_exec()
-};
-
-struct ThreadSpec {
-    std::vector<PhaseSpec> phases;
-    bool loop = false;
-};
-
-struct ProcessSpec {
-    std::string name;
-    int count = 1;
-    bool static_binary = false;  // gcc -static: no ld.so and shared libraries
-    std::vector<RegionSpec> regions;
-    std::vector<ThreadSpec> threads;  // one per thread
-    // [workload.process.main]: a main thread apart from `threads`, which writes the first_touch
-    // regions, runs `before`, creates the threads, runs `after`, then joins them.
-    bool join = false;
-    std::vector<PhaseSpec> before, after;
-};
-
-// image = "dynamic" (a PIE linked against glibc) or "static" (gcc -static).
-constexpr std::array<std::pair<bool, std::string_view>, 2> kImages = {
-    {{false, "dynamic"}, {true, "static"}}};
-
-// A phase's rate: ten times the bandwidth of a whole HBM3 stack (~800 GB/s); more is a typo,
-// and near-infinite rates make a phase's bytes per nanosecond overflow.
-constexpr double kMaxRateGbs = 10000;
-
-// The N of "node:N": a decimal node number, or -1 if `s` is anything else ("abc", "1x", "").
-int parse_node(std::string_view s) {
-    int n = -1;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-    return ec == std::errc() && end == s.data() + s.size() ? n : -1;
-}
-
-// "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every CPU (empty list).
-std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
-    std::string s;
-    try {
-        s = t.get_string("affinity");
-    } catch (const InputError&) {
-        std::vector<int> out;
-        for (int64_t c : t.get_int_array("affinity")) {
-            if (c < 0 || c >= topo.nr_cpus())
-                t.fail("affinity", fmt::format("CPU {} does not exist", c));
-            out.push_back(static_cast<int>(c));
-        }
-        if (out.empty()) t.fail("affinity", "empty CPU list");
-        return out;
-    }
-    if (s == "all") return {};
-    int n = -1;
-    if (s.rfind("node:", 0) == 0) n = parse_node(s.substr(5));
-    if (n < 0 || n >= topo.nr_nodes())
-        t.fail("affinity", "expected a CPU list, \"node:N\" with an existing node, or \"all\"");
-    return topo.nodes[n].cpus;
-}
-
-std::optional<MemPolicy> read_policy(const TomlTable& t, const Topology& topo, const char* key) {
-    if (!t.has(key)) return std::nullopt;
-    MpolMode m;
-    if (!parse_mpol_mode(t.get_string(key), m))
-        t.fail(key, "unknown policy (default, bind, interleave, preferred, local)");
-    MemPolicy p = make_policy(m, 0);
-    if (m == MpolMode::Bind || m == MpolMode::Interleave || m == MpolMode::Preferred) {
-        if (!t.has("nodes")) t.fail(key, fmt::format("policy '{}' needs `nodes`", to_string(m)));
-        for (int64_t n : t.get_int_array("nodes")) {
-            if (n < 0 || n >= topo.nr_nodes())
-                t.fail("nodes", fmt::format("node {} does not exist", n));
-            p.nodes |= node_bit(static_cast<int>(n));
-        }
-        if (!p.nodes) t.fail("nodes", "empty node list");
-    }
-    return p;
-}
-
-RegionSpec read_region(const TomlTable& t, const Topology& topo) {
-    RegionSpec r;
-    r.name = t.get_string("name");
-    r.size = t.get_size("size");
-    ParamReader params(t);
-    params.size("size", r.size, PAGE_SIZE);
-    const std::string k = t.get_string("kind", "private");
-    if (k == "private")
-        r.kind = Kind::Private;
-    else if (k == "shared")
-        r.kind = Kind::Shared;
-    else if (k == "file")
-        r.kind = Kind::File;
-    else
-        t.fail("kind", "unknown kind '" + k + "' (private, shared, file)");
-    params.flag("thp", r.thp);
-    if (r.thp && r.kind == Kind::File) t.fail("thp", "THP applies to anonymous memory only");
-    if (r.size > topo.total_mem_bytes())
-        t.fail("size", fmt::format("{:.1f} GiB but the machine has {:.1f} GiB of memory",
-                                   r.size / 1073741824.0, topo.total_mem_bytes() / 1073741824.0));
-    r.policy = read_policy(t, topo, "policy");
-    if (r.policy && r.policy->mode == MpolMode::Bind) {
-        uint64_t bound = 0;
-        for (int n = 0; n < topo.nr_nodes(); ++n)
-            if (r.policy->nodes & node_bit(n)) bound += topo.nodes[n].mem_bytes;
-        if (r.size > bound)
-            t.fail("size", fmt::format("{:.1f} GiB bound to nodes with {:.1f} GiB of memory",
-                                       r.size / 1073741824.0, bound / 1073741824.0));
-    }
-    const std::string ft = t.get_string("first_touch", "none");
-    if (ft == "none") {
-        r.first_touch = FirstTouch::None;
-    } else if (ft == "thread") {
-        r.first_touch = FirstTouch::Thread;
-    } else if (ft.rfind("node:", 0) == 0) {
-        r.first_touch = FirstTouch::Node;
-        r.first_touch_node = parse_node(ft.substr(5));
-        if (r.first_touch_node < 0 || r.first_touch_node >= topo.nr_nodes())
-            t.fail("first_touch", fmt::format("'{}': no such node (the machine has nodes 0..{})",
-                                              ft, topo.nr_nodes() - 1));
-    } else {
-        t.fail("first_touch", "expected \"none\", \"thread\" or \"node:N\"");
-    }
-    t.finish();
-    return r;
-}
-
-StreamSpec read_stream(const TomlTable& t, std::vector<RegionSpec>& regions) {
-    StreamSpec s;
-    const std::string name = t.get_string("region");
-    auto it = std::find_if(regions.begin(), regions.end(),
-                           [&](const RegionSpec& r) { return r.name == name; });
-    if (it == regions.end()) t.fail("region", "no region named '" + name + "' in this process");
-    s.region = static_cast<int>(it - regions.begin());
-    const std::string pat = t.get_string("pattern", "sweep");
-    if (pat == "sweep")
-        s.proto.pattern = Pattern::Sweep;
-    else if (pat == "random")
-        s.proto.pattern = Pattern::Random;
-    else if (pat == "hotset")
-        s.proto.pattern = Pattern::HotSet;
-    else
-        t.fail("pattern", "unknown pattern '" + pat + "' (sweep, random, hotset)");
-    ParamReader r(t);
-    r.positive("share", s.proto.share);
-    r.number("write_fraction", s.proto.write_fraction, 0, 1);
-    r.number("hot_fraction", s.proto.hot_fraction, 0, 1);
-    r.number("hot_share", s.proto.hot_share, 0, 1);
-    r.flag("per_thread", s.per_thread);
-    if (s.per_thread) it->sliced = true;
-    t.finish();
-    return s;
-}
-
-PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const Topology& topo) {
-    PhaseSpec p;
-    for (const TomlTable& s : t.tables("streams"))
-        p.streams.push_back(read_stream(s, regions));
-    double total = 0;
-    for (const StreamSpec& s : p.streams)
-        total += s.proto.share;
-    for (StreamSpec& s : p.streams)
-        s.proto.share /= total;  // shares are relative weights
-    if (t.has("work")) p.work = static_cast<double>(t.get_size("work"));
-    p.cpu_time = t.get_duration_ns("cpu_time", 0);
-    p.sleep = t.get_duration_ns("sleep", 0);
-    ParamReader r(t);
-    if (!p.streams.empty()) {
-        p.rate_gbs = t.get_double("rate_gbs");
-        r.positive("rate_gbs", p.rate_gbs, kMaxRateGbs);
-        if (p.work <= 0 && p.cpu_time <= 0)
-            t.fail_here("a phase with streams needs `work` (bytes) or `cpu_time`");
-    } else if (p.work > 0) {
-        t.fail("work", "a phase without streams moves no bytes; use cpu_time or sleep");
-    }
-    if (p.streams.empty() && p.cpu_time <= 0 && p.sleep <= 0 && !t.has("affinity") &&
-        !t.has("policy") && !t.has("exec"))
-        t.fail_here("empty phase: give streams, cpu_time or sleep");
-    r.integer("repeat", p.repeat, 1);
-    if (t.has("affinity")) p.affinity = read_affinity(t, topo);
-    p.mempolicy = read_policy(t, topo, "policy");
-    r.number("ops_per_byte", p.ops_per_byte, 0);
-    r.number("mlp", p.mlp, 0);
-    r.flag("exec", p.exec);
-    t.finish();
-    return p;
-}
-
-ProcessSpec read_process(const TomlTable& t, const Topology& topo, int idx) {
-    ProcessSpec ps;
-    ps.name = t.get_string("name", fmt::format("proc{}", idx));
-    ParamReader params(t);
-    params.integer("count", ps.count, 1, kMaxTasks);
-    for (const TomlTable& r : t.tables("region")) {
-        ps.regions.push_back(read_region(r, topo));
-        for (size_t i = 0; i + 1 < ps.regions.size(); ++i)
-            if (ps.regions[i].name == ps.regions.back().name)
-                r.fail("name", "duplicate region name '" + ps.regions.back().name + "'");
-    }
-    params.choice("image", ps.static_binary, kImages);
-    if (auto m = t.table("main")) {
-        ps.join = true;
-        for (const TomlTable& ph : m->tables("before"))
-            ps.before.push_back(read_phase(ph, ps.regions, topo));
-        for (const TomlTable& ph : m->tables("after"))
-            ps.after.push_back(read_phase(ph, ps.regions, topo));
-        for (const auto& v : {ps.before, ps.after})
-            for (const PhaseSpec& p : v)
-                for (const StreamSpec& st : p.streams)
-                    if (st.per_thread) m->fail_here("the main thread has no per_thread slice");
-        m->finish();
-    }
-    const auto tts = t.tables("thread");
-    if (tts.empty()) t.fail_here("a process needs at least one [[...thread]] table");
-    const bool has_threads = t.has("threads");
-    int64_t nthreads = 1;
-    params.integer("threads", nthreads, 1, kMaxTasks);
-    for (const TomlTable& tt : tts) {
-        ThreadSpec ts;
-        ParamReader thread(tt);
-        // One template without `count` describes every thread of the process.
-        int64_t count = tts.size() == 1 && has_threads ? nthreads : 1;
-        thread.integer("count", count, 1, kMaxTasks);
-        if (static_cast<int64_t>(ps.threads.size()) + count > kMaxTasks)
-            tt.fail("count", fmt::format("the process would have more than {} threads", kMaxTasks));
-        thread.flag("loop", ts.loop);
-        for (const TomlTable& ph : tt.tables("phases"))
-            ts.phases.push_back(read_phase(ph, ps.regions, topo));
-        if (ts.phases.empty()) tt.fail("phases", "a thread needs at least one phase");
-        tt.finish();
-        for (int64_t i = 0; i < count; ++i)
-            ps.threads.push_back(ts);
-    }
-    if (int64_t{ps.count} * static_cast<int64_t>(ps.threads.size()) > kMaxTasks)
-        t.fail("count", fmt::format("{} instances x {} threads is more than {} tasks", ps.count,
-                                    ps.threads.size(), kMaxTasks));
-    if (has_threads && static_cast<int64_t>(ps.threads.size()) != nthreads)
-        t.fail("threads", fmt::format("is {} but the thread tables describe {} threads", nthreads,
-                                      ps.threads.size()));
-    t.finish();
-    return ps;
-}
-
 class Streams : public Workload {
   public:
-    Streams(const TomlTable& t, const Topology& topo) {
-        name_ = t.get_string("name", "streams");
-        const auto procs = t.tables("process");
-        if (procs.empty())
-            t.fail_here("a streams workload needs at least one [[workload.process]]");
-        for (size_t i = 0; i < procs.size(); ++i)
-            specs_.push_back(read_process(procs[i], topo, static_cast<int>(i)));
-    }
+    Streams(const TomlTable& t, const Topology& topo) : spec_(read_streams_spec(t, topo)) {}
 
     void setup(System& sys, int index) override {
         sys_ = &sys;
         index_ = index;
         int ti = 0;
-        for (size_t pi = 0; pi < specs_.size(); ++pi) {
-            const ProcessSpec& ps = specs_[pi];
+        for (size_t pi = 0; pi < spec_.processes.size(); ++pi) {
+            const ProcessSpec& ps = spec_.processes[pi];
             std::vector<std::shared_ptr<MemObject>> objects(ps.regions.size());
             for (int inst = 0; inst < ps.count; ++inst) {
                 const std::string comm =
@@ -325,9 +44,7 @@ class Streams : public Workload {
                     ti += nthreads + 1;
                     continue;
                 }
-                const bool init = std::any_of(
-                    ps.regions.begin(), ps.regions.end(),
-                    [](const RegionSpec& r) { return r.first_touch != FirstTouch::None; });
+                const bool init = ps.has_first_touch();
                 Task& leader =
                     pr.start(nullptr, comm, make_program(pr, ps, 0, init, ti, comm), index, ti);
                 if (!init) spawn(pr, leader, ps, 1, ti, comm);
@@ -347,12 +64,12 @@ class Streams : public Workload {
             bytes += t->total_bytes;
         }
         const double elapsed = ns_to_s(rt.end - rt.start);
-        r.figures = {{"name", name_},       {"finished", rt.finished}, {"elapsed_s", elapsed},
+        r.figures = {{"name", spec_.name},  {"finished", rt.finished}, {"elapsed_s", elapsed},
                      {"user_s", rt.user_s}, {"system_s", rt.sys_s},    {"ops", ops},
                      {"bytes", bytes}};
         r.summary =
             fmt::format("streams {}: {} tasks, elapsed {:.2f} s, {:.3f} GB moved, {:.0f} ops\n",
-                        name_, tasks.size(), elapsed, bytes / 1e9, ops);
+                        spec_.name, tasks.size(), elapsed, bytes / 1e9, ops);
         return r;
     }
 
@@ -361,20 +78,21 @@ class Streams : public Workload {
                     std::shared_ptr<MemObject>& obj) {
         // Shared and file regions are the same pages in every instance of the process.
         uint32_t flags = VM_READ | VM_WRITE;
-        if (r.kind == Kind::Shared) flags |= VM_SHARED;
-        if (r.kind == Kind::File) flags |= VM_FILE;
+        if (r.kind == RegionKind::Shared) flags |= VM_SHARED;
+        if (r.kind == RegionKind::File) flags |= VM_FILE;
         if (r.thp) flags |= VM_HUGEPAGE;
         const uint64_t pages = (r.size + PAGE_SIZE - 1) / PAGE_SIZE;
-        if (r.kind != Kind::Private && !obj)
-            obj = std::make_shared<MemObject>(pages, r.kind == Kind::File);
-        Vma& v = pr.mmap(r.size, r.name, flags, r.kind == Kind::Private ? nullptr : obj);
+        if (r.kind != RegionKind::Private && !obj)
+            obj = std::make_shared<MemObject>(pages, r.kind == RegionKind::File);
+        Vma& v = pr.mmap(r.size, r.name, flags, r.kind == RegionKind::Private ? nullptr : obj);
         v.policy = r.policy;
         pr.region(v, 0, pages, r.name);
-        const uint64_t n = ps.threads.size(), slice = std::max<uint64_t>(1, pages / n);
+        const uint64_t n = ps.threads.size();
         if (r.sliced)
-            for (uint64_t i = 0; i < n; ++i)
-                pr.region(v, std::min(i * slice, pages - slice), slice,
-                          fmt::format("{}#{}", r.name, i));
+            for (uint64_t i = 0; i < n; ++i) {
+                const PageSlice s = thread_slice(pages, n, i);
+                pr.region(v, s.first, s.count, fmt::format("{}#{}", r.name, i));
+            }
     }
 
     // pthread_create() of threads [from, n) of the process by `creator`.
@@ -531,8 +249,7 @@ class Streams : public Workload {
         });
     }
 
-    std::string name_;
-    std::vector<ProcessSpec> specs_;
+    StreamsSpec spec_;
     System* sys_ = nullptr;
     int index_ = 0;
     std::vector<std::unique_ptr<Process>> procs_;

@@ -124,5 +124,11 @@ TEST(Stats, SummariseChoosesMeanKind) {
     EXPECT_EQ(higher.n, 3);
 }
 
+TEST(Stats, MedianIsMiddleOrMeanOfMiddleTwo) {
+    EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+    EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+    EXPECT_TRUE(std::isnan(median({})));
+}
+
 }  // namespace
 }  // namespace numasim

@@ -5,7 +5,7 @@
 
 #include "engine/process.h"
 #include "helpers.h"
-#include "workload/autonumabench.h"
+#include "program/autonumabench_spec.h"
 
 namespace numasim {
 namespace {

@@ -1,5 +1,7 @@
 // autonuma-benchmark (Andrea Arcangeli, 2012; pholasek/autonuma-benchmark fdf7a42) as mmtests
-// runs it: NUMA01, NUMA01_THREADLOCAL, NUMA02, NUMA02_SMT. See docs/workloads/autonumabench.md.
+// runs it: NUMA01, NUMA01_THREADLOCAL, NUMA02, NUMA02_SMT. The test's sizing and the scenario's
+// parameters, read once: the model (workload/autonumabench.cpp) and the oracle's guest runner
+// (guest/autonumabench.cpp) both run this description. See docs/workloads/autonumabench.md.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +9,7 @@
 
 namespace numasim {
 
+class TomlTable;
 struct Topology;
 
 // How one test is sized on a machine (README and preproc.awk of autonuma-benchmark).
@@ -19,7 +22,17 @@ struct AutonumaSizing {
     bool bind_first_touch = false;     // NUMA01*: every thread bzeroes all under MPOL_BIND
 };
 
-// Throws InputError-free std::invalid_argument for an unknown test name.
+// Throws std::invalid_argument for an unknown test name.
 AutonumaSizing autonuma_sizing(const std::string& test, const Topology& topo);
+
+struct AutonumabenchSpec {
+    std::string test;  // "NUMA01", ...
+    AutonumaSizing size;
+    int first_touch_node = 0;  // the node of numa01.c's MPOL_BIND first touch
+    bool thp = false;          // madvise(MADV_HUGEPAGE) on the buffer
+};
+
+// Reads a [[workload]] table of type "autonumabench" (test, first_touch_node, loops, size, thp).
+AutonumabenchSpec read_autonumabench_spec(const TomlTable& t, const Topology& topo);
 
 }  // namespace numasim

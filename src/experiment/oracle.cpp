@@ -1,0 +1,282 @@
+#include "experiment/oracle.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "guest/protocol.h"
+#include "numab/profile.h"
+#include "oracle/guest_image.h"
+#include "oracle/kernel_image.h"
+#include "oracle/qemu_command.h"
+#include "oracle/subprocess.h"
+
+namespace numasim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The kernel's memory, the initramfs (unpacked into tmpfs) and the page tables need room beside
+// the workload; a Debian 6.1 guest with 4 vCPUs uses about 150 MiB before init runs.
+constexpr uint64_t kGuestOverheadBytes = uint64_t{384} << 20;
+// A boot under TCG: about 2-5 s to init, then the workload; first touch of a few GiB is slower
+// than on hardware. The limit only catches a hung guest.
+constexpr double kBootSlackS = 240;
+constexpr double kBootTimeFactor = 4;
+// A probe boot under KVM comes up in seconds; one that has not after this long never will.
+constexpr double kProbeTimeoutS = 40;
+
+// The debugfs scan knobs a real kernel takes (kernel/sched/debug.c, v5.13+).
+const std::vector<std::string> kKernelKnobKeys = {
+    "numa_balancing", "scan_delay_ms", "scan_period_min_ms", "scan_period_max_ms", "scan_size_mb"};
+
+std::string read_binary(const std::string& path, const std::string& what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, "", "cannot read the " + what);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string default_guest_binary() {
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("numasim-guest") : (self.parent_path() / "numasim-guest").string();
+}
+
+// The scenario's [[variant]] NAME, applied over the command line's overrides.
+ScenarioOverrides with_variant(const OracleOptions& o) {
+    ScenarioOverrides ov = o.overrides;
+    if (o.variant.empty()) return ov;
+    for (const Variant& v : load_scenario_file(o.scenario, ov).variants) {
+        if (v.name != o.variant) continue;
+        ov.insert(ov.end(), v.overrides.begin(), v.overrides.end());
+        return ov;
+    }
+    throw InputError(o.scenario, "variant", "no [[variant]] named '" + o.variant + "'");
+}
+
+bool overrides_key(const ScenarioOverrides& ov, const std::string& key) {
+    return std::any_of(ov.begin(), ov.end(), [&](const KeyAssignment& a) { return a.key == key; });
+}
+
+// Knobs the scenario file's [numa_balancing] table and the overrides set.
+std::vector<std::string> knobs_set(const std::string& file, const ScenarioOverrides& ov) {
+    std::vector<std::string> keys;
+    const TomlTable doc = TomlTable::parse_file(file, ov);
+    if (auto nb = doc.table("numa_balancing")) keys = nb->keys();
+    return keys;
+}
+
+std::vector<std::pair<std::string, unsigned>> guest_knobs(const NumaBalancingKnobs& k) {
+    return {{"scan_delay_ms", k.scan_delay_ms},
+            {"scan_period_min_ms", k.scan_period_min_ms},
+            {"scan_period_max_ms", k.scan_period_max_ms},
+            {"scan_size_mb", k.scan_size_mb}};
+}
+
+std::string gib(uint64_t bytes) {
+    return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30));
+}
+
+OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s, int index,
+                     int total, const OracleOptions& o, const std::string& cache) {
+    BootLogReader reader;
+    const auto argv = qemu_argv(g, qb);
+    CommandOptions co;
+    co.timeout_s = timeout_s;
+    co.on_line = [&](std::string_view line) {
+        const std::string kind = reader.feed(line);
+        if (kind == "progress" && o.status)
+            o.status(fmt::format("boot {}/{}: {}", index, total, reader.log().progress.back()));
+    };
+    if (o.status)
+        o.status(fmt::format("boot {}/{}: starting qemu ({})", index, total, to_string(qb.accel)));
+    const CommandResult r = run_command(argv, co);
+    OracleBoot b;
+    b.wall_s = r.wall_s;
+    b.log = reader.take();
+    const bool ok = !r.timed_out && b.log.ended && b.log.rc == 0 && b.log.errors.empty();
+    std::string dir = o.log_dir;
+    if (!ok && dir.empty()) dir = (fs::path(cache) / "logs").string();
+    if (!dir.empty() && o.write_log) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec)
+            throw InputError(o.log_dir.empty() ? "--cache" : "--log-dir", dir,
+                             "cannot create the directory: " + ec.message());
+        b.console_log = (fs::path(dir) / fmt::format("boot-{}.log", index)).string();
+        o.write_log(b.console_log, r.output);
+    }
+    if (!ok) {
+        // The kernel's OOM killer ends a process that binds more memory to a node than it has.
+        const auto d = b.log.vmstat_delta();
+        const auto oom = d.find("oom_kill");
+        std::string why = oom != d.end() && oom->second > 0
+                              ? fmt::format(
+                                    "the real kernel's OOM killer killed {} workload "
+                                    "process(es) (vmstat oom_kill): the memory bound to a "
+                                    "node does not fit that node of the guest",
+                                    oom->second)
+                          : r.timed_out ? fmt::format("timed out after {:.0f} s", timeout_s)
+                          : !b.log.errors.empty() ? "the guest reported: " + b.log.errors.front()
+                          : !b.log.ended          ? "the guest stopped before the end (panic?)"
+                                         : fmt::format("the runner exited with {}", b.log.rc);
+        if (!b.console_log.empty()) why += "; console log: " + b.console_log;
+        throw InputError("oracle", fmt::format("boot {}", index), why);
+    }
+    return b;
+}
+
+}  // namespace
+
+OracleResult run_oracle(const OracleOptions& o) {
+    OracleResult res;
+    auto status = [&](const std::string& s) {
+        if (o.status) o.status(s);
+    };
+    if (o.boots < 1 || o.boots > kMaxOracleBoots)
+        throw InputError("command line", "--boots", fmt::format("must be 1..{}", kMaxOracleBoots));
+    ScenarioOverrides ov = with_variant(o);
+    const Scenario asked = load_scenario_file(o.scenario, ov);
+    for (const ScenarioWorkload& w : asked.workloads)
+        if (std::find(guest_line::kGuestPrograms.begin(), guest_line::kGuestPrograms.end(),
+                      w.type) == guest_line::kGuestPrograms.end())
+            throw InputError(o.scenario, "workload.type",
+                             fmt::format("the oracle's guest has no program for '{}' (it runs {})",
+                                         w.type, fmt::join(guest_line::kGuestPrograms, ", ")));
+    const std::string cache = o.cache_dir.empty() ? default_oracle_cache_dir() : o.cache_dir;
+    if (!have_program(o.qemu))
+        throw InputError("oracle", "qemu",
+                         o.qemu + " is not installed (scripts/setup.sh --oracle installs it)");
+
+    // The kernel, and the profile that models its series.
+    res.kernel = o.kernel.empty() ? debian_kernel(cache, status) : user_kernel(o.kernel);
+    const std::string series = kernel_series(res.kernel.release);
+    const auto profiles = profile_names();
+    const bool known = std::find(profiles.begin(), profiles.end(), series) != profiles.end();
+    const bool profile_asked = overrides_key(ov, "scenario.profile");
+    if (!profile_asked && known && series != asked.profile) {
+        ov.push_back(string_override("profile", series, "the booted kernel's series"));
+        res.notes.push_back(fmt::format(
+            "the model runs profile {}, the booted kernel's series (the scenario names {})", series,
+            asked.profile));
+    } else if (profile_asked && asked.profile != series) {
+        res.notes.push_back(
+            fmt::format("the model runs profile {} as asked, but the booted "
+                        "kernel is {} (series {})",
+                        asked.profile, res.kernel.release, series));
+    } else if (!known) {
+        res.notes.push_back(fmt::format("no profile models {} ({}); the model runs {}", series,
+                                        res.kernel.release, asked.profile));
+    }
+
+    // The guest machine, which the model then simulates too.
+    GuestLimits lim = o.limits;
+    const uint64_t budget = host_guest_memory_budget();
+    if (!lim.max_mem_bytes || (budget && budget < lim.max_mem_bytes)) lim.max_mem_bytes = budget;
+    res.guest = fit_guest_machine(asked.machine, lim, o.scenario);
+    for (const auto& s : res.guest.scaled)
+        res.notes.push_back("the guest is scaled down: " + s);
+    res.model = load_scenario_file(o.scenario, ov);
+    res.model.machine = res.guest.topo;
+    if (!overrides_key(ov, "scenario.iterations")) res.model.iterations = o.boots;
+    // The workloads read their sizes again against the guest's (possibly scaled-down) nodes.
+    uint64_t need = 0;
+    try {
+        need = workload_memory_bytes(res.model) + kGuestOverheadBytes;
+    } catch (const InputError& e) {
+        if (res.guest.scaled.empty()) throw;
+        throw InputError(e.file(), e.where(),
+                         fmt::format("on the scaled-down guest ({}): {} (raise --guest-memory or "
+                                     "shrink the workload)",
+                                     fmt::join(res.guest.scaled, "; "), e.problem()));
+    }
+    if (need > res.guest.topo.total_mem_bytes())
+        throw InputError(o.scenario, "workload",
+                         fmt::format("the workloads and the guest kernel need {} but the guest "
+                                     "has {} (raise --guest-memory or shrink the workload)",
+                                     gib(need), gib(res.guest.topo.total_mem_bytes())));
+
+    // The kernel's knobs, and the settings only the model has.
+    res.knobs = guest_knobs(res.model.knobs);
+    for (const auto& k : knobs_set(o.scenario, ov))
+        if (std::find(kKernelKnobKeys.begin(), kKernelKnobKeys.end(), k) == kKernelKnobKeys.end())
+            res.notes.push_back(fmt::format(
+                "{} is a model switch with no kernel knob: the real kernel runs its own code", k));
+
+    GuestConfig gc;
+    gc.numa_balancing = res.model.knobs.numa_balancing;
+    gc.knobs = res.knobs;
+    std::ifstream sf(o.scenario);
+    std::ostringstream text;
+    text << sf.rdbuf();
+    gc.scenario_text = text.str();
+    // The overrides as the runner applies them to the scenario file (each key resolved).
+    for (const KeyAssignment& a : ov)
+        gc.params.push_back(a.key + "=" + a.value);
+    gc.runner_args = {"--duration-ms", std::to_string(res.model.duration / NSEC_PER_MSEC), "--seed",
+                      std::to_string(res.model.seed)};
+    if (o.sample > 0)
+        gc.runner_args.insert(gc.runner_args.end(),
+                              {"--sample-ms", std::to_string(o.sample / NSEC_PER_MSEC)});
+    const std::string guest_path = o.guest_binary.empty() ? default_guest_binary() : o.guest_binary;
+    const std::string busybox = read_binary(o.busybox, "static busybox (Debian busybox-static)");
+    const std::string runner = read_binary(guest_path, "guest runner (the numasim-guest target)");
+    if (!is_static_x86_64_elf(busybox))
+        throw InputError(o.busybox, "", "not a static x86-64 busybox (install busybox-static)");
+    if (!is_static_x86_64_elf(runner))
+        throw InputError(guest_path, "", "not a static x86-64 executable");
+
+    const fs::path work = fs::path(cache) / fmt::format("run-{}", getpid());
+    fs::create_directories(work);
+    struct Cleanup {
+        fs::path p;
+        ~Cleanup() {
+            std::error_code ec;
+            fs::remove_all(p, ec);
+        }
+    } cleanup{work};
+    const std::string initrd = (work / "initramfs.cpio").string();
+    std::ofstream(initrd, std::ios::binary) << build_initramfs(busybox, runner, gc);
+
+    QemuBoot qb{.qemu = o.qemu,
+                .accel = Accel::Tcg,
+                .kernel = res.kernel.bzimage,
+                .initrd = initrd,
+                .append = guest_kernel_cmdline()};
+    res.accel = choose_accel(o.accel, (fs::path(cache) / "kvm-probe").string(),
+                             accel_probe_key(res.kernel.release), [&] {
+                                 status("oracle: probing KVM with a short boot");
+                                 QemuBoot probe = qb;
+                                 probe.accel = Accel::Kvm;
+                                 probe.append =
+                                     guest_kernel_cmdline(std::string(guest_line::kProbeWord));
+                                 BootLogReader r;
+                                 run_command(qemu_argv(res.guest, probe),
+                                             {.timeout_s = kProbeTimeoutS,
+                                              .cwd = "",
+                                              .on_line = [&](std::string_view l) { r.feed(l); }});
+                                 return r.log().probe_ok;
+                             });
+    qb.accel = res.accel.accel;
+
+    const double timeout =
+        o.timeout_s > 0 ? o.timeout_s : kBootTimeFactor * ns_to_s(res.model.duration) + kBootSlackS;
+    for (int b = 1; b <= o.boots; ++b)
+        res.boots.push_back(boot_once(res.guest, qb, timeout, b, o.boots, o, cache));
+
+    status(fmt::format("oracle: simulating {} iteration(s)", res.model.iterations));
+    res.runs = run_iterations(res.model, o.jobs, nullptr);
+    res.figures = oracle_figures(res.boots, res.runs, res.guest.topo);
+    return res;
+}
+
+}  // namespace numasim

@@ -1,0 +1,65 @@
+// `numasim oracle`: the scenario on a real Linux kernel under qemu, beside the model. The guest
+// gets the scenario machine's nodes, CPUs, memory and SLIT (scaled down to what the host can
+// hold), the kernel knobs the scenario sets, and the scenario file itself, which numasim-guest
+// runs as real processes and threads. The model then runs the same scenario on the same
+// (guest) machine with the profile of the booted kernel's series, and both sides' counters and
+// placements are put side by side. report/oracle_report.h prints the result; docs/oracle.md.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiment/oracle_figures.h"
+#include "experiment/overrides.h"
+#include "experiment/run.h"
+#include "experiment/scenario.h"
+#include "oracle/accel.h"
+#include "oracle/debian_kernel.h"
+#include "oracle/guest_machine.h"
+
+namespace numasim {
+
+// Boots of one oracle run: each takes a scenario's duration several times over under TCG (about
+// 2 minutes for the CI scenario), so 100 is hours; more is a typo.
+inline constexpr int kMaxOracleBoots = 100;
+
+struct OracleOptions {
+    std::string scenario;
+    ScenarioOverrides overrides;  // --machine, --profile, --set, --param, ... as for `run`
+    std::string variant;          // a [[variant]] of the scenario file to apply
+    std::string kernel;           // --kernel bzImage; "" : Debian's kernel package
+    int boots = 1;                // 1..kMaxOracleBoots
+    int jobs = 1;                 // workers for the model's iterations
+    std::string accel = "auto";   // auto, kvm, tcg
+    GuestLimits limits;           // max_mem_bytes 0: half of the host's available memory
+    Nanos sample = 0;             // --sample interval inside the guest; 0: none
+    std::string cache_dir;        // "" : default_oracle_cache_dir()
+    std::string guest_binary;     // "" : numasim-guest beside the numasim executable
+    std::string busybox = "/bin/busybox";
+    std::string qemu = "qemu-system-x86_64";
+    std::string log_dir;  // keep every boot's console log here ("" : only failed boots', in
+                          // the cache)
+    // Writes a console log (path, content); the commands write through cli's OutputFile.
+    std::function<void(const std::string&, const std::string&)> write_log;
+    double timeout_s = 0;                            // per boot; 0: from the scenario's duration
+    std::function<void(const std::string&)> status;  // progress messages (stderr)
+};
+
+struct OracleResult {
+    Scenario model;  // the scenario as the model ran it (guest machine, chosen profile)
+    GuestMachine guest;
+    KernelImage kernel;
+    AccelChoice accel;
+    std::vector<std::string> notes;  // profile choice, scaling, settings the kernel cannot take
+    std::vector<std::pair<std::string, unsigned>> knobs;  // written into the guest
+    std::vector<OracleBoot> boots;
+    std::vector<RunResult> runs;
+    std::vector<OracleFigure> figures;
+};
+
+// Boots and simulates. Throws InputError for bad input and for a boot that fails (with the log).
+OracleResult run_oracle(const OracleOptions& o);
+
+}  // namespace numasim

@@ -1,0 +1,75 @@
+#!/bin/busybox sh
+# /init of the numasim oracle guest (busybox sh). It sets the knobs the host wrote to
+# /oracle/env, reads /proc/vmstat before and after the workload, runs the workload with
+# numasim-guest, and prints everything the host reads as "NUMASIM ..." lines on the serial
+# console (src/guest/protocol.h), then powers the machine off.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mkdir -p /tmp
+
+say() { echo "NUMASIM $*"; }
+off() {
+    sync
+    poweroff -f
+}
+
+# A boot probe (does this accelerator run the kernel at all?) needs nothing else.
+if grep -qw numasim.probe /proc/cmdline; then
+    say probe-ok
+    off
+fi
+
+. /oracle/env
+say kernel release="$(uname -r)"
+for n in /sys/devices/system/node/node[0-9]*; do
+    say node id="${n##*node}" cpus="$(cat "$n/cpulist")" \
+        mem_kb="$(awk '/MemTotal/ {print $4}' "$n/meminfo")" distance="$(tr ' ' , < "$n/distance")"
+done
+
+if [ ! -w /proc/sys/kernel/numa_balancing ]; then
+    say error "this kernel has no /proc/sys/kernel/numa_balancing (CONFIG_NUMA_BALANCING is off)"
+    say end rc=1
+    off
+fi
+echo "$NUMA_BALANCING" > /proc/sys/kernel/numa_balancing
+say setting numa_balancing="$(cat /proc/sys/kernel/numa_balancing)"
+THP_FILE=/sys/kernel/mm/transparent_hugepage/enabled
+if [ -w $THP_FILE ]; then
+    echo "$THP" > $THP_FILE
+    say setting thp="$(sed 's/.*\[\(.*\)\].*/\1/' $THP_FILE)"
+fi
+# Shared anonymous regions are shmem: with THP in madvise mode they too get huge pages only
+# where numasim-guest asks with MADV_HUGEPAGE.
+SHMEM_FILE=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+if [ "$THP" = madvise ] && [ -w $SHMEM_FILE ]; then
+    echo advise > $SHMEM_FILE
+fi
+
+# The scan knobs live in debugfs since v5.13 and in /proc/sys/kernel before.
+set_knob() {
+    f=/sys/kernel/debug/sched/numa_balancing/$1
+    [ -e "$f" ] || f=/proc/sys/kernel/numa_balancing_$1
+    if [ -e "$f" ]; then
+        echo "$2" > "$f"
+        say setting "$1=$(cat "$f")"
+    else
+        say error "this kernel has no knob $1 (wanted $2)"
+    fi
+}
+for kv in $KNOBS; do
+    set_knob "${kv%%=*}" "${kv#*=}"
+done
+
+vmstat() {
+    say vmstat when="$1" $(sed 's/ /=/' /proc/vmstat)
+}
+vmstat before
+/bin/numasim-guest $RUNNER_ARGS
+rc=$?
+vmstat after
+say end rc=$rc
+off

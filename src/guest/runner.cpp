@@ -1,0 +1,189 @@
+#include "guest/runner.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "config/input_error.h"
+#include "config/toml_reader.h"
+#include "guest/context.h"
+#include "guest/programs.h"
+#include "guest/sys.h"
+#include "program/autonumabench_spec.h"
+#include "program/cowsum_spec.h"
+#include "program/streams_spec.h"
+
+namespace numasim::guest {
+
+namespace {
+
+// How long after the deadline the runner waits for a workload to stop by itself before it
+// kills it: one access round or one bzero() piece takes milliseconds even under emulation.
+constexpr Nanos kStopGrace = 10 * NSEC_PER_SEC;
+// The runner's own wake-ups between samples: often enough to notice workloads ending.
+constexpr Nanos kPollStep = 200 * NSEC_PER_MSEC;
+
+// The overrides the host resolved ("workload.process.region.thp=true", one a line), as
+// assignments to the scenario's keys.
+std::vector<KeyAssignment> read_params(const std::string& file) {
+    std::vector<KeyAssignment> out;
+    if (file.empty()) return out;
+    std::istringstream in(read_file(file));
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto eq = line.find('=');
+        if (line.empty() || eq == std::string::npos) continue;
+        out.push_back({"--param " + line, line.substr(0, eq), line.substr(eq + 1)});
+    }
+    return out;
+}
+
+// Runs workload `t` in the calling (forked) process.
+int run_workload(const TomlTable& t, const Context& ctx) {
+    const std::string type = t.get_string("type");
+    if (type == "streams") return run_streams(read_streams_spec(t, ctx.topo), ctx);
+    if (type == "autonumabench")
+        return run_autonumabench(read_autonumabench_spec(t, ctx.topo), ctx);
+    if (type == "cowsum") return run_cowsum(read_cowsum_spec(t), ctx);
+    throw InputError(t.file(), t.key_path("type"),
+                     "workload type '" + type +
+                         "' has no guest program (the oracle runs streams, autonumabench, cowsum)");
+}
+
+std::string progress_line(const ProgressBoard& b, double t_s) {
+    int running = 0, finished = 0;
+    double bytes = 0;
+    for (int i = 0; i < b.used(); ++i) {
+        const ProgressSlot& s = b.slot(i);
+        running += s.state == 1;
+        finished += s.state == 2;
+        bytes += static_cast<double>(s.before + s.bytes);
+    }
+    return fmt::format("progress {:.1f} s: {} tasks running, {} finished, {:.2f} GB moved", t_s,
+                       running, finished, bytes / 1e9);
+}
+
+}  // namespace
+
+RunnerOptions parse_runner_args(const std::vector<std::string>& args) {
+    RunnerOptions o;
+    auto number = [&](size_t& i) {
+        if (i + 1 >= args.size()) throw std::invalid_argument(args[i] + " needs a value");
+        const std::string& v = args[++i];
+        size_t used = 0;
+        const long long n = std::stoll(v, &used);
+        if (used != v.size() || n < 0) throw std::invalid_argument(args[i - 1] + " " + v);
+        return static_cast<int64_t>(n);
+    };
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--params") {
+            if (i + 1 >= args.size()) throw std::invalid_argument("--params needs a file");
+            o.params_file = args[++i];
+        } else if (a == "--duration-ms") {
+            o.duration_ms = number(i);
+        } else if (a == "--sample-ms") {
+            o.sample_ms = number(i);
+        } else if (a == "--progress-ms") {
+            o.progress_ms = number(i);
+        } else if (a == "--seed") {
+            o.seed = static_cast<uint64_t>(number(i));
+        } else if (!a.empty() && a[0] != '-' && o.scenario.empty()) {
+            o.scenario = a;
+        } else {
+            throw std::invalid_argument("unknown argument " + a);
+        }
+    }
+    if (o.scenario.empty()) throw std::invalid_argument("no scenario file given");
+    return o;
+}
+
+std::vector<std::pair<std::string, int64_t>> sample_counters(const std::string& vmstat) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    std::istringstream in(vmstat);
+    std::string k;
+    int64_t v;
+    while (in >> k >> v)
+        if (k.rfind("numa_", 0) == 0 || k.rfind("pgmigrate_", 0) == 0 ||
+            k.rfind("thp_migration_", 0) == 0)
+            out.emplace_back(k, v);
+    return out;
+}
+
+int runner_main(const RunnerOptions& o) {
+    Context ctx;
+    ctx.topo = sysfs_topology();
+    ctx.seed = o.seed;
+    ctx.board = ProgressBoard::create();
+    const TomlTable doc = TomlTable::parse_file(o.scenario, read_params(o.params_file));
+    const auto tables = doc.tables("workload");
+    // Read every description first, so that a bad one fails before anything runs.
+    for (const auto& t : tables) {
+        const std::string type = t.get_string("type");
+        if (type == "streams")
+            read_streams_spec(t, ctx.topo);
+        else if (type == "autonumabench")
+            read_autonumabench_spec(t, ctx.topo);
+        else if (type == "cowsum")
+            read_cowsum_spec(t);
+    }
+    const auto base = sample_counters(read_file("/proc/vmstat"));
+    ctx.start = monotonic_ns();
+    ctx.deadline = ctx.start + o.duration_ms * NSEC_PER_MSEC;
+    say(fmt::format("runner start workloads={} duration_s={:.3f}", tables.size(),
+                    o.duration_ms / 1000.0));
+    std::map<int, size_t> running;  // pid -> workload
+    for (size_t w = 0; w < tables.size(); ++w) {
+        ctx.workload = static_cast<int>(w);
+        running[fork_child([&] { return run_workload(tables[w], ctx); })] = w;
+    }
+    ctx.workload = 0;
+
+    int rc = 0;
+    Nanos next_sample = o.sample_ms ? ctx.start + o.sample_ms * NSEC_PER_MSEC : 0;
+    Nanos next_progress = o.progress_ms ? ctx.start + o.progress_ms * NSEC_PER_MSEC : 0;
+    bool killed = false;
+    while (!running.empty()) {
+        int status = 0;
+        const pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            if (code && !rc) rc = code;
+            running.erase(pid);
+            continue;
+        }
+        const Nanos now = monotonic_ns();
+        if (next_sample && now >= next_sample) {
+            std::string line = fmt::format("sample t_s={:.3f}", ns_to_s(now - ctx.start));
+            const auto cur = sample_counters(read_file("/proc/vmstat"));
+            for (size_t i = 0; i < cur.size() && i < base.size(); ++i)
+                line += fmt::format(" {}={}", cur[i].first, cur[i].second - base[i].second);
+            say(line);
+            next_sample += o.sample_ms * NSEC_PER_MSEC;
+        }
+        if (next_progress && now >= next_progress) {
+            say(progress_line(*ctx.board, ns_to_s(now - ctx.start)));
+            next_progress += o.progress_ms * NSEC_PER_MSEC;
+        }
+        if (!killed && now > ctx.deadline + kStopGrace) {
+            say("error workloads still running after the deadline: killed");
+            for (const auto& [p, w] : running)
+                kill(p, SIGKILL);
+            killed = true;
+        }
+        Nanos wake = now + kPollStep;
+        if (next_sample) wake = std::min(wake, next_sample);
+        sleep_until(wake);
+    }
+    say(progress_line(*ctx.board, ctx.elapsed_s()));
+    say(fmt::format("runner end rc={} elapsed_s={:.3f}", rc, ctx.elapsed_s()));
+    return rc;
+}
+
+}  // namespace numasim::guest

@@ -1,0 +1,167 @@
+#include "oracle/debian_kernel.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/input_error.h"
+#include "oracle/kernel_image.h"
+#include "oracle/subprocess.h"
+
+namespace numasim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Debian's metapackage for the default amd64 kernel of the configured release.
+constexpr const char* kMetaPackage = "linux-image-amd64";
+// The flavour without the Secure Boot signature: the same kernel, and its package carries the
+// image itself rather than a link to a signed template.
+constexpr const char* kUnsignedSuffix = "-unsigned";
+
+// boot/vmlinuz-<release> of an unpacked package directory, if any.
+std::optional<KernelImage> unpacked_kernel(const fs::path& dir, const std::string& package) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir / "boot", ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("vmlinuz-", 0) != 0) continue;
+        KernelImage k;
+        k.bzimage = e.path().string();
+        k.release = name.substr(8);
+        const fs::path cfg = dir / "boot" / ("config-" + k.release);
+        if (fs::exists(cfg)) k.config = cfg.string();
+        k.origin = "Debian package " + package;
+        return k;
+    }
+    return std::nullopt;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void check_config(const KernelImage& k) {
+    if (!k.config.empty() && !config_has_numa_balancing(read_text(k.config)))
+        throw InputError(k.config, "CONFIG_NUMA_BALANCING",
+                         "this kernel is built without NUMA balancing");
+}
+
+std::optional<KernelImage> newest_cached(const fs::path& kernels) {
+    std::vector<fs::path> dirs;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(kernels, ec))
+        if (e.is_directory() && e.path().extension() != ".tmp") dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
+        if (auto k = unpacked_kernel(*it, it->filename().string())) return k;
+    return std::nullopt;
+}
+
+KernelImage download(const fs::path& cache, const std::string& package,
+                     const std::function<void(const std::string&)>& log) {
+    const fs::path debs = cache / "debs", kernels = cache / "kernels";
+    fs::create_directories(debs);
+    fs::create_directories(kernels);
+    log("oracle: apt-get download " + package);
+    const CommandResult dl =
+        run_command({"apt-get", "download", package}, {.cwd = debs.string(), .on_line = {}});
+    if (dl.exit_code != 0)
+        throw InputError("apt-get download " + package, "",
+                         "failed (is the Debian archive reachable?):\n" + dl.output);
+    fs::path deb;
+    for (const auto& e : fs::directory_iterator(debs))
+        if (e.path().filename().string().rfind(package + "_", 0) == 0) deb = e.path();
+    if (deb.empty()) throw InputError(debs.string(), "", "apt-get download left no " + package);
+    const fs::path tmp = kernels / (package + ".tmp");
+    fs::remove_all(tmp);
+    log("oracle: dpkg-deb -x " + deb.filename().string());
+    const CommandResult x = run_command({"dpkg-deb", "-x", deb.string(), tmp.string()});
+    if (x.exit_code != 0) throw InputError(deb.string(), "", "dpkg-deb -x failed:\n" + x.output);
+    // Keep boot/ (the image and its config); the modules are of no use to an initramfs guest.
+    const fs::path final_dir = kernels / package;
+    fs::remove_all(final_dir);
+    fs::create_directories(final_dir);
+    fs::rename(tmp / "boot", final_dir / "boot");
+    fs::remove_all(tmp);
+    fs::remove(deb);
+    auto k = unpacked_kernel(final_dir, package);
+    if (!k) throw InputError(package, "", "the package holds no boot/vmlinuz-*");
+    return *k;
+}
+
+}  // namespace
+
+std::optional<std::string> debian_image_package(std::string_view out) {
+    std::istringstream in{std::string(out)};
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream w(line);
+        std::string key, value;
+        if (w >> key >> value && key == "Depends:" && value.rfind("linux-image-", 0) == 0)
+            return value;
+    }
+    return std::nullopt;
+}
+
+KernelImage debian_kernel(const std::string& cache_dir,
+                          const std::function<void(const std::string&)>& log) {
+    const fs::path cache(cache_dir), kernels = cache / "kernels";
+    std::optional<std::string> package;
+    if (have_program("apt-cache")) {
+        const CommandResult r = run_command({"apt-cache", "depends", kMetaPackage});
+        if (r.exit_code == 0) package = debian_image_package(r.output);
+    }
+    std::optional<KernelImage> k;
+    if (package) {
+        const std::string unsigned_pkg = *package + kUnsignedSuffix;
+        k = unpacked_kernel(kernels / unsigned_pkg, unsigned_pkg);
+        if (!k) k = download(cache, unsigned_pkg, log);
+    } else {
+        k = newest_cached(kernels);
+    }
+    if (!k)
+        throw InputError("oracle", "kernel",
+                         std::string("apt knows no ") + kMetaPackage +
+                             " and no kernel is cached in " + kernels.string() +
+                             ": run `apt-get update` (Debian), or pass --kernel PATH");
+    if (auto r = bzimage_release_of_file(k->bzimage)) k->release = *r;
+    check_config(*k);
+    return *k;
+}
+
+KernelImage user_kernel(const std::string& path) {
+    if (!fs::exists(path)) throw InputError("command line", "--kernel", "no such file: " + path);
+    KernelImage k;
+    k.bzimage = path;
+    k.origin = "--kernel " + path;
+    const auto release = bzimage_release_of_file(path);
+    if (!release)
+        throw InputError(path, "",
+                         "not an x86 bzImage (no setup header with a version string); "
+                         "give arch/x86/boot/bzImage");
+    k.release = *release;
+    const fs::path dir = fs::path(path).parent_path();
+    for (const fs::path& c :
+         {dir / ".config", dir / "config", dir / ("config-" + k.release), dir / "../../../.config"})
+        if (fs::exists(c)) {
+            k.config = fs::weakly_canonical(c).string();
+            break;
+        }
+    check_config(k);
+    return k;
+}
+
+std::string default_oracle_cache_dir() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return (fs::path(x) / "numasim" / "oracle").string();
+    const char* home = std::getenv("HOME");
+    return (fs::path(home && *home ? home : "/tmp") / ".cache" / "numasim" / "oracle").string();
+}
+
+}  // namespace numasim

@@ -1,0 +1,143 @@
+#include "report/oracle_report.h"
+
+#include <fmt/format.h>
+
+#include "report/aligned_text.h"
+#include "report/json_out.h"
+#include "report/mmtests_table.h"
+#include "report/oracle_table.h"
+#include "report/run_report.h"
+
+namespace numasim {
+
+const char* const kTcgTimingNote =
+    "under TCG the guest's CPUs are emulated, several times slower than real ones, and share "
+    "the host's cores: guest time is not real time, so compare counters and placements, not "
+    "rates or durations";
+
+namespace {
+
+std::string gib(uint64_t bytes) {
+    return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / (1 << 30));
+}
+
+std::string machine_line(const GuestMachine& g) {
+    const Topology& t = g.topo;
+    std::string per_node;
+    for (const auto& n : t.nodes)
+        per_node += fmt::format("{}{}", per_node.empty() ? "" : "/", n.cpus.size());
+    std::string slit;
+    for (const auto& row : t.distance)
+        slit += fmt::format("{}{}", slit.empty() ? "" : " ", fmt::join(row, ","));
+    return fmt::format("{} nodes, {} vCPUs ({} per node{}), {} per node, SLIT {}", t.nr_nodes(),
+                       t.nr_cpus(), per_node,
+                       g.threads_per_core > 1 ? fmt::format(", SMT{}", g.threads_per_core) : "",
+                       gib(t.nodes.front().mem_bytes), slit);
+}
+
+std::vector<OracleVerdict> verdicts(const OracleResult& r) {
+    std::vector<OracleVerdict> v;
+    for (const auto& f : r.figures)
+        v.push_back(judge_oracle_figure(f));
+    return v;
+}
+
+std::string settings_line(const OracleResult& r) {
+    // As the kernel read them back (the first boot's `setting` lines).
+    std::string s;
+    for (const auto& [k, v] : r.boots.front().log.settings)
+        s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+    return s;
+}
+
+}  // namespace
+
+std::string oracle_text(const OracleResult& r) {
+    std::string s = fmt::format("numasim oracle: {} - a real kernel under qemu beside the model\n",
+                                r.model.name);
+    s +=
+        fmt::format("machine:  {} as the guest: {}\n", r.model.machine.name, machine_line(r.guest));
+    s += fmt::format("kernel:   {} ({})\n", r.kernel.release, r.kernel.origin);
+    s += fmt::format("accel:    {}\n", r.accel.why);
+    if (r.accel.accel == Accel::Tcg) s += fmt::format("          NOTE: {}\n", kTcgTimingNote);
+    s += "          Emulated NUMA nodes have no remote-access penalty: the kernel's decisions\n"
+         "          are real, the memory's speed is not.\n";
+    s += fmt::format("knobs:    {}\n", settings_line(r));
+    s += fmt::format("model:    profile {}, {} iteration(s), seed {}\n", r.model.profile,
+                     r.model.iterations, r.model.seed);
+    std::string walls, elapsed;
+    for (const auto& b : r.boots) {
+        walls += fmt::format("{}{:.1f}", walls.empty() ? "" : ", ", b.wall_s);
+        elapsed += fmt::format("{}{:.1f}", elapsed.empty() ? "" : ", ", b.log.elapsed_s);
+    }
+    s += fmt::format("boots:    {} (wall {} s; workload {} guest s)\n", r.boots.size(), walls,
+                     elapsed);
+    for (const auto& n : r.notes)
+        s += fmt::format("note:     {}\n", n);
+    s += "\n";
+    s += render_compare_table(oracle_compare_table(r.figures));
+    s += "\n";
+    s += render_oracle_verdicts(verdicts(r));
+    for (size_t b = 0; b < r.boots.size(); ++b) {
+        const auto& samples = r.boots[b].log.samples;
+        if (samples.empty()) continue;
+        s += fmt::format("\nreal kernel, boot {}: counters since the workload started\n", b + 1);
+        TextTable t;
+        t.header = {"t_s", "numa_pte_updates", "numa_hint_faults", "numa_hint_faults_local",
+                    "numa_pages_migrated"};
+        for (const auto& smp : samples) {
+            std::vector<std::string> row = {fmt::format("{:.2f}", smp.t_s)};
+            for (size_t c = 1; c < t.header.size(); ++c) {
+                const auto it = smp.delta.find(t.header[c]);
+                row.push_back(std::to_string(it == smp.delta.end() ? 0 : it->second));
+            }
+            t.rows.push_back(row);
+        }
+        s += render_aligned(t);
+    }
+    return s;
+}
+
+nlohmann::json oracle_json(const OracleResult& r) {
+    nlohmann::json boots = nlohmann::json::array();
+    for (const auto& b : r.boots) {
+        nlohmann::json samples = nlohmann::json::array();
+        for (const auto& smp : b.log.samples)
+            samples.push_back({{"t_s", smp.t_s}, {"vmstat", smp.delta}});
+        boots.push_back({{"wall_s", b.wall_s},
+                         {"elapsed_s", b.log.elapsed_s},
+                         {"kernel", b.log.kernel_release},
+                         {"settings", b.log.settings},
+                         {"vmstat", b.log.vmstat_delta()},
+                         {"tasks", b.log.tasks},
+                         {"regions", b.log.regions},
+                         {"samples", samples},
+                         {"console_log", b.console_log}});
+    }
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& x : r.runs)
+        runs.push_back(result_json(r.model, x));
+    nlohmann::json v = nlohmann::json::array();
+    for (const auto& x : verdicts(r))
+        v.push_back(to_json(x));
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& n : r.guest.topo.nodes)
+        nodes.push_back({{"cpus", n.cpus}, {"mem_bytes", n.mem_bytes}});
+    return {{"scenario", r.model.name},
+            {"machine", r.model.machine.name},
+            {"guest",
+             {{"nodes", nodes}, {"distance", r.guest.topo.distance}, {"scaled", r.guest.scaled}}},
+            {"kernel", {{"release", r.kernel.release}, {"origin", r.kernel.origin}}},
+            {"accel", to_string(r.accel.accel)},
+            {"accel_reason", r.accel.why},
+            {"timing_note", r.accel.accel == Accel::Tcg ? kTcgTimingNote : ""},
+            {"profile", r.model.profile},
+            {"knobs", r.knobs},
+            {"notes", r.notes},
+            {"compare", to_json(oracle_compare_table(r.figures))},
+            {"verdicts", v},
+            {"boots", boots},
+            {"runs", runs}};
+}
+
+}  // namespace numasim

@@ -1,0 +1,76 @@
+#include "oracle/guest_log.h"
+
+#include <gtest/gtest.h>
+
+namespace numasim {
+namespace {
+
+// A console as a boot prints it: kernel messages, carriage returns, a line the kernel
+// interrupted, and our lines.
+constexpr const char* kConsole =
+    "[    0.000000] Linux version 6.1.0-57-amd64\r\n"
+    "NUMASIM kernel release=6.1.0-57-amd64\r\n"
+    "NUMASIM node id=0 cpus=0-1 mem_kb=1951736 distance=10,21\r\n"
+    "NUMASIM node id=1 cpus=2-3 mem_kb=2062884 distance=21,10\r\n"
+    "NUMASIM setting numa_balancing=1\r\n"
+    "NUMASIM setting scan_delay_ms=1000\r\n"
+    "NUMASIM vmstat when=before numa_pte_updates=10 numa_pages_migrated=5 pgfault=100\r\n"
+    "NUMASIM progress 5.0 s: numa01_tl.0 thread 0 phase 1/1 3.2 GB\r\n"
+    "NUMASIM sample t_s=1.00 numa_pte_updates=57683 numa_pages_migrated=3\r\n"
+    "[   12.3] random: crng init done NUMASIM region process=p instance=0 name=buffer "
+    "when=end N0=65536 N1=0\r\n"
+    "NUMASIM task process=p instance=0 thread=1 pid=77 cpu=2 node=1 nr_migrations=3\r\n"
+    "NUMASIM runner end rc=0 elapsed_s=20.5\r\n"
+    "NUMASIM vmstat when=after numa_pte_updates=650010 numa_pages_migrated=131087 pgfault=9\r\n"
+    "NUMASIM end rc=0\r\n";
+
+TEST(BootLog, ReadsEveryKind) {
+    const BootLog b = parse_boot_log(kConsole);
+    EXPECT_TRUE(b.ended);
+    EXPECT_EQ(b.rc, 0);
+    EXPECT_EQ(b.kernel_release, "6.1.0-57-amd64");
+    ASSERT_EQ(b.nodes.size(), 2u);
+    EXPECT_EQ(b.nodes[1].cpus, "2-3");
+    EXPECT_EQ(b.nodes[1].mem_kb, 2062884u);
+    EXPECT_EQ(b.settings.at("scan_delay_ms"), "1000");
+    const auto d = b.vmstat_delta();
+    EXPECT_EQ(d.at("numa_pte_updates"), 650000);
+    EXPECT_EQ(d.at("numa_pages_migrated"), 131082);
+    EXPECT_EQ(d.at("pgfault"), -91);  // deltas are plain differences
+    ASSERT_EQ(b.samples.size(), 1u);
+    EXPECT_DOUBLE_EQ(b.samples[0].t_s, 1.0);
+    EXPECT_EQ(b.samples[0].delta.at("numa_pte_updates"), 57683);
+    ASSERT_EQ(b.regions.size(), 1u);
+    EXPECT_EQ(b.regions[0].at("N0"), "65536");
+    ASSERT_EQ(b.tasks.size(), 1u);
+    EXPECT_EQ(b.tasks[0].at("node"), "1");
+    ASSERT_EQ(b.progress.size(), 1u);
+    EXPECT_EQ(b.progress[0], "5.0 s: numa01_tl.0 thread 0 phase 1/1 3.2 GB");
+    EXPECT_DOUBLE_EQ(b.elapsed_s, 20.5);
+}
+
+TEST(BootLog, ADeadBootHasNoEnd) {
+    const BootLog b = parse_boot_log("NUMASIM kernel release=6.1\nKernel panic - not syncing\n");
+    EXPECT_FALSE(b.ended);
+    EXPECT_EQ(b.rc, -1);
+}
+
+TEST(BootLog, ErrorsAndProbeReply) {
+    BootLogReader r;
+    EXPECT_EQ(r.feed("NUMASIM error no knob scan_size_mb (wanted 64)"), "error");
+    EXPECT_EQ(r.feed("NUMASIM probe-ok\r"), "probe-ok");
+    EXPECT_EQ(r.feed("plain kernel line"), "");
+    EXPECT_EQ(r.log().errors, std::vector<std::string>{"no knob scan_size_mb (wanted 64)"});
+    EXPECT_TRUE(r.log().probe_ok);
+}
+
+TEST(ParseKeyValues, IgnoresBareWords) {
+    const KeyValues kv = parse_key_values("a=1  b=x=y bare c=");
+    EXPECT_EQ(kv.at("a"), "1");
+    EXPECT_EQ(kv.at("b"), "x=y");
+    EXPECT_EQ(kv.at("c"), "");
+    EXPECT_EQ(kv.count("bare"), 0u);
+}
+
+}  // namespace
+}  // namespace numasim
