@@ -34,6 +34,10 @@ inline constexpr int64_t kMaxDurationSeconds = 24 * 3600;
 // ~2 s and 1024 (NODES_SHIFT 10) took minutes.
 inline constexpr int64_t kMaxCpus = 8192;
 inline constexpr int64_t kMaxNodes = 256;
+// A memory policy's node mask is one 64-bit word (MemPolicy::nodes in mm/mempolicy.h), so a
+// policy or a bound first touch can name nodes 0..63 only; larger machines run with policies
+// over their first 64 nodes.
+inline constexpr int64_t kMaxPolicyNodes = 64;
 // An lstopo XML export: one of an 8192-CPU machine is a few MiB.
 inline constexpr uint64_t kMaxHwlocXmlBytes = uint64_t{64} << 20;
 // Time libhwloc may take to load one (in a child process, machine/hwloc_child.h). A 6 MB export

@@ -19,7 +19,7 @@ struct MemPolicy {
     uint64_t nodes = 0;  // node mask (bit n = node n); at most 64 nodes
     uint16_t flags = 0;
 
-    bool has_node(int nid) const { return (nodes >> nid) & 1; }
+    bool has_node(int nid) const { return nid < 64 && ((nodes >> nid) & 1); }
     int first_node() const;
     int weight() const;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "config/limits.h"
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "machine/topology.h"
@@ -59,7 +60,9 @@ AutonumabenchSpec read_autonumabench_spec(const TomlTable& t, const Topology& to
                            "' (NUMA01, NUMA01_THREADLOCAL, NUMA02, NUMA02_SMT)");
     }
     ParamReader r(t);
-    r.integer("first_touch_node", s.first_touch_node, 0, topo.nr_nodes() - 1);
+    // The first touch is a bind policy, whose node mask holds nodes 0..63.
+    r.integer("first_touch_node", s.first_touch_node, 0,
+              std::min<int64_t>(topo.nr_nodes(), kMaxPolicyNodes) - 1);
     r.integer("loops", s.size.loops, 0);
     r.size("size", s.size.bytes, PAGE_SIZE * static_cast<uint64_t>(s.size.threads));
     r.flag("thp", s.thp);

@@ -66,6 +66,10 @@ std::optional<MemPolicy> read_policy(const TomlTable& t, const Topology& topo, c
         for (int64_t n : t.get_int_array("nodes")) {
             if (n < 0 || n >= topo.nr_nodes())
                 t.fail("nodes", fmt::format("node {} does not exist", n));
+            if (n >= kMaxPolicyNodes)
+                t.fail("nodes", fmt::format("node {}: memory policies take nodes 0..{} (the "
+                                            "model's node mask is 64 bits)",
+                                            n, kMaxPolicyNodes - 1));
             p.nodes |= uint64_t{1} << n;
         }
         if (!p.nodes) t.fail("nodes", "empty node list");
@@ -113,6 +117,10 @@ RegionSpec read_region(const TomlTable& t, const Topology& topo) {
         if (r.first_touch_node < 0 || r.first_touch_node >= topo.nr_nodes())
             t.fail("first_touch", fmt::format("'{}': no such node (the machine has nodes 0..{})",
                                               ft, topo.nr_nodes() - 1));
+        if (r.first_touch_node >= kMaxPolicyNodes)
+            t.fail("first_touch", fmt::format("'{}': first touch binds to nodes 0..{} only (the "
+                                              "model's node mask is 64 bits)",
+                                              ft, kMaxPolicyNodes - 1));
     } else {
         t.fail("first_touch", "expected \"none\", \"thread\" or \"node:N\"");
     }
