@@ -44,6 +44,8 @@ CompareTable compare_table(const std::vector<VariantRuns>& v, const CompareRepor
     co.rule = o.rule;
     co.stat_set = o.stats_2019 ? StatSet::Multiops2019 : StatSet::Current;
     co.means_only = o.means_only;
+    co.print_significance = o.print_significance;
+    co.naming = o.dot_naming ? BestMeanNaming::Dot : BestMeanNaming::Dash;
     return build_compare_table(names(v), operations(v), co);
 }
 
@@ -82,9 +84,12 @@ std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
 MonitorTable ops_table(const std::vector<VariantRuns>& v) {
     std::vector<VmstatDelta> d;
     for (const auto& x : v) {
+        // Under the /proc/vmstat names the Ops rows read (pgalloc is pgalloc_normal).
+        const auto totals = counter_totals(x);
         VmstatDelta m;
-        for (const auto& [k, val] : counter_totals(x))
-            m[k] = static_cast<double>(val);
+        for (const auto& [proc, id] : kProcVmstatOrder)
+            m[std::string(proc)] =
+                static_cast<double>(totals.at(std::string(kVmNames[static_cast<size_t>(id)])));
         d.push_back(m);
     }
     return build_mmtests_vmstat_table(names(v), d);

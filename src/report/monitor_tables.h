@@ -49,7 +49,9 @@ inline constexpr double kAutonumaCostPageMigrated = kAutonumaCostPteUpdate + 12;
 // (7 * numa_pte_updates + 5000 * numa_hint_faults + 19 * numa_pages_migrated) / 1e6.
 double autonuma_cost(double numa_pte_updates, double numa_hint_faults, double numa_pages_migrated);
 
-// Rows "Ops NUMA alloc hit" ... "Ops AutoNUMA cost" in mmtests order; missing fields count as 0.
+// Rows "Ops Minor Faults" ... "Ops AutoNUMA cost" in mmtests order (the rows of
+// MonitorMmtestsvmstat.pm whose counters numasim keeps), then numasim's "THP migration success"
+// and "THP migration failure"; fields are /proc/vmstat names, missing ones count as 0.
 MonitorTable build_mmtests_vmstat_table(const std::vector<std::string>& columns,
                                         const std::vector<VmstatDelta>& deltas);
 
