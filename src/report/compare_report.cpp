@@ -95,6 +95,25 @@ MonitorTable ops_table(const std::vector<VariantRuns>& v) {
     return build_mmtests_vmstat_table(names(v), d);
 }
 
+// The sched_*_numa summary per variant, over all its iterations (every task of every run).
+MonitorTable task_migration_table(const std::vector<VariantRuns>& v) {
+    std::vector<NumaTaskMigrations> m;
+    for (const auto& x : v) {
+        NumaTaskMigrations t;
+        for (const auto& r : x.runs) {
+            t.stuck += static_cast<double>(r.counters.sched_stick_numa);
+            t.idle += static_cast<double>(r.counters.sched_move_numa);
+            t.swapped += static_cast<double>(r.counters.sched_swap_numa);
+            t.local_swapped += static_cast<double>(r.counters.sched_swap_numa_local);
+            t.group_swapped += static_cast<double>(r.counters.sched_swap_numa_group);
+            for (const auto& p : r.tasks)
+                t.per_task.push_back(static_cast<double>(p.numa_task_migrations));
+        }
+        m.push_back(std::move(t));
+    }
+    return build_numa_task_migration_table(names(v), m);
+}
+
 std::vector<std::map<std::string, int64_t>> all_totals(const std::vector<VariantRuns>& v) {
     std::vector<std::map<std::string, int64_t>> t;
     for (const auto& x : v)
@@ -140,6 +159,7 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
     s += render_compare_table(compare_table(v, o)) + "\n";
     s += render_monitor_table(duration_table(v)) + "\n";
     s += render_monitor_table(ops_table(v)) + "\n";
+    s += render_monitor_table(task_migration_table(v)) + "\n";
     const auto totals = all_totals(v);
     s += render_perf_stats_table(sc.name, names(v), event_rows(kPerfStatEvents, totals)) + "\n";
     s += render_vmstat_table(sc.name, names(v), event_rows(kVmstatNumaEvents, totals));
@@ -159,6 +179,7 @@ nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareRepo
         {"compare", to_json(compare_table(v, o))},
         {"duration", to_json(duration_table(v))},
         {"ops", to_json(ops_table(v))},
+        {"numa_task_migrations", to_json(task_migration_table(v))},
         {"perf_stats",
          event_table_json("perf stats", names(v), event_rows(kPerfStatEvents, totals))},
         {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};

@@ -1,6 +1,7 @@
 // The report of `numasim compare`: the mmtests compare table (with significance markers),
-// Duration and mmtests-vmstat `Ops ...` monitors with the AutoNUMA cost, perf-stat and vmstat event
-// tables, and, when a variant ran specjbb, the posting's Prev/Current block; as text or JSON.
+// Duration and mmtests-vmstat `Ops ...` monitors with the AutoNUMA cost, the NUMA task
+// migration summary of the sched_*_numa tracepoints, perf-stat and vmstat event tables, and,
+// when a variant ran specjbb, the posting's Prev/Current block; as text or JSON.
 #pragma once
 
 #include <nlohmann/json.hpp>

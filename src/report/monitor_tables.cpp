@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "report/mmtests_header.h"
+#include "report/stats.h"
 #include "report/text_format.h"
 
 namespace numasim {
@@ -135,6 +136,40 @@ MonitorTable build_mmtests_vmstat_table(const std::vector<std::string>& columns,
         MonitorRow row{"Ops", spec.label, {}};
         for (const auto& d : deltas)
             row.values.push_back(spec.value(d));
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+MonitorTable build_numa_task_migration_table(const std::vector<std::string>& columns,
+                                             const std::vector<NumaTaskMigrations>& migrations) {
+    check_columns(columns.size(), migrations.size(), "NUMA task migration table");
+    struct RowSpec {
+        const char* label;
+        double (*value)(const NumaTaskMigrations&);
+    };
+    static const RowSpec kRows[] = {
+        {"NUMA migrated stuck", [](const NumaTaskMigrations& m) { return m.stuck; }},
+        {"NUMA migrated idle", [](const NumaTaskMigrations& m) { return m.idle; }},
+        {"NUMA migrated swapped", [](const NumaTaskMigrations& m) { return m.swapped; }},
+        {"NUMA local swapped", [](const NumaTaskMigrations& m) { return m.local_swapped; }},
+        {"NUMA remote swapped",
+         [](const NumaTaskMigrations& m) { return m.swapped - m.local_swapped; }},
+        {"NUMA group swapped", [](const NumaTaskMigrations& m) { return m.group_swapped; }},
+        {"NUMA avg task migs.",
+         [](const NumaTaskMigrations& m) { return m.per_task.empty() ? 0 : amean(m.per_task); }},
+        {"NUMA stddev task mig",
+         [](const NumaTaskMigrations& m) { return stddev_amean(m.per_task); }},
+        {"NUMA max task migs.",
+         [](const NumaTaskMigrations& m) { return m.per_task.empty() ? 0 : max_of(m.per_task); }},
+    };
+    MonitorTable t;
+    t.columns = columns;
+    t.field_length = kMmtestsFtraceFieldLength;
+    for (const RowSpec& spec : kRows) {
+        MonitorRow row{"Ops", spec.label, {}};
+        for (const auto& m : migrations)
+            row.values.push_back(spec.value(m));
         t.rows.push_back(std::move(row));
     }
     return t;

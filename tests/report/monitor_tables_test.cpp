@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 namespace numasim {
@@ -111,6 +112,37 @@ TEST(MonitorTables, VmstatFaultAllocMigrateRowsInMmtestsOrder) {
     EXPECT_EQ(lines[19], "Ops AutoNUMA cost                          0.16");
     EXPECT_EQ(lines[20], "Ops THP migration success                 16.00");
     EXPECT_EQ(lines[21], "Ops THP migration failure                  1.00");
+}
+
+TEST(MonitorTables, NumaTaskMigrationSummary) {
+    // 4 moves and 4 swaps (1 within a node, 2 within a numa group) touch 4 + 2*4 = 12 task
+    // migrations, spread 0, 2, 4, 6 over four tasks: mean 3, sample variance
+    // (9 + 1 + 1 + 9) / 3 = 6.667 -> stddev 2.58, max 6; remote swapped = 4 - 1 = 3.
+    NumaTaskMigrations m;
+    m.stuck = 5;
+    m.idle = 4;
+    m.swapped = 4;
+    m.local_swapped = 1;
+    m.group_swapped = 2;
+    m.per_task = {0, 2, 4, 6};
+    const auto lines =
+        lines_of(render_monitor_table(build_numa_task_migration_table({"base"}, {m})));
+    // "Ops " + the operation padded to 21 ("NUMA migrated swapped") + "%16.2f".
+    const std::vector<std::string> expected = {
+        "Ops NUMA migrated stuck              5.00", "Ops NUMA migrated idle               4.00",
+        "Ops NUMA migrated swapped            4.00", "Ops NUMA local swapped               1.00",
+        "Ops NUMA remote swapped              3.00", "Ops NUMA group swapped               2.00",
+        "Ops NUMA avg task migs.              3.00", "Ops NUMA stddev task mig             2.58",
+        "Ops NUMA max task migs.              6.00",
+    };
+    ASSERT_EQ(lines.size(), 2 + expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_EQ(lines[2 + i], expected[i]);
+    // No tasks: mean and max 0, stddev NaN (as mmtests prints a single sample's).
+    const MonitorTable empty = build_numa_task_migration_table({"x"}, {NumaTaskMigrations{}});
+    EXPECT_EQ(empty.rows[6].values[0], 0.0);
+    EXPECT_TRUE(std::isnan(empty.rows[7].values[0]));
+    EXPECT_EQ(empty.rows[8].values[0], 0.0);
 }
 
 TEST(MonitorTables, ColumnMismatchThrows) {
