@@ -2,35 +2,46 @@
 # What observing a run costs: times one scenario plain, with --sample 1s, with a full ftrace
 # text trace and with a Perfetto trace (one iteration, one worker, best of REPEAT), and prints
 # each against the plain run with the targets (sampling <= 1.2x, a full trace <= 3x).
-# Usage: scripts/bench-observe.sh [FILE.toml]   (default: examples/autonumabench-numa01.toml)
+# Usage: scripts/bench-observe.sh [FILE.toml [RUN-OPTION...]]
+#        (default: examples/autonumabench-numa01.toml; options such as --duration 60s are given
+#        to every run)
 # Environment: BUILD_DIR (default build), REPEAT (default 3), OUT (default: a temporary dir).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 numasim="${BUILD_DIR:-build}/numasim"
 file="${1:-examples/autonumabench-numa01.toml}"
+shift $(( $# > 0 ? 1 : 0 ))
+extra=("$@")
 repeat="${REPEAT:-3}"
 out="${OUT:-$(mktemp -d /tmp/numasim-bench-observe.XXXXXX)}"
+mkdir -p "$out"
 
-best() {  # best wall seconds of `numasim run FILE ARGS...` over $repeat runs
-  local b="" t
+best() {  # "wall-seconds peak-RSS-MB" of the fastest of $repeat runs of `numasim run FILE ARGS...`
+  local b="" t m r
   for _ in $(seq "$repeat"); do
     rm -rf "$out/run" "$out"/trace.*
-    t=$( { /usr/bin/time -f %e "$numasim" run "$file" --iterations 1 -j 1 "$@" >/dev/null; } 2>&1 )
-    if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then b=$t; fi
+    r=$( { /usr/bin/time -f '%e %M' "$numasim" run "$file" --iterations 1 -j 1 "${extra[@]}" "$@" >/dev/null; } 2>&1 )
+    t=${r% *}
+    if [ -z "$b" ] || awk "BEGIN{exit !($t < $b)}"; then b=$t; m=$(( ${r#* } / 1024 )); fi
   done
-  echo "$b"
+  echo "$b $m"
 }
 
-plain=$(best)
-printf '%-28s %8s %7s %s\n' "mode" "wall s" "ratio" "target"
-printf '%-28s %8.2f %7s\n' "plain" "$plain" "1.00x"
-row() {  # row NAME TARGET ARGS...
-  local name=$1 target=$2 t
-  shift 2
-  t=$(best "$@")
-  printf '%-28s %8.2f %6.2fx %s\n' "$name" "$t" "$(awk "BEGIN{print $t / $plain}")" "$target"
+size() {  # the size of what the last run wrote, in MB
+  du -sm "$@" 2>/dev/null | awk '{s += $1} END {print s + 0}'
 }
-row "--sample 1s" "<= 1.2x" --sample 1s --out-dir "$out/run"
-row "--trace (ftrace text)" "<= 3x" --trace "$out/trace.txt"
-row "--trace-format perfetto" "<= 3x" --trace-format perfetto --trace "$out/trace.json"
-echo "scenario $file; files in $out"
+
+read -r plain rss < <(best)
+printf '%-28s %8s %7s %8s %8s %s\n' "mode" "wall s" "ratio" "RSS MB" "out MB" "target"
+printf '%-28s %8.2f %7s %8d %8s\n' "plain" "$plain" "1.00x" "$rss" "-"
+row() {  # row NAME TARGET OUTPUT ARGS...
+  local name=$1 target=$2 output=$3 t m
+  shift 3
+  read -r t m < <(best "$@")
+  printf '%-28s %8.2f %6.2fx %8d %8d %s\n' "$name" "$t" "$(awk "BEGIN{print $t / $plain}")" \
+    "$m" "$(size "$output")" "$target"
+}
+row "--sample 1s" "<= 1.2x" "$out/run" --sample 1s --out-dir "$out/run"
+row "--trace (ftrace text)" "<= 3x" "$out/trace.txt" --trace "$out/trace.txt"
+row "--trace-format perfetto" "<= 3x" "$out/trace.json" --trace-format perfetto --trace "$out/trace.json"
+echo "scenario $file ${extra[*]}; files in $out"

@@ -42,6 +42,13 @@ class CompareCommand : public Command {
             ->check(CLI::IsMember({"ci", "ttest", "none"}));
         sub_->add_flag("--stats-2019", stats_2019_, "print the 2019-2024 mmtests stat rows");
         sub_->add_flag("--means-only", means_only_, "print only the Amean/Hmean rows");
+        sub_->add_flag("--print-significance", print_significance_,
+                       "add compare-mmtests.pl's Significant rows (flag and cidiff, or the "
+                       "t-test p-value in percent)");
+        sub_->add_option("--naming", naming_,
+                         "best-mean row names: dash (BAmean-95, LKML postings) or dot "
+                         "(BAmean.95, mmtests since 2026)")
+            ->check(CLI::IsMember({"dash", "dot"}));
         observe_.add_to(*sub_, /*with_trace=*/false);
         opts_.add_to(*sub_);
     }
@@ -95,6 +102,8 @@ class CompareCommand : public Command {
                                    : SignificanceRule::CiInterval;
         o.stats_2019 = stats_2019_;
         o.means_only = means_only_;
+        o.print_significance = print_significance_;
+        o.dot_naming = naming_ == "dot";
         std::string out = json_ ? "" : compare_text(runs, o);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = compare_json(runs, o);
@@ -135,9 +144,9 @@ class CompareCommand : public Command {
     }
 
     std::vector<std::string> from_;
-    std::string path_, rule_ = "ci";
+    std::string path_, rule_ = "ci", naming_ = "dash";
     std::vector<std::string> variants_;
-    bool json_ = false, stats_2019_ = false, means_only_ = false;
+    bool json_ = false, stats_2019_ = false, means_only_ = false, print_significance_ = false;
     ObserveCliOptions observe_;
     ScenarioOptions opts_;
 };

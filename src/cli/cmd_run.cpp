@@ -1,5 +1,5 @@
-// numasim run [SCENARIO.toml] [--json] [--sample INTERVAL --out-dir DIR] [--trace FILE]
-//             [-V VARIANT] [--iteration K] ...
+// numasim run [SCENARIO.toml] [--json | --proc-vmstat] [--sample INTERVAL --out-dir DIR]
+//             [--trace FILE] [-V VARIANT] [--iteration K] ...
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include "config/input_error.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
+#include "report/proc_vmstat.h"
 #include "report/progress.h"
 #include "report/run_report.h"
 #include "report/samples_json.h"
@@ -27,6 +28,10 @@ class RunCommand : public Command {
         sub_ = app.add_subcommand("run", "run a scenario (the built-in default without a file)");
         sub_->add_option("scenario", path_, "scenario TOML file");
         sub_->add_flag("--json", json_, "print one JSON object instead of text");
+        sub_->add_flag("--proc-vmstat", proc_vmstat_,
+                       "print the run's /proc/vmstat instead of the report: 'name value' lines "
+                       "in the kernel's order (of the profile's release), for diff against a "
+                       "real dump; one run only");
         observe_.add_to(*sub_, /*with_trace=*/true);
         sub_->add_option("-V,--variant", variant_,
                          "a [[variant]] table of the scenario by name, or NAME:KEY=VALUE,... as "
@@ -60,6 +65,12 @@ class RunCommand : public Command {
             throw InputError("--trace", "-",
                              "standard output takes the trace of one run; give a file name, "
                              "--iterations 1 or --iteration K");
+        if (proc_vmstat_ && json_)
+            throw InputError("--proc-vmstat", "", "prints text: it cannot go with --json");
+        if (proc_vmstat_ && !one && sc.iterations > 1)
+            throw InputError("--proc-vmstat", "",
+                             "prints the /proc/vmstat of one run; give --iterations 1 or "
+                             "--iteration K");
         OutputSet files(sc.input_files);
         const ObserveOptions obs = observe_.options(files);
         std::vector<RunResult> results;
@@ -76,7 +87,9 @@ class RunCommand : public Command {
             progress.finish();
         }
         files.commit_all();
-        std::string out = json_ ? "" : results_text(sc, results);
+        std::string out = json_          ? ""
+                          : proc_vmstat_ ? proc_vmstat_text(results.front().counters, sc.profile)
+                                         : results_text(sc, results);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = results_json(sc, results);
             j["provenance"] = provenance_json(make_provenance(sc, invoked_command_line()));
@@ -121,7 +134,7 @@ class RunCommand : public Command {
     int iteration_ = 0;
     std::string variant_;
     std::string path_;
-    bool json_ = false;
+    bool json_ = false, proc_vmstat_ = false;
     ObserveCliOptions observe_;
     ScenarioOptions opts_;
 };

@@ -79,6 +79,7 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
         p.numa_preferred_nid = t->numa_preferred_nid;
         p.numa_pages_migrated = t->numa_pages_migrated;
         p.bytes = t->total_bytes;
+        p.numa_task_migrations = t->numa_task_migrations;
         p.proc_sched =
             t->state == TaskState::Dead ? t->proc_sched_at_exit : sched_show_numa(sys, *t);
         r.tasks.push_back(std::move(p));

@@ -29,8 +29,9 @@ struct ProcTask {
     uint64_t nr_migrations = 0, nvcsw = 0, nivcsw = 0, faults = 0;
     int numa_preferred_nid = -1;
     uint64_t numa_pages_migrated = 0;
-    double bytes = 0;        // moved by its access streams
-    std::string proc_sched;  // the /proc/<pid>/sched NUMA lines
+    double bytes = 0;                   // moved by its access streams
+    uint64_t numa_task_migrations = 0;  // sched_move_numa and sched_swap_numa it took part in
+    std::string proc_sched;             // the /proc/<pid>/sched NUMA lines
 };
 
 // A named region of a process at the end of the run (a workload's buffer, the executable's

@@ -94,6 +94,11 @@ struct Counters {
     uint64_t sched_move_numa = 0;
     uint64_t sched_swap_numa = 0;
     uint64_t sched_stick_numa = 0;
+    // sched_swap_numa events between two CPUs of one node, and between two tasks of one numa
+    // group: the "NUMA local swapped" and "NUMA group swapped" of 286549dc (v3.14), which added
+    // the three NUMA tracepoints.
+    uint64_t sched_swap_numa_local = 0;
+    uint64_t sched_swap_numa_group = 0;
     uint64_t mm_migrate_pages = 0;  // migrate:mm_migrate_pages events (one per migrate_pages())
     uint64_t llc_misses = 0;        // perf cache-misses: lines the cost model sent to DRAM
     std::array<uint64_t, static_cast<size_t>(SkipVmaReason::NR)> sched_skip_vma_numa{};

@@ -101,10 +101,13 @@ void trace_sched_swap_numa(System& sys, Task& src, int src_cpu, Task& dst, int d
     ++sys.counters.sched_swap_numa;
     ++src.numa_task_migrations;
     ++dst.numa_task_migrations;
+    if (nid_of(sys, src_cpu) == nid_of(sys, dst_cpu)) ++sys.counters.sched_swap_numa_local;
+    const int src_ngid = task_numa_group_id(src), dst_ngid = task_numa_group_id(dst);
+    if (src_ngid > 0 && src_ngid == dst_ngid) ++sys.counters.sched_swap_numa_group;
     if (!sys.tracer.on(TraceEventId::sched_swap_numa)) return;
     TraceEvent e = numa_event(sys, TraceEventId::sched_swap_numa, src, src_cpu, dst_cpu);
     e.b = &dst;
-    e.b_ngid = task_numa_group_id(dst);
+    e.b_ngid = dst_ngid;
     sys.tracer.emit(e);
 }
 

@@ -44,6 +44,8 @@ CompareTable compare_table(const std::vector<VariantRuns>& v, const CompareRepor
     co.rule = o.rule;
     co.stat_set = o.stats_2019 ? StatSet::Multiops2019 : StatSet::Current;
     co.means_only = o.means_only;
+    co.print_significance = o.print_significance;
+    co.naming = o.dot_naming ? BestMeanNaming::Dot : BestMeanNaming::Dash;
     return build_compare_table(names(v), operations(v), co);
 }
 
@@ -82,12 +84,34 @@ std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
 MonitorTable ops_table(const std::vector<VariantRuns>& v) {
     std::vector<VmstatDelta> d;
     for (const auto& x : v) {
+        // Under the /proc/vmstat names the Ops rows read (pgalloc is pgalloc_normal).
+        const auto totals = counter_totals(x);
         VmstatDelta m;
-        for (const auto& [k, val] : counter_totals(x))
-            m[k] = static_cast<double>(val);
+        for (const auto& [proc, id] : kProcVmstatOrder)
+            m[std::string(proc)] =
+                static_cast<double>(totals.at(std::string(kVmNames[static_cast<size_t>(id)])));
         d.push_back(m);
     }
     return build_mmtests_vmstat_table(names(v), d);
+}
+
+// The sched_*_numa summary per variant, over all its iterations (every task of every run).
+MonitorTable task_migration_table(const std::vector<VariantRuns>& v) {
+    std::vector<NumaTaskMigrations> m;
+    for (const auto& x : v) {
+        NumaTaskMigrations t;
+        for (const auto& r : x.runs) {
+            t.stuck += static_cast<double>(r.counters.sched_stick_numa);
+            t.idle += static_cast<double>(r.counters.sched_move_numa);
+            t.swapped += static_cast<double>(r.counters.sched_swap_numa);
+            t.local_swapped += static_cast<double>(r.counters.sched_swap_numa_local);
+            t.group_swapped += static_cast<double>(r.counters.sched_swap_numa_group);
+            for (const auto& p : r.tasks)
+                t.per_task.push_back(static_cast<double>(p.numa_task_migrations));
+        }
+        m.push_back(std::move(t));
+    }
+    return build_numa_task_migration_table(names(v), m);
 }
 
 std::vector<std::map<std::string, int64_t>> all_totals(const std::vector<VariantRuns>& v) {
@@ -135,6 +159,7 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
     s += render_compare_table(compare_table(v, o)) + "\n";
     s += render_monitor_table(duration_table(v)) + "\n";
     s += render_monitor_table(ops_table(v)) + "\n";
+    s += render_monitor_table(task_migration_table(v)) + "\n";
     const auto totals = all_totals(v);
     s += render_perf_stats_table(sc.name, names(v), event_rows(kPerfStatEvents, totals)) + "\n";
     s += render_vmstat_table(sc.name, names(v), event_rows(kVmstatNumaEvents, totals));
@@ -154,6 +179,7 @@ nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareRepo
         {"compare", to_json(compare_table(v, o))},
         {"duration", to_json(duration_table(v))},
         {"ops", to_json(ops_table(v))},
+        {"numa_task_migrations", to_json(task_migration_table(v))},
         {"perf_stats",
          event_table_json("perf stats", names(v), event_rows(kPerfStatEvents, totals))},
         {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};

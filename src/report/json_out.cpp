@@ -37,10 +37,25 @@ nlohmann::json to_json(const CompareTable& table) {
                         {"pct", pct},
                         {"significant", sig}});
     }
-    return {{"columns", table.columns},
-            {"baseline", table.columns.empty() ? "" : table.columns.front()},
-            {"rows", rows},
-            {"text", render_compare_table(table)}};
+    nlohmann::json out = {{"columns", table.columns},
+                          {"baseline", table.columns.empty() ? "" : table.columns.front()},
+                          {"rows", rows},
+                          {"text", render_compare_table(table)}};
+    if (!table.significance.empty()) {
+        nlohmann::json sig = nlohmann::json::array();
+        for (const auto& r : table.significance) {
+            nlohmann::json flags = nlohmann::json::array();
+            nlohmann::json figures = nlohmann::json::array();
+            for (const auto& c : r.cells) {
+                flags.push_back(c.significant);
+                figures.push_back(json_number(c.figure));
+            }
+            sig.push_back(
+                {{"operation", r.operation}, {"significant", flags}, {"figure", figures}});
+        }
+        out["significance"] = sig;
+    }
+    return out;
 }
 
 nlohmann::json to_json(const MonitorTable& table) {

@@ -133,6 +133,26 @@ CompareTable build_compare_table(const std::vector<std::string>& columns,
             }
         }
     }
+    if (options.print_significance && options.show_compare &&
+        options.rule != SignificanceRule::None) {
+        for (size_t o = 0; o < operations.size(); ++o) {
+            SignificanceRow row{operations[o].name, {SignificanceCell{}}};
+            const Summary& b = summaries[o][0];
+            for (size_t c = 1; c < columns.size(); ++c) {
+                const Summary& n = summaries[o][c];
+                const MeanEstimate base{b.mean, b.stddev, b.n}, cand{n.mean, n.stddev, n.n};
+                SignificanceCell cell;
+                cell.significant =
+                    is_significant(options.rule, base, cand, options.significance_level);
+                // Compare.pm keeps cidiff itself, or _significanceTest's p-value * 100.
+                cell.figure = options.rule == SignificanceRule::TTest
+                                  ? 100 * ttest_p_value(base, cand)
+                                  : ci_diff(base, cand);
+                row.cells.push_back(cell);
+            }
+            table.significance.push_back(std::move(row));
+        }
+    }
     return table;
 }
 
@@ -157,6 +177,20 @@ std::string render_compare_table(const CompareTable& table) {
                                    format_fixed(cell.pct, kMmtestsCompareLength, 2), close);
             }
         }
+        out += '\n';
+    }
+    for (const auto& row : table.significance) {
+        // "Significant" is longer than the stat column and, as in Perl's "%-Ns", overflows it.
+        out += pad_right("Significant", table.stat_width);
+        out += ' ';
+        out += pad_right(row.operation, table.operation_width);
+        for (const auto& cell : row.cells) {
+            out += format_fixed(cell.significant ? 1.0 : 0.0, table.field_length, table.precision);
+            out += fmt::format(" ({}%)", format_fixed(cell.figure, kMmtestsCompareLength, 2));
+        }
+        // Compare.pm pushes one element past the end of the significance list; PrintGeneric.pm
+        // prints an undefined value as blanks the width of the field.
+        out.append(static_cast<size_t>(table.field_length), ' ');
         out += '\n';
     }
     return out;

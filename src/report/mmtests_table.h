@@ -38,6 +38,9 @@ struct CompareOptions {
     bool means_only = false;   // print only the Amean/Hmean rows (widths stay as for all rows)
     int field_length = 12;     // mmtests Compare.pm default FieldLength
     int precision = 2;
+    // compare-mmtests.pl --print-significance: a "Significant" row per operation after the
+    // others (only with show_compare and a rule other than None).
+    bool print_significance = false;
 };
 
 struct CompareCell {
@@ -53,10 +56,23 @@ struct CompareRow {
     std::vector<CompareCell> cells;  // one per column
 };
 
+// One column of a "Significant" row: the flag (1 or 0) and the figure behind it: cidiff for
+// CiInterval, the two-sided p-value in percent for TTest; (0, 0) for the baseline.
+struct SignificanceCell {
+    bool significant = false;
+    double figure = 0;
+};
+
+struct SignificanceRow {
+    std::string operation;
+    std::vector<SignificanceCell> cells;  // one per column
+};
+
 struct CompareTable {
     std::vector<std::string> columns;
-    std::vector<CompareRow> rows;  // the rows to print (means_only already applied)
-    size_t stat_width = 0;         // longest stat name over the full stat set
+    std::vector<CompareRow> rows;               // the rows to print (means_only already applied)
+    std::vector<SignificanceRow> significance;  // --print-significance rows, printed last
+    size_t stat_width = 0;                      // longest stat name over the full stat set
     size_t operation_width = 0;
     int field_length = 12;
     int precision = 2;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "report/mmtests_header.h"
+#include "report/stats.h"
 #include "report/text_format.h"
 
 namespace numasim {
@@ -77,7 +78,21 @@ MonitorTable build_mmtests_vmstat_table(const std::vector<std::string>& columns,
         const char* label;
         double (*value)(const VmstatDelta&);
     };
+    // MonitorMmtestsvmstat.pm's @_fieldOrder, keeping the rows whose counters numasim has.
     static const RowSpec kRows[] = {
+        // mmtests_minor_faults = pgfault - pgmajfault; nothing in the model is read from disk,
+        // so pgmajfault is absent (0) unless a caller supplies it.
+        {"Minor Faults",
+         [](const VmstatDelta& d) { return field(d, "pgfault") - field(d, "pgmajfault"); }},
+        {"Normal allocs", [](const VmstatDelta& d) { return field(d, "pgalloc_normal"); }},
+        {"THP fault alloc", [](const VmstatDelta& d) { return field(d, "thp_fault_alloc"); }},
+        // thp_split_page: the kernel's NUMA-hinting migrations never split a THP (they pass
+        // MR_NUMA_MISPLACED, for which migrate_pages() does not split), and numasim does not
+        // count the splits it makes for other reasons, so the row reads 0 unless supplied.
+        {"THP split", [](const VmstatDelta& d) { return field(d, "thp_split_page"); }},
+        {"Page migrate success",
+         [](const VmstatDelta& d) { return field(d, "pgmigrate_success"); }},
+        {"Page migrate failure", [](const VmstatDelta& d) { return field(d, "pgmigrate_fail"); }},
         {"NUMA alloc hit", [](const VmstatDelta& d) { return field(d, "numa_hit"); }},
         {"NUMA alloc miss", [](const VmstatDelta& d) { return field(d, "numa_miss"); }},
         {"NUMA interleave hit", [](const VmstatDelta& d) { return field(d, "numa_interleave"); }},
@@ -107,6 +122,12 @@ MonitorTable build_mmtests_vmstat_table(const std::vector<std::string>& columns,
              return autonuma_cost(field(d, "numa_pte_updates"), field(d, "numa_hint_faults"),
                                   field(d, "numa_pages_migrated"));
          }},
+        // Not in MonitorMmtestsvmstat.pm, which does not list the v5.9 THP migration counters:
+        // numasim's additions, after mmtests' rows so that those keep mmtests' order.
+        {"THP migration success",
+         [](const VmstatDelta& d) { return field(d, "thp_migration_success"); }},
+        {"THP migration failure",
+         [](const VmstatDelta& d) { return field(d, "thp_migration_fail"); }},
     };
     MonitorTable t;
     t.columns = columns;
@@ -115,6 +136,40 @@ MonitorTable build_mmtests_vmstat_table(const std::vector<std::string>& columns,
         MonitorRow row{"Ops", spec.label, {}};
         for (const auto& d : deltas)
             row.values.push_back(spec.value(d));
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+MonitorTable build_numa_task_migration_table(const std::vector<std::string>& columns,
+                                             const std::vector<NumaTaskMigrations>& migrations) {
+    check_columns(columns.size(), migrations.size(), "NUMA task migration table");
+    struct RowSpec {
+        const char* label;
+        double (*value)(const NumaTaskMigrations&);
+    };
+    static const RowSpec kRows[] = {
+        {"NUMA migrated stuck", [](const NumaTaskMigrations& m) { return m.stuck; }},
+        {"NUMA migrated idle", [](const NumaTaskMigrations& m) { return m.idle; }},
+        {"NUMA migrated swapped", [](const NumaTaskMigrations& m) { return m.swapped; }},
+        {"NUMA local swapped", [](const NumaTaskMigrations& m) { return m.local_swapped; }},
+        {"NUMA remote swapped",
+         [](const NumaTaskMigrations& m) { return m.swapped - m.local_swapped; }},
+        {"NUMA group swapped", [](const NumaTaskMigrations& m) { return m.group_swapped; }},
+        {"NUMA avg task migs.",
+         [](const NumaTaskMigrations& m) { return m.per_task.empty() ? 0 : amean(m.per_task); }},
+        {"NUMA stddev task mig",
+         [](const NumaTaskMigrations& m) { return stddev_amean(m.per_task); }},
+        {"NUMA max task migs.",
+         [](const NumaTaskMigrations& m) { return m.per_task.empty() ? 0 : max_of(m.per_task); }},
+    };
+    MonitorTable t;
+    t.columns = columns;
+    t.field_length = kMmtestsFtraceFieldLength;
+    for (const RowSpec& spec : kRows) {
+        MonitorRow row{"Ops", spec.label, {}};
+        for (const auto& m : migrations)
+            row.values.push_back(spec.value(m));
         t.rows.push_back(std::move(row));
     }
     return t;

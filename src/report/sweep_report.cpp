@@ -138,8 +138,11 @@ std::string render_group(const std::vector<Column>& cols) {
             t.user += run->at("user_s").get<double>();
             t.system += run->at("system_s").get<double>();
             t.elapsed += run->at("elapsed_s").get<double>();
-            for (const auto& [k, v] : run->at("vmstat").items())
-                d[k] += v.get<double>();
+            // Under the /proc/vmstat names the Ops rows read (pgalloc is pgalloc_normal).
+            for (const auto& [proc, id] : kProcVmstatOrder)
+                d[std::string(proc)] +=
+                    number_at(run->at("vmstat"), std::string(kVmNames[static_cast<size_t>(id)]))
+                        .value_or(0);
         }
         times.push_back(t);
         deltas.push_back(d);

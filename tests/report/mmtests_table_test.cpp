@@ -118,6 +118,48 @@ TEST(MmtestsTable, BenchmarksMdExample) {
         << text;
 }
 
+TEST(MmtestsTable, PrintSignificanceRowsCiRule) {
+    // Stddevs: base {399, 400} sqrt(0.5) = 0.707107, new {52.0, 52.1} 0.0707107; half-widths
+    // 1.96 times those; cidiff = (399.50 - 52.05) / (1.385904 + 0.138590) = 227.91 > 1.
+    std::vector<OperationSamples> ops = {
+        {"elsp-NUMA01", Better::Lower, {{399.0, 400.0}, {52.0, 52.1}}}};
+    CompareOptions opt;
+    opt.print_significance = true;
+    const CompareTable t = build_compare_table({"6.5.0-vanilla", "6.5.0-patched"}, ops, opt);
+    ASSERT_EQ(t.significance.size(), 1u);
+    EXPECT_NEAR(t.significance[0].cells[1].figure, 227.91166, 1e-4);
+    const auto lines = lines_of(render_compare_table(t));
+    ASSERT_EQ(lines.size(), 2u + 6u + 1u);
+    // "Significant" overflows the 9-wide stat column ("BAmean-95"); the trailing 12 blanks are
+    // PrintGeneric.pm's rendering of the undefined element past the list's end.
+    EXPECT_EQ(lines.back(),
+              "Significant elsp-NUMA01        0.00 (   0.00%)        1.00 ( 227.91%)" +
+                  std::string(12, ' '));
+    // Without the option, or with the pre-2018 rule, there is no such row.
+    opt.print_significance = false;
+    EXPECT_TRUE(build_compare_table({"a-x", "a-y"}, ops, opt).significance.empty());
+    opt.print_significance = true;
+    opt.rule = SignificanceRule::None;
+    EXPECT_TRUE(build_compare_table({"a-x", "a-y"}, ops, opt).significance.empty());
+}
+
+TEST(MmtestsTable, PrintSignificanceRowsTTestShowsPValuePercent) {
+    // {1,2,3} vs {2,3,4}: stddev 1 each, t = 1/sqrt(2/3) = 1.2247, df = 4. For 4 degrees of
+    // freedom the two-sided p is 1 - 1.5 x (1 - x^2/3) with x = t/sqrt(4 + t^2) = 0.522233:
+    // p = 0.287864, above 0.10, so not significant; the row shows 28.79.
+    std::vector<OperationSamples> ops = {{"op", Better::Lower, {{1, 2, 3}, {2, 3, 4}}}};
+    CompareOptions opt;
+    opt.rule = SignificanceRule::TTest;
+    opt.print_significance = true;
+    const CompareTable t = build_compare_table({"a-x", "a-y"}, ops, opt);
+    ASSERT_EQ(t.significance.size(), 1u);
+    EXPECT_FALSE(t.significance[0].cells[1].significant);
+    EXPECT_NEAR(t.significance[0].cells[1].figure, 28.78641, 1e-4);
+    EXPECT_EQ(
+        lines_of(render_compare_table(t)).back(),
+        "Significant op        0.00 (   0.00%)        0.00 (  28.79%)" + std::string(12, ' '));
+}
+
 TEST(MmtestsTable, HigherIsBetterUsesHmeanAndPdiff) {
     // tput {100,100} vs {110,110}: Hmean 100 -> 110 = +10%; identical samples (stddev 0) and
     // a difference > 1 unit are significant under the CI rule.

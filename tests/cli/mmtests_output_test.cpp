@@ -1,0 +1,69 @@
+// End-to-end: the mmtests-completeness outputs (compare --print-significance and --naming,
+// the Ops rows beyond NUMA, run --proc-vmstat).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "numasim_process.h"
+
+namespace {
+
+using numasim_test::numasim;
+using numasim_test::Output;
+
+TEST(MmtestsOutput, ProcVmstatIsTheRunsCountersInKernelOrder) {
+    const std::string run = "run --duration 8s --iterations 1";
+    const Output text = numasim(run + " --proc-vmstat");
+    const Output json = numasim(run + " --json");
+    ASSERT_EQ(text.status, 0) << text.out;
+    ASSERT_EQ(json.status, 0) << json.out;
+    const auto vmstat = nlohmann::json::parse(json.out).at("vmstat");
+    // Every line is "name value" with the value the JSON holds for the same run (the JSON
+    // says "pgalloc" for the kernel's pgalloc_normal), in vmstat_text's order.
+    std::istringstream in(text.out);
+    std::vector<std::string> names;
+    for (std::string line; std::getline(in, line);) {
+        const auto sp = line.find(' ');
+        ASSERT_NE(sp, std::string::npos) << line;
+        const std::string name = line.substr(0, sp);
+        const std::string key = name == "pgalloc_normal" ? "pgalloc" : name;
+        ASSERT_TRUE(vmstat.contains(key)) << name;
+        EXPECT_EQ(line.substr(sp + 1), std::to_string(vmstat.at(key).get<uint64_t>())) << name;
+        names.push_back(name);
+    }
+    const std::vector<std::string> order = {
+        "numa_hit",         "numa_local",          "pgalloc_normal",    "pgfault",
+        "numa_pte_updates", "numa_pages_migrated", "pgmigrate_success", "thp_migration_success",
+        "thp_fault_alloc"};
+    size_t at = 0;
+    for (const auto& n : order) {
+        const auto it = std::find(names.begin() + static_cast<long>(at), names.end(), n);
+        ASSERT_NE(it, names.end()) << n << " missing or out of order";
+        at = static_cast<size_t>(it - names.begin());
+    }
+    // A v4.19 kernel has no THP migration counters (v5.9).
+    const Output old = numasim(run + " --profile v4.19 --proc-vmstat");
+    ASSERT_EQ(old.status, 0) << old.out;
+    EXPECT_EQ(old.out.find("thp_migration"), std::string::npos) << old.out;
+    EXPECT_EQ(numasim(run + " --proc-vmstat --json").status, 2);
+    EXPECT_EQ(numasim("run --duration 8s --iterations 2 --proc-vmstat").status, 2);
+}
+
+TEST(MmtestsOutput, CompareSignificanceRowsDotNamingAndOpsRows) {
+    const Output o = numasim(
+        "compare examples/variants.toml --iterations 2 --duration 5s -V base:profile=v6.12 "
+        "-V old:profile=v6.1 --print-significance --naming dot");
+    ASSERT_EQ(o.status, 0) << o.out;
+    for (const char* s : {"BAmean.95", "\nSignificant elsp-NUMA02", "Ops Minor Faults",
+                          "Ops Normal allocs", "Ops THP fault alloc", "Ops Page migrate success",
+                          "Ops Page migrate failure", "Ops THP migration success"})
+        EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
+    EXPECT_EQ(o.out.find("BAmean-95"), std::string::npos);
+    EXPECT_EQ(numasim("compare examples/variants.toml --naming colon").status, 2);
+}
+
+}  // namespace

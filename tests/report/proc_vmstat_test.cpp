@@ -1,0 +1,65 @@
+#include "report/proc_vmstat.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace numasim {
+namespace {
+
+TEST(ProcVmstat, KernelOrderAndFormat) {
+    Counters c;
+    c[Vm::numa_hit] = 1200;
+    c[Vm::pgalloc] = 1300;
+    c[Vm::pgfault] = 77;
+    c[Vm::numa_pte_updates] = 4096;
+    c[Vm::numa_pages_migrated] = 9;
+    c[Vm::pgmigrate_success] = 9;
+    c[Vm::thp_migration_fail] = 2;
+    c[Vm::thp_fault_alloc] = 5;
+    // mm/vmstat.c's vmstat_text: the NUMA event counters (after the zone counters), then the
+    // vm events: pgalloc_<zone>, pgfree, pgfault, the numa_* balancing events, the migration
+    // events, and thp_fault_alloc after the unevictable_* ones. numasim's "pgalloc" is
+    // pgalloc_normal (every simulated page is in ZONE_NORMAL).
+    const std::string expected =
+        "numa_hit 1200\n"
+        "numa_miss 0\n"
+        "numa_foreign 0\n"
+        "numa_interleave 0\n"
+        "numa_local 0\n"
+        "numa_other 0\n"
+        "pgalloc_normal 1300\n"
+        "pgfree 0\n"
+        "pgfault 77\n"
+        "numa_pte_updates 4096\n"
+        "numa_huge_pte_updates 0\n"
+        "numa_hint_faults 0\n"
+        "numa_hint_faults_local 0\n"
+        "numa_pages_migrated 9\n"
+        "pgmigrate_success 9\n"
+        "pgmigrate_fail 0\n"
+        "thp_migration_success 0\n"
+        "thp_migration_fail 2\n"
+        "thp_migration_split 0\n"
+        "thp_fault_alloc 5\n";
+    EXPECT_EQ(proc_vmstat_text(c, "v6.6"), expected);
+    EXPECT_EQ(proc_vmstat_text(c, "v6.12"), expected);
+    EXPECT_EQ(proc_vmstat_text(c, "custom"), expected);
+}
+
+TEST(ProcVmstat, ThpMigrationCountersOnlyFromV5_9) {
+    EXPECT_FALSE(proc_vmstat_lists("thp_migration_success", "v4.18"));
+    EXPECT_FALSE(proc_vmstat_lists("thp_migration_split", "v5.8"));
+    EXPECT_TRUE(proc_vmstat_lists("thp_migration_fail", "v5.9"));
+    EXPECT_TRUE(proc_vmstat_lists("thp_migration_fail", "v6.1"));
+    EXPECT_TRUE(proc_vmstat_lists("pgmigrate_success", "v4.18"));
+    Counters c;
+    const std::string old = proc_vmstat_text(c, "v4.19");
+    EXPECT_EQ(old.find("thp_migration"), std::string::npos);
+    // 20 counters, 3 of them missing before v5.9.
+    EXPECT_EQ(std::count(old.begin(), old.end(), '\n'), 17);
+    EXPECT_NE(old.find("pgmigrate_fail 0\nthp_fault_alloc 0\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace numasim
