@@ -449,6 +449,32 @@ struct Checker {
                             state_name(t), t.cpu, seen[static_cast<size_t>(t.index)], want);
         }
     }
+
+    // Every valid entry of the sched-group sums cache against the sums of its CPUs' runqueues.
+    void sched_group_sums() {
+        const SgStatsCache& cache = sys.sg_cache;
+        if (!cache.enabled()) return;
+        std::vector<std::vector<int>> members(static_cast<size_t>(cache.nr_groups()));
+        for (size_t cpu = 0; cpu < sys.sched.cpu_groups.size(); ++cpu)
+            for (int g : sys.sched.cpu_groups[cpu])
+                members[static_cast<size_t>(g)].push_back(static_cast<int>(cpu));
+        for (int g = 0; g < cache.nr_groups(); ++g) {
+            const SgSums* cached = cache.cached(g);
+            if (!cached) continue;
+            const SgSums real = sum_group(sys, members[static_cast<size_t>(g)]);
+            if (*cached == real) continue;
+            const auto& cpus = members[static_cast<size_t>(g)];
+            return fail(
+                "sched group {} (cpus {}-{}, {} cpus): cached sums load {} util {} runnable {} "
+                "nr_running {} numa {} preferred {} idle {}, recomputed load {} util {} "
+                "runnable {} nr_running {} numa {} preferred {} idle {}",
+                g, cpus.front(), cpus.back(), cpus.size(), cached->load, cached->util,
+                cached->runnable, cached->sum_nr_running, cached->nr_numa_running,
+                cached->nr_preferred_running, cached->idle_cpus, real.load, real.util,
+                real.runnable, real.sum_nr_running, real.nr_numa_running, real.nr_preferred_running,
+                real.idle_cpus);
+        }
+    }
 };
 
 }  // namespace
@@ -462,6 +488,7 @@ std::optional<std::string> find_invariant_violation(const System& sys) {
     c.frames();
     if (!c.failed()) c.tasks_and_groups();
     if (!c.failed()) c.runqueues();
+    if (!c.failed()) c.sched_group_sums();
     return c.failure;
 }
 

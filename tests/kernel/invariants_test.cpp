@@ -117,6 +117,17 @@ INSTANTIATE_TEST_SUITE_P(
                        ++w.all->node_pages[1 - w.vma->frame(0).nid];
                    },
                    {"region 'all'", "present pages on node"}},
+        // A cached sched-group sum that missed a change (here a PELT load set behind its back).
+        Corruption{"sched_group_sums",
+                   [](World& w) {
+                       System& sys = w.sys;
+                       sys.sg_cache.enable(sys.sched.nr_groups, &sys.sched.cpu_groups);
+                       for (const SchedDomain& sd : sys.sched.domains[w.a->cpu])
+                           for (size_t g = 0; g < sd.groups.size(); ++g)
+                               sys.sg_cache.get(sys, sd.group_ids[g], sd.groups[g]);
+                       w.a->avg.load_avg += 2048;
+                   },
+                   {"sched group", "cached sums load"}},
         Corruption{"region_present",
                    [](World& w) { ++w.half->present; },
                    {"region 'half'", "present pages: cached 513, recomputed 512"}},
