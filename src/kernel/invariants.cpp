@@ -73,6 +73,19 @@ struct Checker {
         return true;
     }
 
+    // How a mapping's count on a node splits into its own part and the object's totals, for a
+    // mismatch report. The object's totals are checked through every mapping that reads them: a
+    // wrong `moved` shows up as a mismatch of the first such region or VMA.
+    static std::string split(const std::vector<uint64_t>& own, const ObjectRangeTotals* shared,
+                             int nid) {
+        if (!shared) return "";
+        const size_t n = static_cast<size_t>(nid);
+        return fmt::format(" (its own part {} + the object's moves {} of object pages [{}, {}))",
+                           static_cast<int64_t>(n < own.size() ? own[n] : 0),
+                           static_cast<int64_t>(shared->moved[n]), shared->first,
+                           shared->first + shared->count);
+    }
+
     // Bitmaps, PTE state and the frames behind present PTEs of one VMA.
     void vma_state(const Mm& mm, const Vma& v) {
         const uint64_t n = v.nr_pages();
@@ -122,13 +135,12 @@ struct Checker {
                 ++node_pages[f.nid];
             });
         if (failed()) return;
-        // Vma::node_pages, the numa_maps N<node>= counts the samplers read.
+        // Vma::pages_on(), the numa_maps N<node>= counts the samplers read: the VMA's own part
+        // plus the object's totals of its window.
         for (int nid = 0; nid < nodes; ++nid) {
-            const uint64_t cached = static_cast<size_t>(nid) < v.node_pages.size()
-                                        ? v.node_pages[static_cast<size_t>(nid)]
-                                        : 0;
-            if (differ(cached, node_pages[static_cast<size_t>(nid)], [&] {
-                    return fmt::format("{}: present pages on node {}", describe(v), nid);
+            if (differ(v.pages_on(nid), node_pages[static_cast<size_t>(nid)], [&] {
+                    return fmt::format("{}: present pages on node {}{}", describe(v), nid,
+                                       split(v.node_pages, v.shared, nid));
                 }))
                 return;
         }
@@ -172,8 +184,9 @@ struct Checker {
         uint64_t present = 0;
         for (size_t nid = 0; nid < nodes.size(); ++nid) {
             present += nodes[nid];
-            if (differ(r.node_pages[nid], nodes[nid], [&] {
-                    return fmt::format("{}: present pages on node {}", describe(r), nid);
+            if (differ(r.pages_on(static_cast<int>(nid)), nodes[nid], [&] {
+                    return fmt::format("{}: present pages on node {}{}", describe(r), nid,
+                                       split(r.node_pages, r.shared, static_cast<int>(nid)));
                 }))
                 return;
         }

@@ -31,14 +31,36 @@ void account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) 
     }
 }
 
-// Every mapping that sees the moved frames has its region totals moved.
+// Whether every mapping of the object maps each page of [obj, obj + nr) from it: every mapper
+// maps the whole object and each frame's mapcount counts all of them. The mapcounts are exact
+// (the invariant checker recomputes them), so this needs no walk over the mappers.
+bool seen_by_every_mapper(const MemObject& o, uint64_t obj, uint64_t nr) {
+    if (o.whole_mappers != o.mappers.size()) return false;
+    for (uint64_t i = obj; i < obj + nr; ++i)
+        if (o.frames[i].mapcount != o.mappers.size()) return false;
+    return true;
+}
+
+// Every mapping that sees the moved frames has its region totals moved: once in the object when
+// every mapping sees them (ObjectRangeTotals), else mapping by mapping.
 void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
     if (!vma.shares_object_page(idx) || vma.object->mappers.size() <= 1) {
         account_region_move(vma, idx, nr, from, to);
         return;
     }
+    MemObject& o = *vma.object;
     const uint64_t obj = vma.pgoff + idx;
-    for (Vma* m : vma.object->mappers) {
+    if (seen_by_every_mapper(o, obj, nr)) {
+        for (auto& t : o.range_totals) {
+            const uint64_t lo = std::max(obj, t->first),
+                           hi = std::min(obj + nr, t->first + t->count);
+            if (lo >= hi) continue;
+            t->moved[static_cast<size_t>(from)] -= hi - lo;
+            t->moved[static_cast<size_t>(to)] += hi - lo;
+        }
+        return;
+    }
+    for (Vma* m : o.mappers) {
         // The part of the folio's object pages [obj, obj + nr) that m maps.
         const uint64_t lo = std::max(obj, m->pgoff),
                        hi = std::min(obj + nr, m->pgoff + m->nr_pages());

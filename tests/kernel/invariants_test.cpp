@@ -117,6 +117,16 @@ INSTANTIATE_TEST_SUITE_P(
                        ++w.all->node_pages[1 - w.vma->frame(0).nid];
                    },
                    {"region 'all'", "present pages on node"}},
+        // The object-level totals that a's and b's VMA "heap" and regions "all" all read (b is
+        // a's fork; "all" covers the whole VMA); the first reader checked reports it.
+        Corruption{"object_range_totals",
+                   [](World& w) {
+                       ASSERT_NE(w.all->shared, nullptr);
+                       --w.all->shared->moved[w.vma->frame(0).nid];
+                       ++w.all->shared->moved[1 - w.vma->frame(0).nid];
+                   },
+                   {"vma 'heap'", "present pages on node", "the object's moves",
+                    "of object pages [0, 1024)"}},
         // A cached sched-group sum that missed a change (here a PELT load set behind its back).
         Corruption{"sched_group_sums",
                    [](World& w) {
