@@ -54,12 +54,11 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     if (!object) object = std::make_shared<MemObject>(pgoff + pages, (vm_flags & VM_FILE) != 0);
     v->object = std::move(object);
     v->pgoff = pgoff;
-    v->object->add_mapper(*v);
+    v->object->add_mapper(*v, sys.nr_nodes());
     v->present = Bitmap(pages);
     v->protnone = Bitmap(pages);
     v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
     v->node_pages.assign(static_cast<size_t>(sys.nr_nodes()), 0);
-    v->shared = v->object->totals_for(pgoff, pages, sys.nr_nodes());
     // A window of an object others map already may hold moves: this mapping's part is what is
     // left (nothing is present in it yet).
     for (int n = 0; n < sys.nr_nodes(); ++n)
@@ -175,8 +174,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.blk_absent = pv->blk_absent;
         cv.blk_protnone = pv->blk_protnone;
         cv.node_pages = pv->node_pages;
-        cv.shared = pv->shared;
-        cv.object->add_mapper(cv);
+        cv.object->add_mapper(cv, sys.nr_nodes());
         // Both sides now share every present frame; later private writes copy (do_wp_page).
         const uint64_t n = cv.nr_pages();
         for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n))

@@ -280,6 +280,17 @@ struct Checker {
                 if (listed != real)
                     return fail("{}: reverse map lists {} mappings, {} VMAs map it", name,
                                 listed.size(), real.size());
+                // The mappings per window that shared-page migration counts on.
+                for (const auto& t : obj->range_totals) {
+                    unsigned windows = 0;
+                    for (const Vma* v : real)
+                        windows += v->pgoff == t->first && v->nr_pages() == t->count;
+                    if (differ(t->window_mappers, windows, [&] {
+                            return fmt::format("{}: VMAs mapping object pages [{}, {})", name,
+                                               t->first, t->first + t->count);
+                        }))
+                        return;
+                }
             }
             expect.assign(obj->nr_pages, 0);
             if (o.owner) {

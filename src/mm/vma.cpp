@@ -18,14 +18,15 @@ MemObject::~MemObject() {
     std::free(frames);
 }
 
-void MemObject::add_mapper(Vma& v) {
+void MemObject::add_mapper(Vma& v, int nr_nodes) {
     mappers.push_back(&v);
-    whole_mappers += v.pgoff == 0 && v.nr_pages() == nr_pages;
+    v.shared = totals_for(v.pgoff, v.nr_pages(), nr_nodes);
+    ++v.shared->window_mappers;
 }
 
 void MemObject::remove_mapper(Vma& v) {
     mappers.erase(std::find(mappers.begin(), mappers.end(), &v));
-    whole_mappers -= v.pgoff == 0 && v.nr_pages() == nr_pages;
+    if (v.shared) --v.shared->window_mappers;
 }
 
 ObjectRangeTotals* MemObject::totals_for(uint64_t first, uint64_t count, int nr_nodes) {

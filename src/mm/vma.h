@@ -40,16 +40,17 @@ inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;  // THP allowed (madvise or 
 inline constexpr uint32_t VM_FILE = 0x80000000;      // simulator: vm_file != NULL
 
 // The per-node totals of one range of a shared object's pages, kept in the object for every
-// mapping whose regions (or VMA window) cover exactly that range. A page that migrates while
-// every mapping of the object maps it (after fork, nothing copied yet: cowsum's 288 processes on
-// one data section) moves the counts of every such mapping alike, so it is counted once here
-// instead of once per mapping. `moved[n]` is the pages that came to node n minus those that left
-// it, modulo 2^64; a mapping's count on node n is its own part (Region::node_pages,
-// Vma::node_pages) plus moved[n]. Pages some mapping does not map, or maps through a private
-// copy, move mapping by mapping as before (mm/migrate.cpp).
+// mapping whose regions (or VMA window) cover exactly that range. A page of an object that many
+// processes map (after fork: cowsum's 288 processes on one data section) moves the counts of
+// every mapping that maps it alike, so its migration is counted once here instead of once per
+// mapping. `moved[n]` is the pages that came to node n minus those that left it, modulo 2^64; a
+// mapping's count on node n is its own part (Region::node_pages, Vma::node_pages) plus
+// moved[n]. A mapping that covers a moved page without mapping it from the object (not faulted
+// in, or privately copied) has the move taken back out of its own part (mm/migrate.cpp).
 struct ObjectRangeTotals {
     uint64_t first = 0, count = 0;  // object pages [first, first + count)
     std::vector<uint64_t> moved;    // per node
+    unsigned window_mappers = 0;    // VMAs whose window is exactly this range
 };
 
 struct MemObject {
@@ -61,11 +62,11 @@ struct MemObject {
     PageFrame* frames;  // calloc'd: untouched memory costs no resident host memory
     uint64_t nr_pages;
     bool is_file;
-    std::vector<Vma*> mappers;   // reverse map: every VMA that maps this object
-    unsigned whole_mappers = 0;  // mappers whose window is the whole object
+    std::vector<Vma*> mappers;  // reverse map: every VMA that maps this object
     std::vector<std::unique_ptr<ObjectRangeTotals>> range_totals;
 
-    void add_mapper(Vma& v);
+    // Adds `v` to the reverse map and links it to the totals of its window (Vma::shared).
+    void add_mapper(Vma& v, int nr_nodes);
     void remove_mapper(Vma& v);
     // The totals of [first, first + count), made on first use.
     ObjectRangeTotals* totals_for(uint64_t first, uint64_t count, int nr_nodes);

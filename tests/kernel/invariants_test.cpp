@@ -127,6 +127,10 @@ INSTANTIATE_TEST_SUITE_P(
                    },
                    {"vma 'heap'", "present pages on node", "the object's moves",
                     "of object pages [0, 1024)"}},
+        Corruption{"window_mappers",
+                   [](World& w) { ++w.vma->shared->window_mappers; },
+                   {"anonymous object first mapped by vma 'heap'",
+                    "VMAs mapping object pages [0, 1024): cached 3, recomputed 2"}},
         // A cached sched-group sum that missed a change (here a PELT load set behind its back).
         Corruption{"sched_group_sums",
                    [](World& w) {
