@@ -142,7 +142,7 @@ CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
         for (int n = 0; n < nodes_; ++n) {
             // Pages not yet touched are first-touched on the task's node.
             const double f = r->present == 0 ? (n == cnode ? 1.0 : 0.0)
-                                             : static_cast<double>(r->node_pages[n]) / r->present;
+                                             : static_cast<double>(r->pages_on(n)) / r->present;
             if (f <= 0) continue;
             lc.fixed_ns += miss * f * latency_ns(cnode, n) / mlp;
             w_[n] += miss * f / mlp;
@@ -238,7 +238,7 @@ double CostModel::working_set_line_ns(const AccessMix& a, int cpu_node) const {
         const Region* r = s.region;
         for (int n = 0; n < nodes_; ++n) {
             const double f = r->present == 0 ? (n == cpu_node ? 1.0 : 0.0)
-                                             : static_cast<double>(r->node_pages[n]) / r->present;
+                                             : static_cast<double>(r->pages_on(n)) / r->present;
             if (f <= 0) continue;
             lat += s.share * f * (latency_ns(cpu_node, n) + path_delay_ns(cpu_node, n));
             weight += s.share * f;

@@ -74,6 +74,12 @@ void Engine::run_samplers(bool last) {
 }
 
 Nanos Engine::run(Nanos end) {
+    // The group-sums cache lives for this run only: between runs anyone may change runqueues.
+    struct CacheScope {
+        SgStatsCache& cache;
+        ~CacheScope() { cache.disable(); }
+    } cache_scope{sys_.sg_cache};
+    if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched.nr_groups, &sys_.sched.cpu_groups);
     sys_.events.push(end, EV_STOP);
     Nanos last_exit = 0;
     while (!sys_.events.empty()) {

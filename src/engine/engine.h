@@ -59,6 +59,9 @@ class Engine {
     void set_check_invariants(bool on) { check_invariants_ = on; }
     // The first mismatch between a cached total and the state, or nullopt.
     std::optional<std::string> find_invariant_violation() const;
+    // Whether run() keeps sched-group sums between balancing passes (sched/sg_stats_cache.h).
+    // On by default; off only to check that the cache changes no decision.
+    void set_sg_stats_cache(bool on) { sg_stats_cache_ = on; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
     void add_sampler(Sampler& s);
 
@@ -82,6 +85,7 @@ class Engine {
     std::vector<CpuRunning> running_;  // per CPU, for the cost model
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
+    bool sg_stats_cache_ = true;
     bool check_invariants_;
     InvariantCadence cadence_;
     struct SamplerSlot {

@@ -54,11 +54,15 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     if (!object) object = std::make_shared<MemObject>(pgoff + pages, (vm_flags & VM_FILE) != 0);
     v->object = std::move(object);
     v->pgoff = pgoff;
-    v->object->mappers.push_back(v.get());
+    v->object->add_mapper(*v, sys.nr_nodes());
     v->present = Bitmap(pages);
     v->protnone = Bitmap(pages);
     v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
     v->node_pages.assign(static_cast<size_t>(sys.nr_nodes()), 0);
+    // A window of an object others map already may hold moves: this mapping's part is what is
+    // left (nothing is present in it yet).
+    for (int n = 0; n < sys.nr_nodes(); ++n)
+        v->node_pages[static_cast<size_t>(n)] -= v->shared->moved[static_cast<size_t>(n)];
     v->init_block_counts();
     Vma& ref = *v;
     auto it =
@@ -85,6 +89,11 @@ Region& add_region(System& sys, Vma& vma, uint64_t first_page, uint64_t count,
         ++r->node_pages[vma.frame(i).nid];
         ++r->present;
     }
+    // The region's pages of the object: the object's moves of that range count for it too, so
+    // its own part is the count minus them (see ObjectRangeTotals).
+    r->shared = vma.object->totals_for(vma.pgoff + first_page, count, sys.nr_nodes());
+    for (int n = 0; n < sys.nr_nodes(); ++n)
+        r->node_pages[static_cast<size_t>(n)] -= r->shared->moved[static_cast<size_t>(n)];
     r->protnone = vma.protnone.count(first_page, first_page + count);
     Region& ref = *r;
     vma.add_region(r.get());
@@ -165,7 +174,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.blk_absent = pv->blk_absent;
         cv.blk_protnone = pv->blk_protnone;
         cv.node_pages = pv->node_pages;
-        cv.object->mappers.push_back(&cv);
+        cv.object->add_mapper(cv, sys.nr_nodes());
         // Both sides now share every present frame; later private writes copy (do_wp_page).
         const uint64_t n = cv.nr_pages();
         for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n))

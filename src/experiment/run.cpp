@@ -29,7 +29,10 @@ std::vector<MappingPages> mapping_pages(const System& sys) {
             if (r->name.find('#') != std::string::npos) continue;  // a thread's slice
             const int id =
                 ids.emplace(r->vma->object.get(), static_cast<int>(ids.size())).first->second;
-            out.push_back({t->pid, t->comm, r->name, id, r->node_pages});
+            std::vector<uint64_t> pages(r->node_pages.size());
+            for (size_t n = 0; n < pages.size(); ++n)
+                pages[n] = r->pages_on(static_cast<int>(n));  // own part + the object's totals
+            out.push_back({t->pid, t->comm, r->name, id, std::move(pages)});
         }
     }
     return out;

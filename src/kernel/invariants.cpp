@@ -73,6 +73,19 @@ struct Checker {
         return true;
     }
 
+    // How a mapping's count on a node splits into its own part and the object's totals, for a
+    // mismatch report. The object's totals are checked through every mapping that reads them: a
+    // wrong `moved` shows up as a mismatch of the first such region or VMA.
+    static std::string split(const std::vector<uint64_t>& own, const ObjectRangeTotals* shared,
+                             int nid) {
+        if (!shared) return "";
+        const size_t n = static_cast<size_t>(nid);
+        return fmt::format(" (its own part {} + the object's moves {} of object pages [{}, {}))",
+                           static_cast<int64_t>(n < own.size() ? own[n] : 0),
+                           static_cast<int64_t>(shared->moved[n]), shared->first,
+                           shared->first + shared->count);
+    }
+
     // Bitmaps, PTE state and the frames behind present PTEs of one VMA.
     void vma_state(const Mm& mm, const Vma& v) {
         const uint64_t n = v.nr_pages();
@@ -122,13 +135,12 @@ struct Checker {
                 ++node_pages[f.nid];
             });
         if (failed()) return;
-        // Vma::node_pages, the numa_maps N<node>= counts the samplers read.
+        // Vma::pages_on(), the numa_maps N<node>= counts the samplers read: the VMA's own part
+        // plus the object's totals of its window.
         for (int nid = 0; nid < nodes; ++nid) {
-            const uint64_t cached = static_cast<size_t>(nid) < v.node_pages.size()
-                                        ? v.node_pages[static_cast<size_t>(nid)]
-                                        : 0;
-            if (differ(cached, node_pages[static_cast<size_t>(nid)], [&] {
-                    return fmt::format("{}: present pages on node {}", describe(v), nid);
+            if (differ(v.pages_on(nid), node_pages[static_cast<size_t>(nid)], [&] {
+                    return fmt::format("{}: present pages on node {}{}", describe(v), nid,
+                                       split(v.node_pages, v.shared, nid));
                 }))
                 return;
         }
@@ -172,8 +184,9 @@ struct Checker {
         uint64_t present = 0;
         for (size_t nid = 0; nid < nodes.size(); ++nid) {
             present += nodes[nid];
-            if (differ(r.node_pages[nid], nodes[nid], [&] {
-                    return fmt::format("{}: present pages on node {}", describe(r), nid);
+            if (differ(r.pages_on(static_cast<int>(nid)), nodes[nid], [&] {
+                    return fmt::format("{}: present pages on node {}{}", describe(r), nid,
+                                       split(r.node_pages, r.shared, static_cast<int>(nid)));
                 }))
                 return;
         }
@@ -267,6 +280,17 @@ struct Checker {
                 if (listed != real)
                     return fail("{}: reverse map lists {} mappings, {} VMAs map it", name,
                                 listed.size(), real.size());
+                // The mappings per window that shared-page migration counts on.
+                for (const auto& t : obj->range_totals) {
+                    unsigned windows = 0;
+                    for (const Vma* v : real)
+                        windows += v->pgoff == t->first && v->nr_pages() == t->count;
+                    if (differ(t->window_mappers, windows, [&] {
+                            return fmt::format("{}: VMAs mapping object pages [{}, {})", name,
+                                               t->first, t->first + t->count);
+                        }))
+                        return;
+                }
             }
             expect.assign(obj->nr_pages, 0);
             if (o.owner) {
@@ -449,6 +473,32 @@ struct Checker {
                             state_name(t), t.cpu, seen[static_cast<size_t>(t.index)], want);
         }
     }
+
+    // Every valid entry of the sched-group sums cache against the sums of its CPUs' runqueues.
+    void sched_group_sums() {
+        const SgStatsCache& cache = sys.sg_cache;
+        if (!cache.enabled()) return;
+        std::vector<std::vector<int>> members(static_cast<size_t>(cache.nr_groups()));
+        for (size_t cpu = 0; cpu < sys.sched.cpu_groups.size(); ++cpu)
+            for (int g : sys.sched.cpu_groups[cpu])
+                members[static_cast<size_t>(g)].push_back(static_cast<int>(cpu));
+        for (int g = 0; g < cache.nr_groups(); ++g) {
+            const SgSums* cached = cache.cached(g);
+            if (!cached) continue;
+            const SgSums real = sum_group(sys, members[static_cast<size_t>(g)]);
+            if (*cached == real) continue;
+            const auto& cpus = members[static_cast<size_t>(g)];
+            return fail(
+                "sched group {} (cpus {}-{}, {} cpus): cached sums load {} util {} runnable {} "
+                "nr_running {} numa {} preferred {} idle {}, recomputed load {} util {} "
+                "runnable {} nr_running {} numa {} preferred {} idle {}",
+                g, cpus.front(), cpus.back(), cpus.size(), cached->load, cached->util,
+                cached->runnable, cached->sum_nr_running, cached->nr_numa_running,
+                cached->nr_preferred_running, cached->idle_cpus, real.load, real.util,
+                real.runnable, real.sum_nr_running, real.nr_numa_running, real.nr_preferred_running,
+                real.idle_cpus);
+        }
+    }
 };
 
 }  // namespace
@@ -462,6 +512,7 @@ std::optional<std::string> find_invariant_violation(const System& sys) {
     c.frames();
     if (!c.failed()) c.tasks_and_groups();
     if (!c.failed()) c.runqueues();
+    if (!c.failed()) c.sched_group_sums();
     return c.failure;
 }
 

@@ -22,6 +22,7 @@
 #include "numab/numa_group.h"
 #include "sched/rq.h"
 #include "sched/sched_domain.h"
+#include "sched/sg_stats_cache.h"
 #include "sched/task.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
@@ -63,6 +64,7 @@ struct System {
     int next_pid = 1000;  // pids of simulated tasks start here; hash_32 sees realistic values
     uint64_t next_group_order = 0;
     int balancing_depth = 0;  // >0 while a load balance runs: no nested newidle balancing
+    SgStatsCache sg_cache;    // sched-group sums between balancing passes (on in Engine::run)
 
     Rng rng_access;  // which protnone pages random streams touch
     Rng rng_sched;   // tie-breaks in the scheduler

@@ -31,18 +31,68 @@ void account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) 
     }
 }
 
-// Every mapping that sees the moved frames has its region totals moved.
+// Whether every mapping whose window covers a page of [obj, obj + nr) maps that page from the
+// object: its mapcount equals the VMAs whose window holds it. The mapcounts are exact (the
+// invariant checker recomputes them) and the windows are counted per range, so this needs no
+// walk over the mappers.
+bool seen_by_every_mapper(const MemObject& o, uint64_t obj, uint64_t nr) {
+    for (uint64_t i = obj; i < obj + nr; ++i) {
+        unsigned covering = 0;
+        for (const auto& t : o.range_totals)
+            if (t->window_mappers && i >= t->first && i - t->first < t->count)
+                covering += t->window_mappers;
+        if (o.frames[i].mapcount != covering) return false;
+    }
+    return true;
+}
+
+// Whether every mapper reads its totals through the object (made by do_mmap or fork).
+bool all_mappers_linked(const MemObject& o) {
+    size_t linked = 0;
+    for (const auto& t : o.range_totals)
+        linked += t->window_mappers;
+    return linked == o.mappers.size();
+}
+
+// Takes the move of the object's pages [first, first + nr) of m's window back out of m's own
+// part where m does not map them from the object (absent, or a private copy): the object's
+// totals counted the move for every mapping.
+void unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
+    for (uint64_t i = first; i < first + nr; ++i)
+        if (!m.present.test(i) || !m.shares_object_page(i)) account_region_move(m, i, 1, to, from);
+}
+
+// Every mapping that sees the moved frames has its totals moved: once in the object's totals of
+// every range that holds the pages (ObjectRangeTotals), which all mappings read. Only when some
+// mapping covers the pages without mapping them from the object (a parent that never touched
+// them, a private copy) is it taken back out for those mappings; that walk checks each mapper's
+// PTE bits, as the kernel's rmap walk would, but updates only the mappings that need it.
 void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
-    if (!vma.shares_object_page(idx) || vma.object->mappers.size() <= 1) {
-        account_region_move(vma, idx, nr, from, to);
+    MemObject& o = *vma.object;
+    if (!vma.shares_object_page(idx) || o.mappers.size() <= 1)
+        return account_region_move(vma, idx, nr, from, to);
+    if (!all_mappers_linked(o)) {
+        const uint64_t obj = vma.pgoff + idx;
+        for (Vma* m : o.mappers) {
+            // The part of the folio's object pages [obj, obj + nr) that m maps.
+            const uint64_t lo = std::max(obj, m->pgoff),
+                           hi = std::min(obj + nr, m->pgoff + m->nr_pages());
+            if (lo < hi) account_mapped_runs(*m, lo - m->pgoff, hi - lo, from, to);
+        }
         return;
     }
     const uint64_t obj = vma.pgoff + idx;
-    for (Vma* m : vma.object->mappers) {
-        // The part of the folio's object pages [obj, obj + nr) that m maps.
+    for (auto& t : o.range_totals) {
+        const uint64_t lo = std::max(obj, t->first), hi = std::min(obj + nr, t->first + t->count);
+        if (lo >= hi) continue;
+        t->moved[static_cast<size_t>(from)] -= hi - lo;
+        t->moved[static_cast<size_t>(to)] += hi - lo;
+    }
+    if (seen_by_every_mapper(o, obj, nr)) return;
+    for (Vma* m : o.mappers) {
         const uint64_t lo = std::max(obj, m->pgoff),
                        hi = std::min(obj + nr, m->pgoff + m->nr_pages());
-        if (lo < hi) account_mapped_runs(*m, lo - m->pgoff, hi - lo, from, to);
+        if (lo < hi) unaccount_unmapped(*m, lo - m->pgoff, hi - lo, from, to);
     }
 }
 

@@ -46,9 +46,8 @@ void do_munmap(System& sys, Vma& vma) {
         }
     mm.rss_pages -= present;
 
-    auto& mappers = vma.object->mappers;
-    mappers.erase(std::find(mappers.begin(), mappers.end(), &vma));
-    if (mappers.empty()) free_object(*vma.object, freed);
+    vma.object->remove_mapper(vma);
+    if (vma.object->mappers.empty()) free_object(*vma.object, freed);
     for (size_t nid = 0; nid < freed.size(); ++nid)
         if (freed[nid]) free_pages(sys, static_cast<int>(nid), freed[nid]);
 

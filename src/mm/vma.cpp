@@ -18,6 +18,28 @@ MemObject::~MemObject() {
     std::free(frames);
 }
 
+void MemObject::add_mapper(Vma& v, int nr_nodes) {
+    mappers.push_back(&v);
+    v.shared = totals_for(v.pgoff, v.nr_pages(), nr_nodes);
+    ++v.shared->window_mappers;
+}
+
+void MemObject::remove_mapper(Vma& v) {
+    mappers.erase(std::find(mappers.begin(), mappers.end(), &v));
+    if (v.shared) --v.shared->window_mappers;
+}
+
+ObjectRangeTotals* MemObject::totals_for(uint64_t first, uint64_t count, int nr_nodes) {
+    for (auto& t : range_totals)
+        if (t->first == first && t->count == count) return t.get();
+    auto t = std::make_unique<ObjectRangeTotals>();
+    t->first = first;
+    t->count = count;
+    t->moved.assign(static_cast<size_t>(nr_nodes), 0);
+    range_totals.push_back(std::move(t));
+    return range_totals.back().get();
+}
+
 bool Vma::thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
     const uint64_t addr = page_addr(idx);
     const uint64_t bstart = addr & ~(HPAGE_PMD_SIZE - 1);

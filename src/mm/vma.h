@@ -39,6 +39,20 @@ inline constexpr uint32_t VM_MIXEDMAP = 0x10000000;
 inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;  // THP allowed (madvise or THP=always)
 inline constexpr uint32_t VM_FILE = 0x80000000;      // simulator: vm_file != NULL
 
+// The per-node totals of one range of a shared object's pages, kept in the object for every
+// mapping whose regions (or VMA window) cover exactly that range. A page of an object that many
+// processes map (after fork: cowsum's 288 processes on one data section) moves the counts of
+// every mapping that maps it alike, so its migration is counted once here instead of once per
+// mapping. `moved[n]` is the pages that came to node n minus those that left it, modulo 2^64; a
+// mapping's count on node n is its own part (Region::node_pages, Vma::node_pages) plus
+// moved[n]. A mapping that covers a moved page without mapping it from the object (not faulted
+// in, or privately copied) has the move taken back out of its own part (mm/migrate.cpp).
+struct ObjectRangeTotals {
+    uint64_t first = 0, count = 0;  // object pages [first, first + count)
+    std::vector<uint64_t> moved;    // per node
+    unsigned window_mappers = 0;    // VMAs whose window is exactly this range
+};
+
 struct MemObject {
     explicit MemObject(uint64_t pages, bool is_file);
     ~MemObject();
@@ -49,6 +63,13 @@ struct MemObject {
     uint64_t nr_pages;
     bool is_file;
     std::vector<Vma*> mappers;  // reverse map: every VMA that maps this object
+    std::vector<std::unique_ptr<ObjectRangeTotals>> range_totals;
+
+    // Adds `v` to the reverse map and links it to the totals of its window (Vma::shared).
+    void add_mapper(Vma& v, int nr_nodes);
+    void remove_mapper(Vma& v);
+    // The totals of [first, first + count), made on first use.
+    ObjectRangeTotals* totals_for(uint64_t first, uint64_t count, int nr_nodes);
 };
 
 // A range of a VMA that a workload's access streams touch, with running totals that the cost
@@ -56,11 +77,19 @@ struct MemObject {
 struct Region {
     std::string name;
     Vma* vma = nullptr;
-    uint64_t first = 0;                // page index within the VMA
-    uint64_t count = 0;                // pages
-    std::vector<uint64_t> node_pages;  // present pages per node
+    uint64_t first = 0;  // page index within the VMA
+    uint64_t count = 0;  // pages
+    // Present pages per node: this mapping's part, to which `shared` adds the moves of the
+    // object's pages that every mapping saw. Read them with pages_on().
+    std::vector<uint64_t> node_pages;
+    ObjectRangeTotals* shared = nullptr;
     uint64_t present = 0;
     uint64_t protnone = 0;
+
+    uint64_t pages_on(int nid) const {
+        const size_t n = static_cast<size_t>(nid);
+        return node_pages[n] + (shared ? shared->moved[n] : 0);
+    }
 
     bool contains(uint64_t idx) const { return idx >= first && idx < first + count; }
     uint64_t bytes() const { return count * PAGE_SIZE; }
@@ -96,8 +125,14 @@ struct Vma {
     Bitmap pmd_mapped;  // per 2 MiB block (see thp_block): mapped by one PMD
 
     // Present pages per node (the N<node>=<pages> of /proc/<pid>/numa_maps), kept with the
-    // region totals so that samplers never walk pages.
+    // region totals so that samplers never walk pages: this mapping's part, plus the moves in
+    // `shared`, the object's totals of the window this VMA maps. Read them with pages_on().
     std::vector<uint64_t> node_pages;
+    ObjectRangeTotals* shared = nullptr;
+    uint64_t pages_on(int nid) const {
+        const size_t n = static_cast<size_t>(nid);
+        return (n < node_pages.size() ? node_pages[n] : 0) + (shared ? shared->moved[n] : 0);
+    }
 
     std::optional<VmaNumabState> numab_state;
     std::vector<Region*> regions;  // regions over this VMA, for counter upkeep

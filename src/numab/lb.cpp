@@ -11,11 +11,13 @@ using namespace numab;
 void account_numa_enqueue(System& sys, Rq& rq, Task& p) {
     rq.nr_numa_running += p.numa_preferred_nid != NUMA_NO_NODE;
     rq.nr_preferred_running += p.numa_preferred_nid == sys.cpu_to_node(rq.cpu);
+    sys.sg_cache.cpu_changed(rq.cpu);
 }
 
 void account_numa_dequeue(System& sys, Rq& rq, Task& p) {
     rq.nr_numa_running -= p.numa_preferred_nid != NUMA_NO_NODE;
     rq.nr_preferred_running -= p.numa_preferred_nid == sys.cpu_to_node(rq.cpu);
+    sys.sg_cache.cpu_changed(rq.cpu);
 }
 
 FbqType fbq_classify_group(unsigned sum_nr_running, unsigned nr_numa_running,

@@ -74,9 +74,9 @@ std::string numa_scheduling_sample(const System& sys, int64_t time) {
         std::vector<uint64_t> pages(static_cast<size_t>(sys.nr_nodes()), 0);
         uint64_t total = 0;
         for (const auto& v : mm.vmas)
-            for (size_t n = 0; n < v->node_pages.size() && n < pages.size(); ++n) {
-                pages[n] += v->node_pages[n];
-                total += v->node_pages[n];
+            for (size_t n = 0; n < pages.size(); ++n) {
+                pages[n] += v->pages_on(static_cast<int>(n));
+                total += v->pages_on(static_cast<int>(n));
             }
         std::string map = " ";
         int best = -1;

@@ -33,8 +33,8 @@ std::vector<std::string> with_nodes(std::vector<std::string> head, int nr_nodes,
 std::vector<uint64_t> mm_node_pages(const Mm& mm, int nr_nodes) {
     std::vector<uint64_t> pages(static_cast<size_t>(nr_nodes), 0);
     for (const auto& v : mm.vmas)
-        for (size_t n = 0; n < v->node_pages.size() && n < pages.size(); ++n)
-            pages[n] += v->node_pages[n];
+        for (size_t n = 0; n < pages.size(); ++n)
+            pages[n] += v->pages_on(static_cast<int>(n));
     return pages;
 }
 
@@ -119,9 +119,7 @@ void NumaSampler::sample(const System& sys) {
             maps_->fixed(t, kTimePrecision).num(lead.tgid).text(fmt::format("{:x}", v->start));
             maps_->text(v->name);
             for (int n = 0; n < nodes; ++n)
-                maps_->num(static_cast<size_t>(n) < v->node_pages.size()
-                               ? v->node_pages[static_cast<size_t>(n)]
-                               : uint64_t{0});
+                maps_->num(v->pages_on(n));
             maps_->end_row();
         }
     }

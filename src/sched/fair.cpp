@@ -56,6 +56,7 @@ void enqueue_task(System& sys, Rq& rq, Task& p) {
     ++rq.nr_running;
     p.state = TaskState::Runnable;
     p.cpu = rq.cpu;
+    sys.sg_cache.cpu_changed(rq.cpu);
     account_numa_enqueue(sys, rq, p);
 }
 
@@ -63,6 +64,7 @@ void dequeue_queued(System& sys, Rq& rq, Task& p) {
     auto it = std::find(rq.queued.begin(), rq.queued.end(), &p);
     if (it != rq.queued.end()) rq.queued.erase(it);
     --rq.nr_running;
+    sys.sg_cache.cpu_changed(rq.cpu);
     account_numa_dequeue(sys, rq, p);
 }
 
@@ -103,6 +105,7 @@ void requeue_delayed_entity(System& sys, Rq& rq, Task& p) {
             p.vlag = 0;
             eevdf::place_entity(rq, p, base_slice(sys), 0);
             rq.queued.push_back(&p);
+            sys.sg_cache.cpu_changed(rq.cpu);  // the queue order the PELT sums are taken in
         }
     }
     p.sched_delayed = false;
@@ -167,6 +170,7 @@ void update_load_avg(System& sys, Task& p) {
     // load_sum is the geometric series behind load_avg, in LOAD_AVG_MAX units.
     p.avg.load_sum = p.avg.runnable_avg / 1024.0 * LOAD_AVG_MAX;
     p.avg.last_update_time = sys.now;
+    sys.sg_cache.cpu_changed(p.cpu);
 }
 
 unsigned long task_h_load(const System&, const Task& p) {
@@ -301,6 +305,7 @@ void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
                 trace_sched_left_cpu(sys, rq.cpu, p, SwitchOutState::Sleeping);
                 rq.curr = nullptr;
                 rq.queued.push_back(&p);
+                sys.sg_cache.cpu_changed(rq.cpu);
                 p.sched_delayed = true;
                 p.state = TaskState::Sleeping;
                 ++p.nvcsw;
@@ -312,6 +317,7 @@ void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
         rq.curr = nullptr;
         --rq.nr_running;
         account_numa_dequeue(sys, rq, p);
+        sys.sg_cache.cpu_changed(rq.cpu);
         ++p.nvcsw;
     } else if (p.state == TaskState::Runnable) {
         dequeue_queued(sys, rq, p);
@@ -359,6 +365,7 @@ void schedule(System& sys, int cpu) {
     // set_next_entity(): RUN_TO_PARITY's stash of the request the task is picked for.
     if (eevdf) next->vlag = next->deadline;
     rq.curr = next;
+    sys.sg_cache.cpu_changed(cpu);
     switch_mm_irqs_off(sys, cpu, next->mm);
     ++rq.nr_switches;
     ++sys.counters.cs;
@@ -425,6 +432,7 @@ void move_task(System& sys, Task& p, int dst_cpu) {
         src.curr = nullptr;
         --src.nr_running;
         account_numa_dequeue(sys, src, p);
+        sys.sg_cache.cpu_changed(src_cpu);
         ++p.nivcsw;
     } else {
         dequeue_queued(sys, src, p);

@@ -36,8 +36,8 @@ struct LbEnv {
     FbqType fbq = FbqType::All;
 };
 
-// update_sg_lb_stats() over the CPUs of one group.
-SgStats group_stats(const System& sys, const std::vector<int>& cpus, int imbalance_pct);
+// update_sg_lb_stats() over group `g` of `sd`, its sums from System::sg_cache while that is on.
+SgStats group_stats(System& sys, const SchedDomain& sd, size_t g);
 
 // find_busiest_group() + calculate_imbalance() + fix_small_imbalance() as they were before
 // 0b0695f2b34a (v5.5). `groups` receives the statistics of the domain's groups.

@@ -26,23 +26,24 @@ GroupType group_classify(const SgStats& s, int imbalance_pct) {
 
 }  // namespace
 
-SgStats group_stats(const System& sys, const std::vector<int>& cpus, int imbalance_pct) {
+SgStats group_stats(System& sys, const SchedDomain& sd, size_t g) {
+    const std::vector<int>& cpus = sd.groups[g];
+    const SgSums sums = sys.sg_cache.enabled() && g < sd.group_ids.size()
+                            ? sys.sg_cache.get(sys, sd.group_ids[g], cpus)
+                            : sum_group(sys, cpus);
     SgStats s;
     s.cpus = &cpus;
-    for (int c : cpus) {
-        const Rq& rq = sys.rqs[c];
-        s.load += cpu_load(sys, c);
-        s.util += cpu_util_cfs(sys, c);
-        s.runnable += cpu_runnable(sys, c);
-        s.capacity += capacity_of(sys, c);
-        s.sum_nr_running += rq.nr_running;
-        s.nr_numa_running += rq.nr_numa_running;
-        s.nr_preferred_running += rq.nr_preferred_running;
-        s.idle_cpus += idle_cpu(sys, c);
-        ++s.weight;
-    }
+    s.load = sums.load;
+    s.util = sums.util;
+    s.runnable = sums.runnable;
+    s.capacity = sums.capacity;
+    s.sum_nr_running = sums.sum_nr_running;
+    s.idle_cpus = sums.idle_cpus;
+    s.weight = sums.weight;
+    s.nr_numa_running = sums.nr_numa_running;
+    s.nr_preferred_running = sums.nr_preferred_running;
     s.avg_load = s.capacity ? static_cast<double>(s.load) * SCHED_CAPACITY_SCALE / s.capacity : 0;
-    s.type = group_classify(s, imbalance_pct);
+    s.type = group_classify(s, sd.imbalance_pct);
     return s;
 }
 
@@ -82,8 +83,9 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
     const SgStats* local = nullptr;
     const SgStats* busiest = nullptr;
     unsigned long total_load = 0, total_cap = 0;
-    for (const auto& g : sd.groups) {
-        groups.push_back(group_stats(sys, g, sd.imbalance_pct));
+    for (size_t i = 0; i < sd.groups.size(); ++i) {
+        const std::vector<int>& g = sd.groups[i];
+        groups.push_back(group_stats(sys, sd, i));
         SgStats& s = groups.back();
         s.local = std::find(g.begin(), g.end(), env.dst_cpu) != g.end();
         total_load += s.load;
@@ -297,12 +299,13 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
         const SgStats* idlest = nullptr;
         std::vector<SgStats> groups;
         groups.reserve(sd.groups.size());
-        for (const auto& g : sd.groups) {
+        for (size_t i = 0; i < sd.groups.size(); ++i) {
+            const std::vector<int>& g = sd.groups[i];
             bool allowed = false;
             for (int c : g)
                 allowed |= p.allowed(c);
             if (!allowed) continue;
-            groups.push_back(group_stats(sys, g, sd.imbalance_pct));
+            groups.push_back(group_stats(sys, sd, i));
             groups.back().local = std::find(g.begin(), g.end(), cpu) != g.end();
         }
         for (const auto& s : groups) {

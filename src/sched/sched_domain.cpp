@@ -1,6 +1,7 @@
 #include "sched/sched_domain.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace numasim {
@@ -45,6 +46,30 @@ const SchedDomain* SchedTopology::sd_llc(int cpu) const {
         if (sd.shares_llc) best = &sd;
     return best;
 }
+
+namespace {
+
+// One id per distinct group CPU set, whichever CPU's domain lists it.
+void number_groups(SchedTopology& st, int nr_cpus) {
+    std::map<std::vector<int>, int> ids;
+    st.cpu_groups.assign(static_cast<size_t>(nr_cpus), {});
+    for (auto& levels : st.domains)
+        for (auto& sd : levels) {
+            sd.group_ids.clear();
+            for (const auto& g : sd.groups) {
+                std::vector<int> key = g;
+                std::sort(key.begin(), key.end());
+                const auto [it, added] = ids.emplace(key, static_cast<int>(ids.size()));
+                sd.group_ids.push_back(it->second);
+                if (added)
+                    for (int c : key)
+                        st.cpu_groups[static_cast<size_t>(c)].push_back(it->second);
+            }
+        }
+    st.nr_groups = static_cast<int>(ids.size());
+}
+
+}  // namespace
 
 SchedTopology build_sched_domains(const Topology& t) {
     SchedTopology st;
@@ -158,6 +183,7 @@ SchedTopology build_sched_domains(const Topology& t) {
         }
         st.domains[cpu.id] = std::move(levels);
     }
+    number_groups(st, t.nr_cpus());
     return st;
 }
 

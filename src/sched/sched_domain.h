@@ -27,6 +27,7 @@ struct SchedDomain {
     bool shares_llc = false;               // SD_SHARE_LLC
     std::vector<int> span;                 // CPUs, ascending
     std::vector<std::vector<int>> groups;  // the child domains' spans (or single CPUs at SMT)
+    std::vector<int> group_ids;  // per group: its id in SchedTopology (same CPUs, same id)
     int imbalance_pct = SD_IMBALANCE_PCT_DEFAULT;
     int cache_nice_tries = SD_CACHE_NICE_TRIES_DEFAULT;
     int imb_numa_nr = 0;
@@ -40,6 +41,10 @@ struct SchedTopology {
     NumaTopologyType numa_topology_type = NumaTopologyType::Direct;
     int sched_max_numa_distance = 10;
     std::vector<int> numa_distances;  // distinct distances, ascending
+    // Every distinct group CPU set of every CPU's domains gets one id (SchedDomain::group_ids);
+    // cpu_groups[cpu] lists the ids of the groups that contain the CPU (sched/sg_stats_cache.h).
+    int nr_groups = 0;
+    std::vector<std::vector<int>> cpu_groups;
 
     const SchedDomain* sd_numa(int cpu) const;  // lowest SD_NUMA domain of cpu, or nullptr
     const SchedDomain* sd_llc(int cpu) const;   // highest domain sharing the LLC, or nullptr

@@ -117,6 +117,31 @@ INSTANTIATE_TEST_SUITE_P(
                        ++w.all->node_pages[1 - w.vma->frame(0).nid];
                    },
                    {"region 'all'", "present pages on node"}},
+        // The object-level totals that a's and b's VMA "heap" and regions "all" all read (b is
+        // a's fork; "all" covers the whole VMA); the first reader checked reports it.
+        Corruption{"object_range_totals",
+                   [](World& w) {
+                       ASSERT_NE(w.all->shared, nullptr);
+                       --w.all->shared->moved[w.vma->frame(0).nid];
+                       ++w.all->shared->moved[1 - w.vma->frame(0).nid];
+                   },
+                   {"vma 'heap'", "present pages on node", "the object's moves",
+                    "of object pages [0, 1024)"}},
+        Corruption{"window_mappers",
+                   [](World& w) { ++w.vma->shared->window_mappers; },
+                   {"anonymous object first mapped by vma 'heap'",
+                    "VMAs mapping object pages [0, 1024): cached 3, recomputed 2"}},
+        // A cached sched-group sum that missed a change (here a PELT load set behind its back).
+        Corruption{"sched_group_sums",
+                   [](World& w) {
+                       System& sys = w.sys;
+                       sys.sg_cache.enable(sys.sched.nr_groups, &sys.sched.cpu_groups);
+                       for (const SchedDomain& sd : sys.sched.domains[w.a->cpu])
+                           for (size_t g = 0; g < sd.groups.size(); ++g)
+                               sys.sg_cache.get(sys, sd.group_ids[g], sd.groups[g]);
+                       w.a->avg.load_avg += 2048;
+                   },
+                   {"sched group", "cached sums load"}},
         Corruption{"region_present",
                    [](World& w) { ++w.half->present; },
                    {"region 'half'", "present pages: cached 513, recomputed 512"}},

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cost/constants.h"
+#include "kernel/invariants.h"
 #include "mm_fixture.h"
 
 namespace numasim {
@@ -25,7 +26,7 @@ TEST(FirstTouch, BasePageOnTheFaultingNode) {
     EXPECT_EQ(vma.frame(5).mapcount, 1);
     EXPECT_EQ(vma.frame(5).flags, PF_ALLOC);
     EXPECT_EQ(r.present, 1u);
-    EXPECT_EQ(r.node_pages[1], 1u);
+    EXPECT_EQ(r.pages_on(1), 1u);
     EXPECT_EQ(w.c(Vm::pgfault), 1u);
     EXPECT_EQ(w.c(Vm::pgalloc), 1u);
     EXPECT_EQ(w.c(Vm::thp_fault_alloc), 0u);
@@ -55,7 +56,7 @@ TEST(FirstTouch, ThpAllocatesA512PageBlock) {
     EXPECT_EQ(w.c(Vm::pgalloc), 512u);
     EXPECT_EQ(w.c(Vm::numa_hit), 1u);  // one allocation call
     EXPECT_EQ(w.c(Vm::pgfault), 1u);
-    EXPECT_EQ(r.node_pages[0], 512u);
+    EXPECT_EQ(r.pages_on(0), 512u);
     EXPECT_EQ(w.sys.mem.nodes[0].free_pages, w.sys.mem.nodes[0].present_pages - 512);
 }
 
@@ -91,7 +92,7 @@ struct Migrate : ::testing::Test {
     void SetUp() override {
         for (uint64_t i = 0; i < 4; ++i)
             handle_mm_fault(w.sys, p0, vma, i, true);
-        ASSERT_EQ(r.node_pages[0], 4u);
+        ASSERT_EQ(r.pages_on(0), 4u);
     }
 };
 
@@ -105,8 +106,8 @@ TEST_F(Migrate, BasePageMovesAndIsCounted) {
     EXPECT_EQ(w.c(Vm::numa_pages_migrated), 1u);
     EXPECT_EQ(w.c(Vm::pgmigrate_fail), 0u);
     EXPECT_EQ(w.sys.counters.mm_migrate_pages, 1u);
-    EXPECT_EQ(r.node_pages[0], 3u);
-    EXPECT_EQ(r.node_pages[1], 1u);
+    EXPECT_EQ(r.pages_on(0), 3u);
+    EXPECT_EQ(r.pages_on(1), 1u);
     EXPECT_EQ(r.present, 4u);
     EXPECT_EQ(n0.free_pages, free0 + 1);
     EXPECT_EQ(n1.free_pages, free1 - 1);
@@ -127,8 +128,8 @@ TEST_F(Migrate, FailsBelowTheTargetsHighWatermark) {
     EXPECT_EQ(w.c(Vm::pgmigrate_success), 0u);
     EXPECT_EQ(w.c(Vm::numa_pages_migrated), 0u);
     EXPECT_EQ(w.c(Vm::pgalloc), before[static_cast<size_t>(Vm::pgalloc)]);
-    EXPECT_EQ(r.node_pages[0], 4u);
-    EXPECT_EQ(r.node_pages[1], 0u);
+    EXPECT_EQ(r.pages_on(0), 4u);
+    EXPECT_EQ(r.pages_on(1), 0u);
     EXPECT_EQ(n1.free_pages, n1.wmark_high);
     EXPECT_NEAR(kns, 900.0, 1e-9);  // a tenth of the fixed overhead
     // One page more and it fits: prepare and the allocation agree on the boundary.
@@ -150,8 +151,8 @@ TEST(MigrateThp, WholeFolioMoves) {
     EXPECT_EQ(w.c(Vm::thp_migration_success), 1u);
     EXPECT_EQ(w.c(Vm::pgmigrate_success), 512u);
     EXPECT_EQ(w.c(Vm::numa_pages_migrated), 512u);
-    EXPECT_EQ(r.node_pages[1], 512u);
-    EXPECT_EQ(r.node_pages[0], 0u);
+    EXPECT_EQ(r.pages_on(1), 512u);
+    EXPECT_EQ(r.pages_on(0), 0u);
     for (uint64_t i = 0; i < 512; ++i)
         ASSERT_EQ(vma.frame(i).nid, 1);
     // Failure of a THP counts 512 failed base pages and one THP failure.
@@ -194,7 +195,7 @@ TEST_F(Fork, DupMmSharesFramesWithMapcountTwo) {
     ASSERT_NE(cr, nullptr);
     EXPECT_EQ(cr->vma, &cv);
     EXPECT_EQ(cr->present, 8u);
-    EXPECT_EQ(cr->node_pages[0], 8u);
+    EXPECT_EQ(cr->pages_on(0), 8u);
     // Forking allocated nothing.
     EXPECT_EQ(w.c(Vm::pgalloc), 8u);
 }
@@ -215,10 +216,10 @@ TEST_F(Fork, ChildWriteCopiesOnlyThatPage) {
     EXPECT_EQ(pv.frame(3).mapcount, 1);
     EXPECT_EQ(pv.frame(3).nid, 0);
     // The child's region moved its page 3 from node 0 to node 1; the parent's is unchanged.
-    EXPECT_EQ(cr->node_pages[0], 7u);
-    EXPECT_EQ(cr->node_pages[1], 1u);
+    EXPECT_EQ(cr->pages_on(0), 7u);
+    EXPECT_EQ(cr->pages_on(1), 1u);
     EXPECT_EQ(cr->present, 8u);
-    EXPECT_EQ(find_region(parent, "heap")->node_pages[0], 8u);
+    EXPECT_EQ(find_region(parent, "heap")->pages_on(0), 8u);
     // The other pages are still shared.
     for (uint64_t i : {0u, 1u, 2u, 4u, 7u})
         EXPECT_EQ(pv.frame(i).mapcount, 2) << i;
@@ -233,6 +234,78 @@ TEST_F(Fork, ChildWriteCopiesOnlyThatPage) {
     EXPECT_EQ(pv.frame(3).mapcount, 1);
     EXPECT_FALSE(pv.shares_object_page(3));
     EXPECT_NE(&pv.frame(3), before);  // moved to the parent's private frames
+}
+
+// The object-level totals of a shared object (ObjectRangeTotals). Parent and two children map
+// the 8-page heap, all on node 0 (each region: 8 pages on node 0).
+//   1. Pages 1 and 5 migrate to node 1 while all three map them (mapcount 3 = 3 mappers): one
+//      update in the object, moved = {-2, +2} for object pages [0, 8); every region reads
+//      8 - 2 = 6 on node 0 and 0 + 2 = 2 on node 1, while each region's own part stays {8, 0}.
+//   2. Child 1 writes page 2 (its copy lands on node 1, where it runs): its own part becomes
+//      {7, 1}, so it reads 5 / 3; page 2's object frame now has mapcount 2.
+//   3. The parent's page 2 migrates to node 1: the object's moves become {-3, +3}; child 1 does
+//      not map that frame (its page 2 is its own copy), so the move is taken back out of its own
+//      part ({7, 1} -> {8, 0}); parent and child 2 keep {8, 0}: all read 5 / 3.
+TEST_F(Fork, SharedPagesMoveOnceInTheObject) {
+    Mm& c1 = dup_mm(w.sys, parent);
+    Mm& c2 = dup_mm(w.sys, parent);
+    Vma& cv1 = *c1.vmas[0];
+    Region* pr = find_region(parent, "heap");
+    Region* r1 = find_region(c1, "heap");
+    Region* r2 = find_region(c2, "heap");
+    ASSERT_EQ(pv.object->mappers.size(), 3u);
+    ObjectRangeTotals* t = pr->shared;
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(r1->shared, t);
+    EXPECT_EQ(r2->shared, t);
+    EXPECT_EQ(pv.shared, t);  // the VMA window is the same object range as the region
+    EXPECT_EQ(t->window_mappers, 3u);
+    double kns = 0;
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, ct, pv, 1, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, ct, *c2.vmas[0], 5, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(t->moved[0], uint64_t{0} - 2);
+    EXPECT_EQ(t->moved[1], 2u);
+    for (const Region* r : {pr, r1, r2}) {
+        EXPECT_EQ(r->node_pages[0], 8u) << r->vma->mm->id;
+        EXPECT_EQ(r->node_pages[1], 0u) << r->vma->mm->id;
+        EXPECT_EQ(r->pages_on(0), 6u) << r->vma->mm->id;
+        EXPECT_EQ(r->pages_on(1), 2u) << r->vma->mm->id;
+    }
+    EXPECT_EQ(cv1.pages_on(0), 6u);
+    EXPECT_EQ(cv1.pages_on(1), 2u);
+
+    do_wp_page(w.sys, ct, cv1, 2);
+    ASSERT_EQ(cv1.frame(2).nid, 1);
+    EXPECT_EQ(pv.frame(2).mapcount, 2);
+    EXPECT_EQ(r1->pages_on(0), 5u);
+    EXPECT_EQ(r1->pages_on(1), 3u);
+
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, pt, pv, 2, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(t->moved[0], uint64_t{0} - 3);
+    EXPECT_EQ(t->moved[1], 3u);
+    for (const Region* r : {pr, r1, r2}) {
+        EXPECT_EQ(r->node_pages[0], 8u) << r->vma->mm->id;
+        EXPECT_EQ(r->node_pages[1], 0u) << r->vma->mm->id;
+        EXPECT_EQ(r->pages_on(0), 5u) << r->vma->mm->id;
+        EXPECT_EQ(r->pages_on(1), 3u) << r->vma->mm->id;
+    }
+    EXPECT_EQ(pv.pages_on(1), 3u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+// A region added after shared moves (a third process forked later) reads the same totals.
+TEST_F(Fork, ARegionAddedAfterSharedMovesCountsRight) {
+    Mm& c1 = dup_mm(w.sys, parent);
+    double kns = 0;
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, ct, *c1.vmas[0], 4, 1, 1, kns), MIGRATE_OK);
+    Mm& c2 = dup_mm(w.sys, c1);
+    Region* r2 = find_region(c2, "heap");
+    EXPECT_EQ(r2->pages_on(0), 7u);
+    EXPECT_EQ(r2->pages_on(1), 1u);
+    Region& late = add_region(w.sys, pv, 2, 4, "late");  // pages 2-5: page 4 is on node 1
+    EXPECT_EQ(late.pages_on(0), 3u);
+    EXPECT_EQ(late.pages_on(1), 1u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
 TEST_F(Fork, ParentWriteFirstThenChildReuses) {

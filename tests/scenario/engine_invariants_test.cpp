@@ -46,7 +46,7 @@ TEST(RemoteRate, PinnedThreadRunsAtTheCostModelsRemoteRate) {
     Engine eng(sys);
     eng.run(msecs_to_ns(400));  // first touch takes ~90 ms; then the move to node 1
     ASSERT_EQ(sys.cpu_to_node(p.cpu), 1);
-    ASSERT_EQ(r.node_pages[0], r.count);  // every page stayed on node 0
+    ASSERT_EQ(r.pages_on(0), r.count);  // every page stayed on node 0
     const double bytes0 = p.total_bytes;
     const Nanos utime0 = p.utime;
     eng.run(msecs_to_ns(1400));
@@ -252,7 +252,8 @@ TEST(CounterInvariants, AfterABalancingRun) {
             for (uint64_t i = vma.present.find_next(r->first, r->first + r->count);
                  i < r->first + r->count; i = vma.present.find_next(i + 1, r->first + r->count))
                 ++nodes[vma.frame(i).nid];
-            EXPECT_EQ(nodes, r->node_pages) << r->name;
+            for (int n = 0; n < sys->nr_nodes(); ++n)
+                EXPECT_EQ(nodes[static_cast<size_t>(n)], r->pages_on(n)) << r->name;
             EXPECT_EQ(vma.present.count(r->first, r->first + r->count), r->present) << r->name;
             EXPECT_EQ(vma.protnone.count(r->first, r->first + r->count), r->protnone) << r->name;
             present_total += r->present;

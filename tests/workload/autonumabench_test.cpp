@@ -67,8 +67,8 @@ TEST(Autonumabench, Numa01FirstTouchesEverythingOnOneNode) {
         if (!b) continue;
         ++mms;
         EXPECT_EQ(b->count, (uint64_t{3} << 30) / PAGE_SIZE);
-        EXPECT_EQ(b->node_pages[1], b->count);
-        EXPECT_EQ(b->node_pages[0], 0u);
+        EXPECT_EQ(b->pages_on(1), b->count);
+        EXPECT_EQ(b->pages_on(0), 0u);
     }
     EXPECT_EQ(mms, 2);
     const WorkloadResult m = r.w->result(*r.sys);

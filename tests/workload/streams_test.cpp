@@ -65,7 +65,7 @@ TEST(Streams, FirstTouchNodeAndPerThreadSlices) {
         5);
     Region* b = find_region(*r.sys->mms[0], "buf");
     ASSERT_NE(b, nullptr);
-    EXPECT_EQ(b->node_pages[1], b->count);
+    EXPECT_EQ(b->pages_on(1), b->count);
     ASSERT_NE(find_region(*r.sys->mms[0], "buf#1"), nullptr);
     const WorkloadResult m = r.w->result(*r.sys);
     EXPECT_TRUE(test::figure<bool>(m, "finished"));

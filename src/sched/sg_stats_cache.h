@@ -1,0 +1,71 @@
+// Sched-group sums kept from one load-balancing pass to the next while nothing they read changes.
+//
+// update_sg_lb_stats() adds up per-CPU figures (PELT load, utilisation and runnable averages,
+// capacity, task counts) over every group of a domain each time load_balance() runs. The kernel
+// recomputes them in every pass; it can afford to because one CPU per group balances and busy
+// CPUs balance rarely. The simulator balances all CPUs in lockstep, and every CPU that goes idle
+// walks all of its levels (newidle balancing), so the same groups were summed over and over at one
+// instant. The cache keeps each group's sums (by SchedTopology group id) with a valid bit, and
+// whatever changes a figure the sums read clears the bits of the groups holding that CPU:
+// enqueue/dequeue and the switch of the running task, a PELT update of a task, the NUMA counters
+// of a runqueue. Decisions are the same as without the cache (the sums are integers; the
+// per-CPU floating-point sums are taken in the same order), which the invariant checker verifies
+// for every valid entry (kernel/invariants.cpp) and a scenario test checks end to end
+// (tests/sched/sg_stats_cache_test.cpp).
+//
+// The cache is on only while Engine::run() runs, so that callers which set runqueues up by hand
+// (the unit tests) always get freshly computed sums.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace numasim {
+
+struct System;
+
+// The per-CPU figures of one group added up; what SgStats holds before classification.
+struct SgSums {
+    unsigned long load = 0, util = 0, runnable = 0, capacity = 0;
+    unsigned sum_nr_running = 0, idle_cpus = 0, weight = 0;
+    unsigned nr_numa_running = 0, nr_preferred_running = 0;
+    bool operator==(const SgSums&) const = default;
+};
+
+// The sums over `cpus`, computed from the runqueues.
+SgSums sum_group(const System& sys, const std::vector<int>& cpus);
+
+class SgStatsCache {
+  public:
+    // Empties the cache and turns it on for `nr_groups` groups listed per CPU in `cpu_groups`.
+    void enable(int nr_groups, const std::vector<std::vector<int>>* cpu_groups);
+    void disable();
+    bool enabled() const { return cpu_groups_ != nullptr; }
+
+    // Something the sums of `cpu`'s groups read has changed.
+    void cpu_changed(int cpu) {
+        if (!cpu_groups_) return;
+        for (int g : (*cpu_groups_)[static_cast<size_t>(cpu)])
+            valid_[static_cast<size_t>(g)] = 0;
+    }
+    // The sums of group `id` over `cpus`, from the cache or computed and kept.
+    const SgSums& get(const System& sys, int id, const std::vector<int>& cpus);
+
+    // For the invariant checker: the entry of group `id` if it is valid, else nullptr.
+    const SgSums* cached(int id) const {
+        return enabled() && valid_[static_cast<size_t>(id)] ? &sums_[static_cast<size_t>(id)]
+                                                            : nullptr;
+    }
+    int nr_groups() const { return static_cast<int>(sums_.size()); }
+    uint64_t hits() const { return hits_; }
+    uint64_t misses() const { return misses_; }
+
+  private:
+    const std::vector<std::vector<int>>* cpu_groups_ = nullptr;
+    std::vector<SgSums> sums_;
+    std::vector<uint8_t> valid_;
+    uint64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace numasim
