@@ -66,8 +66,10 @@ void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int de
 }
 
 void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to) {
-    if (vma.node_pages.size() <= static_cast<size_t>(to))
-        vma.node_pages.resize(static_cast<size_t>(to) + 1);
+    // Sized on demand like account_region_pages: a mapping built by hand (unit tests) may not
+    // have counted its pages' node yet.
+    const size_t need = static_cast<size_t>(std::max(from, to)) + 1;
+    if (vma.node_pages.size() < need) vma.node_pages.resize(need);
     vma.node_pages[static_cast<size_t>(from)] -= nr;
     vma.node_pages[static_cast<size_t>(to)] += nr;
     vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
