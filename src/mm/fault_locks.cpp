@@ -64,7 +64,8 @@ void FaultLocks::settle(System& sys) {
         for (int a = 0; a < nodes; ++a)
             for (int b = 0; node_faults_[a] && b < nodes; ++b)
                 if (node_faults_[b])
-                    x += node_faults_[a] * node_faults_[b] * cost.line_transfer_ns(a, b);
+                    x += static_cast<double>(node_faults_[a]) *
+                         static_cast<double>(node_faults_[b]) * cost.line_transfer_ns(a, b);
         x /= n_all * n_all;
         const bool as = records_[g].kind == kAddressSpace;
         const double transfer = as ? 2 * x : x;
