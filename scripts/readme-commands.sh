@@ -3,10 +3,18 @@
 # `./scripts/setup.sh --run`, then `./scripts/test.sh`. Fails unless the test command ran more
 # than 200 tests and all of them passed (setup.sh --run configures build/ without tests, which
 # test.sh once reused, printing "No tests were found!!!" and exiting 0).
+#   scripts/readme-commands.sh [KEEP_DIR]   KEEP_DIR (new or empty): keep the clone and its builds
+#                                           there (CI reuses its Release build) instead of deleting
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+if [ -n "${1:-}" ]; then
+  mkdir -p "$1"
+  dir=$(cd "$1" && pwd)
+  [ -z "$(ls -A "$dir")" ] || { echo "readme-commands: $dir is not empty" >&2; exit 1; }
+else
+  dir=$(mktemp -d)
+  trap 'rm -rf "$dir"' EXIT
+fi
 git clone -q "$src" "$dir/numasim"
 cd "$dir/numasim"
 ./scripts/setup.sh --run
