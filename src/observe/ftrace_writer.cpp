@@ -10,19 +10,13 @@ namespace numasim {
 
 namespace {
 
-// The irq-info column (irqs-off, need-resched, hardirq/softirq, preempt-depth,
-// migrate-disable): the simulator has no interrupt state, so each event shows what it shows
-// on a real kernel in the common case: the scheduler events under the runqueue lock with
-// interrupts off, the others from process context.
-std::string_view irq_flags(TraceEventId id) {
-    switch (id) {
-        case TraceEventId::sched_switch:
-        case TraceEventId::sched_wakeup:
-        case TraceEventId::sched_migrate_task:
-            return "d..2.";
-        default:
-            return ".....";
-    }
+// The irq-info column: irqs-off, need-resched, hardirq/softirq, preempt-depth, migrate-disable.
+std::string irq_flags(TraceEventId id) {
+    const TraceIrqContext c = trace_irq_context(id);
+    std::string s = ".....";
+    if (c.irqs_off) s[0] = 'd';
+    if (c.preempt_depth > 0) s[3] = static_cast<char>('0' + c.preempt_depth);
+    return s;
 }
 
 }  // namespace
