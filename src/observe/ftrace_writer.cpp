@@ -42,10 +42,12 @@ void ftrace_line(std::string& out, const TraceEvent& e, const TracePrintOptions&
     auto it = std::back_inserter(out);
     // The context column names the task the event fired under; the idle task is "<idle>".
     const std::string_view comm = e.current ? trace_comm(*e.current) : "<idle>";
+    // ns2usecs (kernel/trace/trace.c) rounds the time to the nearest microsecond.
+    constexpr Nanos kUsecPerSec = NSEC_PER_SEC / NSEC_PER_USEC;
+    const Nanos usecs = (e.ts + NSEC_PER_USEC / 2) / NSEC_PER_USEC;
     fmt::format_to(it, "{:>16}-{:<7} [{:03d}] {} {:5d}.{:06d}: {}: ", comm,
-                   trace_task_pid(e.current), e.cpu, irq_flags(e.id), e.ts / NSEC_PER_SEC,
-                   (e.ts % NSEC_PER_SEC) / NSEC_PER_USEC,
-                   kTraceEventNames[static_cast<size_t>(e.id)]);
+                   trace_task_pid(e.current), e.cpu, irq_flags(e.id), usecs / kUsecPerSec,
+                   usecs % kUsecPerSec, kTraceEventNames[static_cast<size_t>(e.id)]);
     trace_print_fields(out, e, options);
     out += '\n';
 }
