@@ -70,7 +70,6 @@ void TraceDatWriter::event(const TraceEvent& e) {
     entry_.clear();
     tracefs_entry(entry_, e);
     cpus_[static_cast<size_t>(e.cpu)].add(static_cast<uint64_t>(e.ts), entry_);
-    ++entries_;
 }
 
 std::string TraceDatWriter::header(const std::vector<uint64_t>& cpu_offsets) const {

@@ -44,7 +44,6 @@ class TraceDatWriter : public TraceSink {
     void event(const TraceEvent& e) override;
     // Writes the whole file to `out` (sequentially: a FIFO or standard output will do).
     void finish(std::FILE* out);
-    uint64_t entries() const { return entries_; }
 
   private:
     std::string header(const std::vector<uint64_t>& cpu_offsets) const;
@@ -58,7 +57,6 @@ class TraceDatWriter : public TraceSink {
     uint32_t scratch_pages_ = 0;
     std::map<int, std::string> comms_;  // saved_cmdlines
     std::string entry_;
-    uint64_t entries_ = 0;
 };
 
 }  // namespace numasim

@@ -129,17 +129,21 @@ TEST_F(TraceDat, TraceCmdReportPrintsAllEventsOfTheFtraceText) {
 
 TEST_F(TraceDat, EventSelectionApplies) {
     const Output o = run_numasim(
-        "run examples/knobs.toml --duration 2s --trace-format trace-dat "
-        "--trace-events sched_move_numa,migrate:* --trace " +
+        "run examples/streams.toml --duration 2s --trace-format trace-dat "
+        "--trace-events sched_wakeup,migrate:* --trace " +
         path("t.dat"));
     ASSERT_EQ(o.status, 0) << o.out;
     if (!have_trace_cmd()) GTEST_SKIP() << "trace-cmd is not installed";
     const Output report = run_in_source_dir("trace-cmd report -N -i " + path("t.dat"));
     ASSERT_EQ(report.status, 0) << report.out.substr(0, 2000);
-    const std::vector<Line> lines = event_lines(report.out, kReportLine);
-    ASSERT_FALSE(lines.empty());
-    for (const Line& l : lines)
-        EXPECT_TRUE(l.event == "sched_move_numa" || l.event == "mm_migrate_pages") << l;
+    std::set<std::string> events;
+    for (const Line& l : event_lines(report.out, kReportLine))
+        events.insert(l.event);
+    EXPECT_EQ(events, (std::set<std::string>{"sched_wakeup", "mm_migrate_pages"}));
+    // Only the selected events' format files are in the file.
+    const Output formats = run_in_source_dir("trace-cmd dump --events -i " + path("t.dat"));
+    EXPECT_EQ(formats.out.find("name: sched_switch"), std::string::npos) << formats.out;
+    EXPECT_NE(formats.out.find("name: sched_wakeup"), std::string::npos) << formats.out;
 }
 
 TEST_F(TraceDat, OneFilePerIterationByteIdenticalForAnyJobs) {
