@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What observing a run costs: times one scenario plain, with --sample 1s, with a full ftrace
-# text trace and with a Perfetto trace (one iteration, one worker, best of REPEAT), and prints
-# each against the plain run with the targets (sampling <= 1.2x, a full trace <= 3x).
+# text trace, with a Perfetto trace and with a trace.dat (one iteration, one worker, best of
+# REPEAT), and prints each against the plain run with the targets (sampling <= 1.2x, a full trace
+# <= 3x).
 # Usage: scripts/bench-observe.sh [FILE.toml [RUN-OPTION...]]
 #        (default: examples/autonumabench-numa01.toml; options such as --duration 60s are given
 #        to every run)
@@ -44,4 +45,5 @@ row() {  # row NAME TARGET OUTPUT ARGS...
 row "--sample 1s" "<= 1.2x" "$out/run" --sample 1s --out-dir "$out/run"
 row "--trace (ftrace text)" "<= 3x" "$out/trace.txt" --trace "$out/trace.txt"
 row "--trace-format perfetto" "<= 3x" "$out/trace.json" --trace-format perfetto --trace "$out/trace.json"
+row "--trace-format trace-dat" "<= 3x" "$out/trace.dat" --trace-format trace-dat --trace "$out/trace.dat"
 echo "scenario $file ${extra[*]}; files in $out"

@@ -26,6 +26,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin  # numasim sweep under mpirun (docs/sweeps.md)
   chromium  # the HTML report's test in a real browser (scripts/report-browser-test.sh)
   time python3  # the bench scripts: /usr/bin/time -v for CPU time and peak RSS, python3 for the JSON
+  trace-cmd  # reads --trace-format trace-dat files in tests/cli/trace_dat_test.cpp
 )
 # `numasim oracle` boots Debian's kernel under qemu with an initramfs holding a static busybox;
 # the kernel package itself is fetched with `apt-get download` on first use, never installed.

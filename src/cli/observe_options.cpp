@@ -46,9 +46,10 @@ void ObserveCliOptions::add_to(CLI::App& app, bool with_trace) {
                                "write tracepoints to FILE (one file per iteration: FILE-N.EXT when "
                                "--iterations > 1)");
     app.add_option("--trace-format", trace_format,
-                   "ftrace (the text of /sys/kernel/tracing/trace) or perfetto (Chrome Trace "
-                   "Event JSON for ui.perfetto.dev)")
-        ->check(CLI::IsMember({"ftrace", "perfetto"}));
+                   "ftrace (the text of /sys/kernel/tracing/trace), perfetto (Chrome Trace "
+                   "Event JSON for ui.perfetto.dev) or trace-dat (trace-cmd's trace.dat for "
+                   "trace-cmd report and KernelShark)")
+        ->check(CLI::IsMember({"ftrace", "perfetto", "trace-dat"}));
     app.add_option("--trace-events", trace_events,
                    "events to record, as written to set_event: all, sched:*, migrate:*, or "
                    "names such as sched_switch,sched_move_numa (comma-separated)");
@@ -71,7 +72,9 @@ ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
     if (trace_opt && trace_opt->count() > 0 && trace.empty())
         throw InputError("--trace", "", "empty file name");
     o.trace_path = trace;
-    o.trace_format = trace_format == "perfetto" ? TraceFormat::Perfetto : TraceFormat::Ftrace;
+    o.trace_format = trace_format == "perfetto"    ? TraceFormat::Perfetto
+                     : trace_format == "trace-dat" ? TraceFormat::TraceDat
+                                                   : TraceFormat::Ftrace;
     o.trace_events = parse_trace_events(trace_events, "--trace-events");
     return o;
 }

@@ -11,6 +11,7 @@
 #include "observe/numa_sampler.h"
 #include "observe/output_files.h"
 #include "observe/perfetto_writer.h"
+#include "observe/trace_dat_writer.h"
 
 namespace numasim {
 
@@ -33,6 +34,7 @@ struct RunObservation::Impl {
     std::unique_ptr<NumaSampler> sampler;
     std::unique_ptr<FtraceWriter> ftrace;
     std::unique_ptr<PerfettoWriter> perfetto;
+    std::unique_ptr<TraceDatWriter> trace_dat;
     std::FILE* trace_out = nullptr;
     std::vector<std::string> comments;
     System* sys = nullptr;
@@ -56,6 +58,10 @@ RunObservation::RunObservation(const ObserveOptions& o, const RunLabel& label, c
             impl_->trace_out, sys,
             o.sample_interval > 0 ? o.sample_interval : kDefaultCounterInterval, p);
         sys.tracer.attach(impl_->perfetto.get(), o.trace_events, sys.nr_cpus());
+    } else if (o.trace_format == TraceFormat::TraceDat) {
+        impl_->trace_dat = std::make_unique<TraceDatWriter>(o.files->scratch(path), sys.nr_cpus(),
+                                                            o.trace_events, impl_->comments);
+        sys.tracer.attach(impl_->trace_dat.get(), o.trace_events, sys.nr_cpus());
     } else {
         // mm_migrate_pages as the Debian 6.1 kernel prints it (without the later nr_split).
         impl_->ftrace = std::make_unique<FtraceWriter>(o.files->scratch(path), TracePrintOptions{});
@@ -74,6 +80,7 @@ void RunObservation::add_samplers(Engine& engine) {
 
 void RunObservation::finish(Nanos end) {
     if (impl_->perfetto) impl_->perfetto->finish(end);
+    if (impl_->trace_dat) impl_->trace_dat->finish(impl_->trace_out);
     if (impl_->ftrace)
         impl_->ftrace->finish(impl_->trace_out, impl_->sys->nr_cpus(), impl_->comments);
 }

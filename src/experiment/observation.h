@@ -1,5 +1,6 @@
 // What a run records besides its result (`--sample`, `--trace`): the sample tables of
-// observe/numa_sampler.h and a trace in ftrace text or Chrome Trace Event JSON. Each run writes
+// observe/numa_sampler.h and a trace in ftrace text, Chrome Trace Event JSON or trace-cmd's
+// trace.dat. Each run writes
 // its own files (named after its variant and iteration), so runs stay independent and the files
 // are byte-identical whatever the number of workers.
 #pragma once
@@ -18,7 +19,7 @@ class Engine;
 struct Scenario;
 struct System;
 
-enum class TraceFormat { Ftrace, Perfetto };
+enum class TraceFormat { Ftrace, Perfetto, TraceDat };
 
 // The Perfetto counter tracks' interval when no --sample interval is given.
 inline constexpr Nanos kDefaultCounterInterval = 10 * NSEC_PER_MSEC;

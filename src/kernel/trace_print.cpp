@@ -30,6 +30,17 @@ int trace_task_pid(const Task* p) {
     return p ? p->pid : 0;
 }
 
+TraceIrqContext trace_irq_context(TraceEventId id) {
+    switch (id) {
+        case TraceEventId::sched_switch:
+        case TraceEventId::sched_wakeup:
+        case TraceEventId::sched_migrate_task:
+            return {.irqs_off = true, .preempt_depth = 2};
+        default:
+            return {};
+    }
+}
+
 namespace {
 
 // prev_state: "R" for the idle task, "R+" for a preempted task (TASK_REPORT_MAX set), else the

@@ -18,6 +18,16 @@ struct TracePrintOptions {
 // Appends the fields of `e` to `out`.
 void trace_print_fields(std::string& out, const TraceEvent& e, const TracePrintOptions& o = {});
 
+// The irq-info of the context an event fires in (ftrace's flags column; common_flags and
+// common_preempt_count in the binary entry). The simulator has no interrupt state, so each event
+// shows what it shows on a real kernel in the common case: the scheduler events under the
+// runqueue lock with interrupts off (preempt depth 2), the others from process context.
+struct TraceIrqContext {
+    bool irqs_off = false;
+    int preempt_depth = 0;
+};
+TraceIrqContext trace_irq_context(TraceEventId id);
+
 // TASK_COMM_LEN is 16 with the terminating NUL: the trace shows at most 15 characters.
 std::string_view trace_comm(const Task& p);
 // What the trace calls the task (null: the idle task of `cpu`, "swapper/N" with pid 0).

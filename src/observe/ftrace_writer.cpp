@@ -10,19 +10,13 @@ namespace numasim {
 
 namespace {
 
-// The irq-info column (irqs-off, need-resched, hardirq/softirq, preempt-depth,
-// migrate-disable): the simulator has no interrupt state, so each event shows what it shows
-// on a real kernel in the common case: the scheduler events under the runqueue lock with
-// interrupts off, the others from process context.
-std::string_view irq_flags(TraceEventId id) {
-    switch (id) {
-        case TraceEventId::sched_switch:
-        case TraceEventId::sched_wakeup:
-        case TraceEventId::sched_migrate_task:
-            return "d..2.";
-        default:
-            return ".....";
-    }
+// The irq-info column: irqs-off, need-resched, hardirq/softirq, preempt-depth, migrate-disable.
+std::string irq_flags(TraceEventId id) {
+    const TraceIrqContext c = trace_irq_context(id);
+    std::string s = ".....";
+    if (c.irqs_off) s[0] = 'd';
+    if (c.preempt_depth > 0) s[3] = static_cast<char>('0' + c.preempt_depth);
+    return s;
 }
 
 }  // namespace
@@ -48,10 +42,12 @@ void ftrace_line(std::string& out, const TraceEvent& e, const TracePrintOptions&
     auto it = std::back_inserter(out);
     // The context column names the task the event fired under; the idle task is "<idle>".
     const std::string_view comm = e.current ? trace_comm(*e.current) : "<idle>";
+    // ns2usecs (kernel/trace/trace.c) rounds the time to the nearest microsecond.
+    constexpr Nanos kUsecPerSec = NSEC_PER_SEC / NSEC_PER_USEC;
+    const Nanos usecs = (e.ts + NSEC_PER_USEC / 2) / NSEC_PER_USEC;
     fmt::format_to(it, "{:>16}-{:<7} [{:03d}] {} {:5d}.{:06d}: {}: ", comm,
-                   trace_task_pid(e.current), e.cpu, irq_flags(e.id), e.ts / NSEC_PER_SEC,
-                   (e.ts % NSEC_PER_SEC) / NSEC_PER_USEC,
-                   kTraceEventNames[static_cast<size_t>(e.id)]);
+                   trace_task_pid(e.current), e.cpu, irq_flags(e.id), usecs / kUsecPerSec,
+                   usecs % kUsecPerSec, kTraceEventNames[static_cast<size_t>(e.id)]);
     trace_print_fields(out, e, options);
     out += '\n';
 }

@@ -26,7 +26,7 @@ TEST(FtraceText, LineLayoutOfTraceOutputC) {
     p.comm = "a-very-long-thread-name";  // TASK_COMM_LEN: 15 characters show
     TraceEvent e;
     e.id = TraceEventId::sched_move_numa;
-    e.ts = 12 * NSEC_PER_SEC + 345678 * NSEC_PER_USEC + 999;  // nanoseconds are dropped
+    e.ts = 12 * NSEC_PER_SEC + 345678 * NSEC_PER_USEC + 499;  // rounded down, as ns2usecs does
     e.cpu = 2;
     e.current = &p;
     e.a = &p;
@@ -41,6 +41,11 @@ TEST(FtraceText, LineLayoutOfTraceOutputC) {
     EXPECT_EQ(line,
               " a-very-long-thr-1001    [002] .....    12.345678: sched_move_numa: pid=1001 "
               "tgid=1000 ngid=1000 src_cpu=2 src_nid=1 dst_cpu=0 dst_nid=0\n");
+    // ... and up from half a microsecond, into the next second here.
+    e.ts = 12 * NSEC_PER_SEC + 999999 * NSEC_PER_USEC + 500;
+    line.clear();
+    ftrace_line(line, e, {});
+    EXPECT_NE(line.find("    13.000000: sched_move_numa:"), std::string::npos) << line;
 }
 
 TEST(FtraceText, SwitchFromIdleNamesTheSwapperTask) {
