@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What observing a run costs: times one scenario plain, with --sample 1s, with a full ftrace
-# text trace, with a Perfetto trace and with a trace.dat (one iteration, one worker, best of
-# REPEAT), and prints each against the plain run with the targets (sampling <= 1.2x, a full trace
-# <= 3x).
+# What observing a run costs: times one scenario plain, with --sample 1s, with ten times the
+# samples (--sample 100ms), with a full ftrace text trace, with a Perfetto trace and with a
+# trace.dat (one iteration, one worker, best of REPEAT), and prints each against the plain run
+# with the targets (sampling <= 1.2x, a full trace <= 3x) and its peak RSS, which should stay the
+# plain run's whatever the number of samples or the size of the trace (everything streams to disk).
 # Usage: scripts/bench-observe.sh [FILE.toml [RUN-OPTION...]]
 #        (default: examples/autonumabench-numa01.toml; options such as --duration 60s are given
 #        to every run)
@@ -43,6 +44,7 @@ row() {  # row NAME TARGET OUTPUT ARGS...
     "$m" "$(size "$output")" "$target"
 }
 row "--sample 1s" "<= 1.2x" "$out/run" --sample 1s --out-dir "$out/run"
+row "--sample 100ms" "RSS as 1s" "$out/run" --sample 100ms --out-dir "$out/run"
 row "--trace (ftrace text)" "<= 3x" "$out/trace.txt" --trace "$out/trace.txt"
 row "--trace-format perfetto" "<= 3x" "$out/trace.json" --trace-format perfetto --trace "$out/trace.json"
 row "--trace-format trace-dat" "<= 3x" "$out/trace.dat" --trace-format trace-dat --trace "$out/trace.dat"

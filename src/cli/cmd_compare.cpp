@@ -14,6 +14,7 @@
 #include "experiment/compare.h"
 #include "experiment/sweep.h"
 #include "report/compare_report.h"
+#include "report/json_splice.h"
 #include "report/progress.h"
 #include "report/samples_json.h"
 
@@ -104,26 +105,35 @@ class CompareCommand : public Command {
         o.means_only = means_only_;
         o.print_significance = print_significance_;
         o.dot_naming = naming_ == "dot";
-        std::string out = json_ ? "" : compare_text(runs, o);
+        const std::string out = json_ ? "" : compare_text(runs, o);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = compare_json(runs, o);
             j["provenance"] = nlohmann::json::object();
+            // Each iteration's samples: a placeholder in `j`, copied from its tables as the
+            // document is written.
+            std::vector<JsonSplice> samples;
             for (const VariantRuns& v : runs) {
                 j["provenance"][v.name] =
                     provenance_json(make_provenance(v.scenario, invoked_command_line()));
                 if (obs.sample_interval <= 0) continue;
-                for (int i = 0; i < v.scenario.iterations; ++i)
-                    j["samples"][v.name].push_back(samples_json(
-                        sample_run_dir(obs.sample_dir, {v.name, i, v.scenario.iterations})));
+                for (int i = 0; i < v.scenario.iterations; ++i) {
+                    j["samples"][v.name].push_back(nullptr);
+                    const std::string dir =
+                        sample_run_dir(obs.sample_dir, {v.name, i, v.scenario.iterations});
+                    samples.push_back(
+                        {nlohmann::json::json_pointer() / "samples" / v.name /
+                             static_cast<size_t>(i),
+                         [dir](std::FILE* f, int indent) { write_samples_json(f, dir, indent); }});
+                }
             }
-            const std::string text = j.dump(2) + "\n";
             if (!observe_.out_dir.empty()) {
                 OutputFile f("--out-dir", observe_.out_dir + "/result.json",
                              runs.front().scenario.input_files);
-                std::fwrite(text.data(), 1, text.size(), f.get());
+                write_json(f.get(), j, samples);
                 f.commit();
             }
-            if (json_) out = text;
+            // Written again from the tables rather than kept: the samples stay on disk.
+            if (json_) write_json(stdout, j, samples);
         }
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;

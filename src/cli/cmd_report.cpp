@@ -3,7 +3,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/output_file.h"
@@ -29,15 +28,7 @@ class ReportCommand : public Command {
         const std::string path = dir_ + "/result.json";
         std::ifstream in(path, std::ios::binary);
         if (!in) throw InputError(path, "", "cannot open file (not a run directory?)");
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(ss.str());
-        } catch (const nlohmann::json::exception& e) {
-            throw InputError(path, "", std::string("not JSON: ") + e.what());
-        }
-        const std::string text = html_report(j, path);
+        const std::string text = html_report(read_report_input(in, path), path);
         OutputFile out("--html", html_.empty() ? dir_ + "/report.html" : html_, {path});
         std::fwrite(text.data(), 1, text.size(), out.get());
         out.commit();

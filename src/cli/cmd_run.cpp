@@ -13,6 +13,7 @@
 #include "config/input_error.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
+#include "report/json_splice.h"
 #include "report/proc_vmstat.h"
 #include "report/progress.h"
 #include "report/run_report.h"
@@ -87,20 +88,22 @@ class RunCommand : public Command {
             progress.finish();
         }
         files.commit_all();
-        std::string out = json_          ? ""
-                          : proc_vmstat_ ? proc_vmstat_text(results.front().counters, sc.profile)
-                                         : results_text(sc, results);
+        const std::string out = json_ ? ""
+                                : proc_vmstat_
+                                    ? proc_vmstat_text(results.front().counters, sc.profile)
+                                    : results_text(sc, results);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = results_json(sc, results);
             j["provenance"] = provenance_json(make_provenance(sc, invoked_command_line()));
-            if (obs.sample_interval > 0) add_samples(j, obs, labels);
-            const std::string text = j.dump(2) + "\n";
+            const std::vector<JsonSplice> samples =
+                obs.sample_interval > 0 ? add_samples(j, obs, labels) : std::vector<JsonSplice>{};
             if (!observe_.out_dir.empty()) {
                 OutputFile f("--out-dir", observe_.out_dir + "/result.json", sc.input_files);
-                std::fwrite(text.data(), 1, text.size(), f.get());
+                write_json(f.get(), j, samples);
                 f.commit();
             }
-            if (json_) out = text;
+            // Written again from the tables rather than kept: the samples stay on disk.
+            if (json_) write_json(stdout, j, samples);
         }
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
@@ -120,14 +123,25 @@ class RunCommand : public Command {
     }
 
     // The samples of each run beside its result: the top level is the first run's, "runs" holds
-    // every run's when there are several.
-    static void add_samples(nlohmann::json& j, const ObserveOptions& obs,
-                            const std::vector<RunLabel>& labels) {
+    // every run's when there are several. Placeholders in `j`, copied from the tables as the
+    // document is written.
+    static std::vector<JsonSplice> add_samples(nlohmann::json& j, const ObserveOptions& obs,
+                                               const std::vector<RunLabel>& labels) {
+        std::vector<JsonSplice> splices;
+        const nlohmann::json::json_pointer root;
         for (size_t i = 0; i < labels.size(); ++i) {
-            nlohmann::json s = samples_json(sample_run_dir(obs.sample_dir, labels[i]));
-            if (labels.size() > 1) j["runs"][i]["samples"] = s;
-            if (i == 0) j["samples"] = std::move(s);
+            auto write = [dir = sample_run_dir(obs.sample_dir, labels[i])](
+                             std::FILE* out, int indent) { write_samples_json(out, dir, indent); };
+            if (labels.size() > 1) {
+                j["runs"][i]["samples"] = nullptr;
+                splices.push_back({root / "runs" / i / "samples", write});
+            }
+            if (i == 0) {
+                j["samples"] = nullptr;
+                splices.push_back({root / "samples", write});
+            }
         }
+        return splices;
     }
 
     CLI::Option* iteration_opt_ = nullptr;

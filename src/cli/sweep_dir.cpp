@@ -30,17 +30,12 @@ void write_file(const fs::path& p, const std::string& text) {
     write_output_file("-o", p.string(), text, {});
 }
 
-// The case documents with what the CSV and the tables read: a run's tasks, the bulk of it,
-// are left out to keep a large sweep in memory.
+// The case documents cut down to what the CSV and the tables read.
 std::vector<nlohmann::json> documents(const CaseFiles& files) {
     std::vector<nlohmann::json> docs;
     for (const auto& [index, text] : files.texts) {
         nlohmann::json doc = nlohmann::json::parse(text);
-        for (auto& run : doc.at("runs")) {
-            run.erase("tasks");
-            for (auto& w : run.at("workloads"))
-                w.erase("tasks");
-        }
+        slim_case_document(doc);
         docs.push_back(std::move(doc));
     }
     return docs;

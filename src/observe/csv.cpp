@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iterator>
+#include <string>
 
 #include "config/input_error.h"
 
@@ -67,69 +68,54 @@ void CsvWriter::end_row() {
     in_row_ = 0;
 }
 
-int CsvTable::column(std::string_view name) const {
-    for (size_t i = 0; i < columns.size(); ++i)
-        if (columns[i] == name) return static_cast<int>(i);
-    return -1;
+CsvReader::CsvReader(std::istream& in, std::string origin)
+    : in_(in.rdbuf()), origin_(std::move(origin)) {
+    record(columns_);
 }
 
-namespace {
-
-std::vector<std::string> split_row(std::string_view text, size_t& pos) {
-    std::vector<std::string> cells(1);
+bool CsvReader::record(std::vector<std::string>& cells) {
+    using Traits = std::char_traits<char>;
+    for (int c; (c = in_->sgetc()) == '#';) {
+        while ((c = in_->sbumpc()) != Traits::eof() && c != '\n') {
+        }
+        ++line_;
+    }
+    if (in_->sgetc() == Traits::eof()) return false;
+    row_line_ = line_;
+    cells.assign(1, std::string());
     bool quoted = false;
-    for (; pos < text.size(); ++pos) {
-        const char c = text[pos];
+    for (int c; (c = in_->sbumpc()) != Traits::eof();) {
         if (quoted) {
-            if (c == '"' && pos + 1 < text.size() && text[pos + 1] == '"') {
+            if (c == '"' && in_->sgetc() == '"') {
                 cells.back() += '"';
-                ++pos;
+                in_->sbumpc();
             } else if (c == '"') {
                 quoted = false;
             } else {
-                cells.back() += c;
+                line_ += c == '\n';
+                cells.back() += static_cast<char>(c);
             }
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {
             cells.emplace_back();
         } else if (c == '\n') {
-            ++pos;
+            ++line_;
             break;
         } else {
-            cells.back() += c;
+            cells.back() += static_cast<char>(c);
         }
     }
-    return cells;
+    return true;
 }
 
-}  // namespace
-
-CsvTable parse_csv(std::string_view text, const std::string& origin) {
-    CsvTable t;
-    size_t pos = 0;
-    int line = 0;
-    bool header = true;
-    while (pos < text.size()) {
-        ++line;
-        if (text[pos] == '#') {
-            const size_t nl = text.find('\n', pos);
-            pos = nl == std::string_view::npos ? text.size() : nl + 1;
-            continue;
-        }
-        std::vector<std::string> cells = split_row(text, pos);
-        if (header) {
-            t.columns = std::move(cells);
-            header = false;
-            continue;
-        }
-        if (cells.size() != t.columns.size())
-            throw InputError(
-                origin, fmt::format("line {}", line),
-                fmt::format("{} cells where the header has {}", cells.size(), t.columns.size()));
-        t.rows.push_back(std::move(cells));
-    }
-    return t;
+bool CsvReader::next(std::vector<std::string>& cells) {
+    if (!record(cells)) return false;
+    if (cells.size() != columns_.size())
+        throw InputError(
+            origin_, fmt::format("line {}", row_line_),
+            fmt::format("{} cells where the header has {}", cells.size(), columns_.size()));
+    return true;
 }
 
 }  // namespace numasim

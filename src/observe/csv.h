@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,15 +32,24 @@ class CsvWriter {
     size_t columns_ = 0, in_row_ = 0;
 };
 
-// A table read back (for the JSON output and the HTML report): the header and the cells.
-struct CsvTable {
-    std::vector<std::string> columns;
-    std::vector<std::vector<std::string>> rows;
-    int column(std::string_view name) const;  // -1 if absent
-};
+// A table read back (for the JSON output) one row at a time, so that memory does not grow with
+// the number of samples: CSV text as CsvWriter writes it, comment lines skipped.
+class CsvReader {
+  public:
+    // Reads the header; `origin` names the file in errors.
+    CsvReader(std::istream& in, std::string origin);
+    const std::vector<std::string>& columns() const { return columns_; }
+    // The next row into `cells`; false at the end. Throws InputError naming the origin and the
+    // line of a row with the wrong number of cells.
+    bool next(std::vector<std::string>& cells);
 
-// Parses CSV text as CsvWriter writes it; comment lines are skipped. Throws InputError naming
-// `origin` on a row with the wrong number of cells.
-CsvTable parse_csv(std::string_view text, const std::string& origin);
+  private:
+    bool record(std::vector<std::string>& cells);
+    std::streambuf* in_;
+    std::string origin_;
+    std::vector<std::string> columns_;
+    int line_ = 1;      // of the next character
+    int row_line_ = 0;  // where the last record read starts
+};
 
 }  // namespace numasim

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "config/input_error.h"
 #include "report/svg_chart.h"
@@ -180,7 +183,51 @@ std::string compare_page(const json& r) {
     return page(fmt::format("numasim compare: {}", r.value("scenario", "")), body);
 }
 
+// What the pages read: the top-level keys and the sample tables.
+constexpr std::array<std::string_view, 9> kDrawnKeys = {"compare", "duration", "machine",
+                                                        "ops",     "profile",  "provenance",
+                                                        "samples", "scenario", "variants"};
+constexpr std::array<std::string_view, 3> kDrawnTables = {"numastat", "tasks", "vmstat"};
+
+bool drawn(std::string_view name, auto names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 }  // namespace
+
+nlohmann::json read_report_input(std::istream& in, const std::string& origin) {
+    // The key of the value at each depth (the root is depth 0), and how many iterations of
+    // the current compare variant have begun. A run's samples are {table: {...}} (a table at
+    // depth 2); compare's are {variant: [{table: {...}}, ...]} (an iteration at depth 3, a
+    // table at depth 4).
+    std::vector<std::string> keys;
+    size_t iterations = 0;
+    auto keep = [&](int depth, json::parse_event_t event, json& parsed) {
+        const auto d = static_cast<size_t>(depth);
+        const bool in_samples = d >= 2 && !keys.empty() && keys[0] == "samples";
+        switch (event) {
+            case json::parse_event_t::key:
+                keys.resize(d);
+                keys[d - 1] = parsed.get<std::string>();
+                return d != 1 || drawn(keys[0], kDrawnKeys);
+            case json::parse_event_t::array_start:
+                if (in_samples && d == 2) iterations = 0;
+                return true;
+            case json::parse_event_t::object_start:
+                if (!in_samples) return true;
+                if (d == 3) return iterations++ == 0;
+                if (d == 2 || d == 4) return drawn(keys[d - 1], kDrawnTables);
+                return true;
+            default:
+                return true;
+        }
+    };
+    try {
+        return json::parse(in, keep);
+    } catch (const json::exception& e) {
+        throw InputError(origin, "", std::string("not JSON: ") + e.what());
+    }
+}
 
 std::string html_report(const json& result, const std::string& origin) {
     if (!result.is_object() || !result.contains("samples") || !result["samples"].is_object())

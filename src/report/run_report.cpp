@@ -69,6 +69,7 @@ nlohmann::json to_json(const ProcTask& t) {
             {"faults", t.faults},
             {"numa_preferred_nid", t.numa_preferred_nid},
             {"numa_pages_migrated", t.numa_pages_migrated},
+            {"numa_task_migrations", t.numa_task_migrations},
             {"bytes", t.bytes},
             {"proc_sched", t.proc_sched}};
 }
@@ -92,6 +93,10 @@ nlohmann::json sched_json(const Counters& c) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [name, field] : kSchedCounters)
         j[std::string(name)] = c.*field;
+    // The split of sched_swap_numa that compare's "NUMA local|remote|group swapped" rows print.
+    j["sched_swap_numa_local"] = c.sched_swap_numa_local;
+    j["sched_swap_numa_remote"] = c.sched_swap_numa - c.sched_swap_numa_local;
+    j["sched_swap_numa_group"] = c.sched_swap_numa_group;
     nlohmann::json skip = nlohmann::json::object();
     for (size_t i = 0; i < kSkipVmaNames.size(); ++i)
         skip[std::string(kSkipVmaNames[i])] = c.sched_skip_vma_numa[i];

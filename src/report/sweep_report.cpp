@@ -13,8 +13,10 @@ namespace numasim {
 
 namespace {
 
-// Raised if the format of the case files changes, so that old shards are not mixed in.
-constexpr int kCaseFileFormat = 1;
+// Raised if the format of the case files changes, so that old shards are not mixed in: 2 added
+// the runs' sched_swap_numa split and each task's numa_task_migrations (the task-migration
+// table).
+constexpr int kCaseFileFormat = 2;
 
 // The argument as one shell word.
 std::string shell_quote(const std::string& s) {
@@ -115,16 +117,32 @@ struct Column {
     std::vector<const nlohmann::json*> runs;
 };
 
+// A run's part of the NUMA task-migration summary, as compare_report's task_migration_table
+// takes it from the run (the figures of run_report's result_json, slimmed).
+void add_task_migrations(const nlohmann::json& run, NumaTaskMigrations& m) {
+    const nlohmann::json& sched = run.at("sched");
+    m.stuck += number_at(sched, "sched_stick_numa").value_or(0);
+    m.idle += number_at(sched, "sched_move_numa").value_or(0);
+    m.swapped += number_at(sched, "sched_swap_numa").value_or(0);
+    m.local_swapped += number_at(sched, "sched_swap_numa_local").value_or(0);
+    m.group_swapped += number_at(sched, "sched_swap_numa_group").value_or(0);
+    if (const auto tasks = run.find("numa_task_migrations"); tasks != run.end())
+        for (const auto& n : *tasks)
+            m.per_task.push_back(n.get<double>());
+}
+
 std::string render_group(const std::vector<Column>& cols) {
     std::vector<std::string> names;
     std::vector<OperationSamples> ops;
     std::map<std::string, size_t> index;
     std::vector<DurationTimes> times;
     std::vector<VmstatDelta> deltas;
+    std::vector<NumaTaskMigrations> migrations;
     for (size_t c = 0; c < cols.size(); ++c) {
         names.push_back(cols[c].name);
         DurationTimes t;
         VmstatDelta d;
+        NumaTaskMigrations m;
         for (const nlohmann::json* run : cols[c].runs) {
             for (const auto& o : operations(*run)) {
                 auto it = index.find(o.name);
@@ -143,13 +161,16 @@ std::string render_group(const std::vector<Column>& cols) {
                 d[std::string(proc)] +=
                     number_at(run->at("vmstat"), std::string(kVmNames[static_cast<size_t>(id)]))
                         .value_or(0);
+            add_task_migrations(*run, m);
         }
         times.push_back(t);
         deltas.push_back(d);
+        migrations.push_back(std::move(m));
     }
     return render_compare_table(build_compare_table(names, ops)) + "\n" +
            render_monitor_table(build_duration_table(names, times)) + "\n" +
-           render_monitor_table(build_mmtests_vmstat_table(names, deltas));
+           render_monitor_table(build_mmtests_vmstat_table(names, deltas)) + "\n" +
+           render_monitor_table(build_numa_task_migration_table(names, migrations));
 }
 
 }  // namespace
@@ -209,6 +230,18 @@ SweepCaseFile parse_case_file(const std::string& text, const std::string& origin
         throw InputError(origin, "", std::string("not a numasim sweep case file: ") + e.what());
     }
     return f;
+}
+
+void slim_case_document(nlohmann::json& doc) {
+    for (auto& run : doc.at("runs")) {
+        nlohmann::json migrations = nlohmann::json::array();
+        for (const auto& t : run.at("tasks"))
+            migrations.push_back(t.at("numa_task_migrations"));
+        run.erase("tasks");
+        run["numa_task_migrations"] = std::move(migrations);
+        for (auto& w : run.at("workloads"))
+            w.erase("tasks");
+    }
 }
 
 std::string sweep_csv(const nlohmann::json& header, const std::vector<nlohmann::json>& cases) {

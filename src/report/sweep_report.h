@@ -35,7 +35,13 @@ struct SweepCaseFile {
 };
 SweepCaseFile parse_case_file(const std::string& text, const std::string& origin);
 
-// The CSV and the tables of a complete sweep: `cases` holds every case, in order.
+// Cuts a case document down to what sweep_csv and sweep_tables read, to keep a large sweep in
+// memory: each run's tasks, the bulk of it, become `numa_task_migrations`, the list of their
+// NUMA task migrations (for the task-migration table), and the workloads lose their tasks.
+void slim_case_document(nlohmann::json& doc);
+
+// The CSV and the tables of a complete sweep: `cases` holds every case, in order, as
+// slim_case_document leaves it.
 std::string sweep_csv(const nlohmann::json& header, const std::vector<nlohmann::json>& cases);
 std::string sweep_tables(const nlohmann::json& header, const std::vector<nlohmann::json>& cases);
 

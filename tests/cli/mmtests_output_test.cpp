@@ -66,4 +66,51 @@ TEST(MmtestsOutput, CompareSignificanceRowsDotNamingAndOpsRows) {
     EXPECT_EQ(numasim("compare examples/variants.toml --naming colon").status, 2);
 }
 
+TEST(MmtestsOutput, RunJsonHoldsTheSwapSplitOfTheTaskMigrationSummary) {
+    // A column of smallimp-haswell, whose specjbb tasks move and swap between the nodes, as
+    // compare and run see it.
+    const std::string scale = " --duration 12s --iterations 1";
+    const Output c = numasim(
+        "compare experiments/smallimp-haswell.toml -V a:smallimp=0 "
+        "-V b:smallimp=30 --json -j 2" +
+        scale);
+    const Output r =
+        numasim("run experiments/smallimp-haswell.toml -V a:smallimp=0 --json" + scale);
+    ASSERT_EQ(c.status, 0) << c.out;
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto run = nlohmann::json::parse(r.out);
+    const auto& sched = run.at("sched");
+    ASSERT_GT(sched.at("sched_swap_numa").get<int>(), 0) << "no swaps: pick another scenario";
+    EXPECT_EQ(sched.at("sched_swap_numa_local").get<int>() +
+                  sched.at("sched_swap_numa_remote").get<int>(),
+              sched.at("sched_swap_numa").get<int>());
+    int per_task = 0, most = 0;
+    for (const auto& t : run.at("tasks")) {
+        per_task += t.at("numa_task_migrations").get<int>();
+        most = std::max(most, t.at("numa_task_migrations").get<int>());
+    }
+    EXPECT_EQ(per_task,
+              sched.at("sched_move_numa").get<int>() + 2 * sched.at("sched_swap_numa").get<int>());
+    // Column a of compare's summary holds the same figures.
+    const std::vector<std::pair<std::string, double>> expected = {
+        {"NUMA migrated stuck", sched.at("sched_stick_numa").get<double>()},
+        {"NUMA migrated idle", sched.at("sched_move_numa").get<double>()},
+        {"NUMA migrated swapped", sched.at("sched_swap_numa").get<double>()},
+        {"NUMA local swapped", sched.at("sched_swap_numa_local").get<double>()},
+        {"NUMA remote swapped", sched.at("sched_swap_numa_remote").get<double>()},
+        {"NUMA group swapped", sched.at("sched_swap_numa_group").get<double>()},
+        {"NUMA max task migs.", most}};
+    const auto compared = nlohmann::json::parse(c.out);
+    const auto& rows = compared.at("numa_task_migrations").at("rows");
+    for (const auto& [operation, value] : expected) {
+        bool found = false;
+        for (const auto& row : rows)
+            if (row.at("operation") == operation) {
+                EXPECT_EQ(row.at("values").at(0).get<double>(), value) << operation;
+                found = true;
+            }
+        EXPECT_TRUE(found) << operation;
+    }
+}
+
 }  // namespace

@@ -1,6 +1,7 @@
 // `--sample`: the time-series tables add up to the run's own totals, leave the result alone,
 // carry the provenance, and are byte-identical whatever the number of workers.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -20,7 +21,54 @@ std::string fresh_dir(const std::string& name) {
     return d.string();
 }
 
+// A directory of this test process alone (ctest may run tests side by side).
+std::string own_dir(const std::string& name) {
+    return fresh_dir(name + "." + std::to_string(getpid()));
+}
+
 const std::string kRun = "run examples/knobs.toml --duration 6s --json ";
+
+// The rows of CSV text as CsvWriter writes it, header first, comment lines left out.
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        if (text[pos] == '#') {
+            pos = text.find('\n', pos) + 1;
+            continue;
+        }
+        std::vector<std::string> cells(1);
+        for (bool quoted = false; pos < text.size(); ++pos) {
+            const char c = text[pos];
+            if (quoted && c == '"' && text[pos + 1] == '"') {
+                cells.back() += c;
+                ++pos;
+            } else if (c == '"') {
+                quoted = !quoted;
+            } else if (!quoted && c == ',') {
+                cells.emplace_back();
+            } else if (!quoted && c == '\n') {
+                ++pos;
+                break;
+            } else {
+                cells.back() += c;
+            }
+        }
+        rows.push_back(std::move(cells));
+    }
+    return rows;
+}
+
+// A JSON cell against the CSV text it was read from: an empty cell is null, a number has the
+// text's value, anything else is the text.
+void expect_cell(const nlohmann::json& cell, const std::string& text, const std::string& where) {
+    if (text.empty())
+        EXPECT_TRUE(cell.is_null()) << where;
+    else if (cell.is_number())
+        EXPECT_EQ(cell.get<double>(), std::stod(text)) << where << ": " << text;
+    else
+        EXPECT_EQ(cell, text) << where;
+}
 
 TEST(Sample, DeltasAddUpToTheRunsCounters) {
     const std::string dir = fresh_dir("numasim_sample_sum");
@@ -148,6 +196,43 @@ TEST(Sample, SameBytesWhateverTheWorkers) {
     EXPECT_EQ(files, 1 + 3 * 8u);  // result.json and 8 files per iteration
 }
 
+TEST(Sample, ResultJsonHoldsEveryTableCellForCell) {
+    const std::string dir = own_dir("numasim_sample_cells");
+    const Output o = run_numasim(
+        "run examples/variants.toml --iterations 2 --duration 4s --sample 500ms -j 2 --out-dir " +
+        dir);
+    ASSERT_EQ(o.status, 0) << o.out;
+    const std::string text = read_text(dir + "/result.json");
+    const auto j = nlohmann::json::parse(text);
+    // The samples are copied from the tables as the file is written, in the layout of dump(2),
+    // which result.json has always had.
+    EXPECT_EQ(j.dump(2) + "\n", text);
+    EXPECT_EQ(j["samples"], j["runs"][0]["samples"]);
+    for (size_t i = 0; i < 2; ++i) {
+        const auto& samples = j["runs"][i]["samples"];
+        EXPECT_EQ(samples.size(), 6u);
+        for (const char* name :
+             {"convergence", "nodes", "numa_maps", "numastat", "tasks", "vmstat"}) {
+            const std::string csv =
+                dir + "/iter-" + std::to_string(i + 1) + "/" + std::string(name) + ".csv";
+            const auto rows = csv_rows(read_text(csv));
+            const auto& table = samples[name];
+            ASSERT_FALSE(rows.empty()) << csv;
+            EXPECT_EQ(table["columns"], rows[0]) << csv;
+            ASSERT_EQ(table["rows"].size(), rows.size() - 1) << csv;
+            EXPECT_GT(table["rows"].size(), 0u) << csv;
+            for (size_t r = 1; r < rows.size(); ++r) {
+                const auto& row = table["rows"][r - 1];
+                ASSERT_EQ(row.size(), rows[r].size()) << csv << " row " << r;
+                for (size_t c = 0; c < row.size(); ++c)
+                    expect_cell(row[c], rows[r][c],
+                                csv + " row " + std::to_string(r) + " cell " + std::to_string(c));
+            }
+        }
+    }
+    fs::remove_all(dir);
+}
+
 TEST(Sample, BadIntervalIsAnError) {
     const std::string dir = fresh_dir("numasim_sample_bad");
     for (const char* bad : {"0s", "soon", "-1s"}) {
@@ -176,6 +261,9 @@ TEST(Sample, CompareSamplesEveryVariant) {
         EXPECT_TRUE(j["provenance"].contains(variant));
     }
     EXPECT_GE(j["samples"].size(), 2u);
+    // Standard output and the file: the same document, in the layout of dump(2).
+    EXPECT_EQ(read_text(dir + "/result.json"), o.out);
+    EXPECT_EQ(j.dump(2) + "\n", o.out);
 }
 
 }  // namespace

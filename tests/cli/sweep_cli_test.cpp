@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "numasim_process.h"
 
@@ -191,6 +192,37 @@ TEST(SweepCli, CompareTakesValueLists) {
     ASSERT_EQ(o.status, 0) << o.out;
     EXPECT_NE(o.out.find("scan_size_mb=64"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("scan_size_mb=256"), std::string::npos) << o.out;
+}
+
+// The rows of the NUMA task-migration summary in a text of tables, in order.
+std::vector<std::string> task_migration_rows(const std::string& text) {
+    std::vector<std::string> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        for (const char* label :
+             {"NUMA migrated stuck", "NUMA migrated idle", "NUMA migrated swapped",
+              "NUMA local swapped", "NUMA remote swapped", "NUMA group swapped",
+              "NUMA avg task migs.", "NUMA stddev task mig", "NUMA max task migs."})
+            if (line.rfind(std::string("Ops ") + label, 0) == 0) rows.push_back(line);
+    return rows;
+}
+
+TEST(SweepCli, CompareFromPrintsTheTaskMigrationSummaryOfCompare) {
+    // Two columns of smallimp-haswell, whose specjbb tasks move and swap between the nodes
+    // (MmtestsOutput.RunJsonHoldsTheSwapSplitOfTheTaskMigrationSummary checks that they do).
+    const std::string columns =
+        "experiments/smallimp-haswell.toml -V a:smallimp=0 -V b:smallimp=30 --duration 12s "
+        "--iterations 1 -j 2";
+    const fs::path d = fresh_dir("numasim_sweep_migrations." + std::to_string(getpid()));
+    ASSERT_EQ(numasim("sweep " + columns + " -o " + d.string()).status, 0);
+    const Output from = numasim("compare --from " + d.string());
+    const Output direct = numasim("compare " + columns);
+    ASSERT_EQ(from.status, 0) << from.out;
+    ASSERT_EQ(direct.status, 0) << direct.out;
+    const auto rows = task_migration_rows(from.out);
+    EXPECT_EQ(rows.size(), 9u) << from.out;
+    EXPECT_EQ(rows, task_migration_rows(direct.out)) << from.out << direct.out;
+    fs::remove_all(d);
 }
 
 TEST(SweepCli, RunIterationOfACompareColumn) {

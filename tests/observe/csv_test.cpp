@@ -1,9 +1,10 @@
-// CsvWriter output read back through parse_csv.
+// CsvWriter output read back through CsvReader.
 #include "observe/csv.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "config/input_error.h"
@@ -37,28 +38,51 @@ TEST(Csv, CommentsThenHeaderThenRows) {
               "2.500,\"a,b\",\n");
 }
 
+// The rows the reader has not yet returned.
+std::vector<std::vector<std::string>> rows_of(CsvReader& r) {
+    std::vector<std::vector<std::string>> rows;
+    for (std::vector<std::string> cells; r.next(cells);)
+        rows.push_back(cells);
+    return rows;
+}
+
 TEST(Csv, QuotedCellsRoundTrip) {
     const std::string s = written([](CsvWriter& w) {
         w.fixed(0.004, 3).text("say \"hi\", twice").num(int64_t{-3});
         w.end_row();
+        w.fixed(0.5, 3).text("two\nlines").empty();
+        w.end_row();
     });
-    const CsvTable t = parse_csv(s, "t.csv");
-    ASSERT_EQ(t.columns, (std::vector<std::string>{"time_s", "name", "value"}));
-    ASSERT_EQ(t.rows.size(), 1u);
-    EXPECT_EQ(t.rows[0][1], "say \"hi\", twice");
-    EXPECT_EQ(t.rows[0][2], "-3");
-    EXPECT_EQ(t.column("value"), 2);
-    EXPECT_EQ(t.column("missing"), -1);
+    std::istringstream in(s);
+    CsvReader r(in, "t.csv");
+    ASSERT_EQ(r.columns(), (std::vector<std::string>{"time_s", "name", "value"}));
+    const auto rows = rows_of(r);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0][1], "say \"hi\", twice");
+    EXPECT_EQ(rows[0][2], "-3");
+    EXPECT_EQ(rows[1], (std::vector<std::string>{"0.500", "two\nlines", ""}));
+}
+
+TEST(Csv, CommentLinesAnywhereAreSkipped) {
+    std::istringstream in("# a\n# b\nx,y\n1,2\n# c\n3,4");
+    CsvReader r(in, "t.csv");
+    EXPECT_EQ(r.columns(), (std::vector<std::string>{"x", "y"}));
+    EXPECT_EQ(rows_of(r), (std::vector<std::vector<std::string>>{{"1", "2"}, {"3", "4"}}));
 }
 
 TEST(Csv, RowOfTheWrongWidthNamesFileAndLine) {
+    // The line counts comments and the line breaks inside quoted cells.
+    std::istringstream in("# c\na,b\n\"1\n\",2\n# d\n3\n");
+    CsvReader r(in, "x.csv");
+    std::vector<std::string> cells;
+    ASSERT_TRUE(r.next(cells));
     try {
-        parse_csv("# c\na,b\n1,2\n3\n", "x.csv");
+        r.next(cells);
         FAIL() << "no error";
     } catch (const InputError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("x.csv"), std::string::npos) << what;
-        EXPECT_NE(what.find("line 4"), std::string::npos) << what;
+        EXPECT_NE(what.find("line 6"), std::string::npos) << what;
     }
 }
 

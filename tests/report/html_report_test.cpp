@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
 #include "config/input_error.h"
@@ -62,6 +63,63 @@ TEST(HtmlReport, ComparePageOverlaysVariants) {
     // Three overlaid charts with a line per variant, then a heatmap per variant.
     EXPECT_EQ(count(html, "<polyline"), 6u);
     EXPECT_EQ(count(html, "<svg"), 5u);
+}
+
+// `samples()` with the tables the page does not draw.
+nlohmann::json all_samples() {
+    nlohmann::json s = samples();
+    s["numa_maps"] = {{"columns", {"time_s", "pid"}}, {"rows", {{1.0, 7}}}};
+    s["convergence"] = {{"columns", {"time_s", "convergence"}}, {"rows", {{1.0, 0.5}}}};
+    return s;
+}
+
+nlohmann::json read(const nlohmann::json& result) {
+    std::istringstream in(result.dump(2));
+    return read_report_input(in, "result.json");
+}
+
+TEST(HtmlReport, ReaderKeepsWhatTheRunPageDraws) {
+    const nlohmann::json r = {{"scenario", "s"},
+                              {"machine", "m"},
+                              {"profile", "p"},
+                              {"samples", all_samples()},
+                              {"provenance", {{"seed", "3"}}},
+                              {"tasks", {{{"pid", 7}}}},
+                              {"runs", {{{"samples", all_samples()}}, {{"samples", samples()}}}}};
+    const nlohmann::json kept = read(r);
+    nlohmann::json expected = r;
+    expected.erase("tasks");
+    expected.erase("runs");
+    expected["samples"] = samples();
+    EXPECT_EQ(kept, expected);
+    EXPECT_EQ(html_report(kept, "result.json"), html_report(r, "result.json"));
+}
+
+TEST(HtmlReport, ReaderKeepsEachVariantsFirstIteration) {
+    // A variant may be named as a table is.
+    const nlohmann::json r = {
+        {"scenario", "s"},
+        {"variants", {"a", "numa_maps"}},
+        {"compare", {{"text", "Amean"}}},
+        {"runs", {{"a", {{{"elapsed_s", 1}}}}}},
+        {"samples",
+         {{"a", {all_samples(), all_samples()}}, {"numa_maps", {all_samples(), samples()}}}}};
+    const nlohmann::json kept = read(r);
+    nlohmann::json expected = r;
+    expected.erase("runs");
+    expected["samples"] = {{"a", {samples()}}, {"numa_maps", {samples()}}};
+    EXPECT_EQ(kept, expected);
+    EXPECT_EQ(html_report(kept, "result.json"), html_report(r, "result.json"));
+}
+
+TEST(HtmlReport, ReaderNamesTheFileOfBadJson) {
+    std::istringstream in("{\"samples\": [");
+    try {
+        read_report_input(in, "dir/result.json");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("dir/result.json"), std::string::npos);
+    }
 }
 
 TEST(HtmlReport, ResultWithoutSamplesIsAnError) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "config/input_error.h"
+#include "report/monitor_tables.h"
 
 namespace numasim {
 namespace {
@@ -22,7 +23,7 @@ nlohmann::json run(double tput, double elapsed, double migrated) {
 }
 
 nlohmann::json header() {
-    return {{"format", 1},
+    return {{"format", 2},
             {"name", "t"},
             {"axes", {{{"name", "machine"}, {"values", {"a,b", "c"}}}}},
             {"common", nlohmann::json::array()},
@@ -56,6 +57,43 @@ TEST(SweepReport, TablesHaveAColumnPerValueOfTheAxis) {
     EXPECT_NE(t.find("tput-8"), std::string::npos) << t;
     // 50 against 100 is -50.00% in the second column.
     EXPECT_NE(t.find("-50.00%"), std::string::npos) << t;
+}
+
+TEST(SweepReport, TablesEndWithTheTaskMigrationSummary) {
+    // As compare prints it: every run of a column pooled, its tasks' NUMA migrations together.
+    auto swapping = [](double tput, int local, std::vector<int> per_task) {
+        nlohmann::json r = run(tput, 1, 0);
+        r["sched"] = {{"sched_stick_numa", 1},
+                      {"sched_move_numa", 2},
+                      {"sched_swap_numa", 5},
+                      {"sched_swap_numa_local", local},
+                      {"sched_swap_numa_remote", 5 - local},
+                      {"sched_swap_numa_group", 3}};
+        r["numa_task_migrations"] = per_task;
+        return r;
+    };
+    const std::vector<nlohmann::json> cases = {
+        one_case(0, "a,b", {swapping(100, 1, {1, 2}), swapping(110, 0, {3})}),
+        one_case(1, "c", {swapping(50, 2, {4, 4})})};
+    const std::string t = sweep_tables(header(), cases);
+    const std::vector<NumaTaskMigrations> m = {{2, 4, 10, 1, 6, {1, 2, 3}},
+                                               {1, 2, 5, 2, 3, {4, 4}}};
+    const std::string expected =
+        render_monitor_table(build_numa_task_migration_table({"a,b", "c"}, m));
+    EXPECT_NE(t.find(expected), std::string::npos) << t << "\nwithout\n" << expected;
+    EXPECT_NE(t.find("Ops NUMA remote swapped"), std::string::npos) << t;
+}
+
+TEST(SweepReport, SlimDocumentsKeepEachTasksMigrations) {
+    nlohmann::json doc = one_case(0, "c", {run(50, 1, 5)});
+    doc["runs"][0]["tasks"] = {{{"pid", 1}, {"numa_task_migrations", 3}},
+                               {{"pid", 2}, {"numa_task_migrations", 0}}};
+    doc["runs"][0]["workloads"][0]["tasks"] = {{{"pid", 1}}};
+    slim_case_document(doc);
+    const auto& r = doc["runs"][0];
+    EXPECT_FALSE(r.contains("tasks"));
+    EXPECT_FALSE(r["workloads"][0].contains("tasks"));
+    EXPECT_EQ(r["numa_task_migrations"], nlohmann::json({3, 0}));
 }
 
 TEST(SweepReport, CaseFilesRoundTripAndAreChecked) {
