@@ -153,12 +153,15 @@ OracleResult run_oracle(const OracleOptions& o) {
                              fmt::format("the oracle's guest has no program for '{}' (it runs {})",
                                          w.type, fmt::join(guest_line::kGuestPrograms, ", ")));
     const std::string cache = o.cache_dir.empty() ? default_oracle_cache_dir() : o.cache_dir;
+    // A kernel named on the command line is read before qemu is looked for: an error in what the
+    // user typed comes before one in what the machine lacks.
+    if (!o.kernel.empty()) res.kernel = user_kernel(o.kernel);
     if (!have_program(o.qemu))
         throw InputError("oracle", "qemu",
                          o.qemu + " is not installed (scripts/setup.sh --oracle installs it)");
 
-    // The kernel, and the profile that models its series.
-    res.kernel = o.kernel.empty() ? debian_kernel(cache, status) : user_kernel(o.kernel);
+    // The kernel (Debian's unless one was named), and the profile that models its series.
+    if (o.kernel.empty()) res.kernel = debian_kernel(cache, status);
     const std::string series = kernel_series(res.kernel.release);
     const auto profiles = profile_names();
     const bool known = std::find(profiles.begin(), profiles.end(), series) != profiles.end();

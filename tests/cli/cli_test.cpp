@@ -12,12 +12,12 @@
 
 namespace {
 
-using numasim_test::numasim;
-using numasim_test::Output;
-using numasim_test::write_temp;
+using numasim::test::Output;
+using numasim::test::run_numasim;
+using numasim::test::write_temp;
 
 TEST(Cli, JsonHasEveryCounter) {
-    const Output o = numasim("run --json --duration 8s");
+    const Output o = run_numasim("run --json --duration 8s");
     ASSERT_EQ(o.status, 0) << o.out;
     const auto j = nlohmann::json::parse(o.out);
     for (const char* k :
@@ -40,9 +40,9 @@ TEST(Cli, JsonHasEveryCounter) {
 
 TEST(Cli, SameSeedSameBytesWhateverTheWorkers) {
     const std::string args = "run examples/variants.toml --json --iterations 3 --duration 10s";
-    const Output a = numasim(args + " -j 1");
-    const Output b = numasim(args + " -j 2");
-    const Output c = numasim(args + " -j 2");
+    const Output a = run_numasim(args + " -j 1");
+    const Output b = run_numasim(args + " -j 2");
+    const Output c = run_numasim(args + " -j 2");
     ASSERT_EQ(a.status, 0) << a.out;
     EXPECT_EQ(a.out, b.out);
     EXPECT_EQ(b.out, c.out);
@@ -53,7 +53,7 @@ TEST(Cli, EveryExampleRuns) {
          std::filesystem::directory_iterator(std::string(NUMASIM_SOURCE_DIR) + "/examples")) {
         if (e.path().extension() != ".toml") continue;
         SCOPED_TRACE(e.path().string());
-        const Output o = numasim("run " + e.path().string() + " --iterations 1 --duration 3s");
+        const Output o = run_numasim("run " + e.path().string() + " --iterations 1 --duration 3s");
         EXPECT_EQ(o.status, 0) << o.out;
         EXPECT_NE(o.out.find("numasim:"), std::string::npos);
     }
@@ -63,7 +63,7 @@ TEST(Cli, BadInputNamesFileKeyAndLine) {
     const std::string f = write_temp("numasim_bad.toml",
                                      "[scenario]\nmachine = \"tiny-2n\"\nduraton = \"5s\"\n"
                                      "[[workload]]\ntype = \"cowsum\"\n");
-    const Output o = numasim("run " + f);
+    const Output o = run_numasim("run " + f);
     EXPECT_EQ(o.status, 2);
     EXPECT_NE(o.out.find(f), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("scenario.duraton"), std::string::npos) << o.out;
@@ -78,7 +78,7 @@ TEST(Cli, ImpossibleRequestsAreErrors) {
                    "[[workload.process]]\nname = \"p\"\n[[workload.process.region]]\nname = \"r\"\n"
                    "size = \"1MiB\"\n[[workload.process.thread]]\nphases = [ { affinity = [0, 9], "
                    "streams = [ { region = \"r\" } ], rate_gbs = 1.0, cpu_time = \"1s\" } ]\n");
-    const Output a = numasim("run " + pinned);
+    const Output a = run_numasim("run " + pinned);
     EXPECT_EQ(a.status, 2) << a.out;
     EXPECT_NE(a.out.find(pinned), std::string::npos) << a.out;
     const std::string big = write_temp(
@@ -87,22 +87,21 @@ TEST(Cli, ImpossibleRequestsAreErrors) {
         "[[workload.process]]\nname = \"p\"\n[[workload.process.region]]\nname = \"r\"\n"
         "size = \"64GiB\"\n[[workload.process.thread]]\nphases = [ { streams = [ { region = "
         "\"r\" } ], rate_gbs = 1.0, cpu_time = \"1s\" } ]\n");
-    const Output b = numasim("run " + big);
+    const Output b = run_numasim("run " + big);
     EXPECT_EQ(b.status, 2) << b.out;
     EXPECT_NE(b.out.find("workload"), std::string::npos) << b.out;
 }
 
 TEST(Cli, FailedRunLeavesNoTraceFile) {
-    const auto trace = std::filesystem::temp_directory_path() / "numasim_never.trace";
-    std::filesystem::remove(trace);
-    const Output o = numasim("run examples/knobs.toml --set smallimp=-5 --trace " + trace.string());
+    const std::string trace = numasim::test::scratch_path("numasim_never.trace");
+    const Output o = run_numasim("run examples/knobs.toml --set smallimp=-5 --trace " + trace);
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_FALSE(std::filesystem::exists(trace));
 }
 
 TEST(Cli, TraceIsFtraceText) {
-    const auto trace = std::filesystem::temp_directory_path() / "numasim_ok.trace";
-    const Output o = numasim("run examples/knobs.toml --profile v6.12 --trace " + trace.string());
+    const std::string trace = numasim::test::scratch_path("numasim_ok.trace");
+    const Output o = run_numasim("run examples/knobs.toml --profile v6.12 --trace " + trace);
     ASSERT_EQ(o.status, 0) << o.out;
     std::ifstream in(trace);
     std::string line;
@@ -129,23 +128,23 @@ std::vector<std::string> stems(const std::string& dir, const std::string& ext) {
 }
 
 TEST(Cli, ListsOneLineEach) {
-    const Output m = numasim("machines");
+    const Output m = run_numasim("machines");
     ASSERT_EQ(m.status, 0);
     const auto presets = stems("/src/machine/presets", ".toml");
     for (const auto& p : presets)
         EXPECT_NE(m.out.find("\n" + p + " "), std::string::npos) << p;
     EXPECT_EQ(std::count(m.out.begin(), m.out.end(), '\n'), 1 + std::ssize(presets));
-    const Output p = numasim("profiles");
+    const Output p = run_numasim("profiles");
     const auto profiles = stems("/src/numab/profiles", ".toml");
     for (const auto& name : profiles)
         EXPECT_NE(p.out.find(name + "\n"), std::string::npos) << name;
     EXPECT_EQ(std::count(p.out.begin(), p.out.end(), '\n'), std::ssize(profiles));
-    const Output w = numasim("workloads");
+    const Output w = run_numasim("workloads");
     EXPECT_NE(w.out.find("streams"), std::string::npos);
 }
 
 TEST(Cli, HelpListsWhatIsRegistered) {
-    const Output h = numasim("run --help");
+    const Output h = run_numasim("run --help");
     for (const auto& p : stems("/src/machine/presets", ".toml"))
         EXPECT_NE(h.out.find(p), std::string::npos) << p;
     for (const auto& p : stems("/src/numab/profiles", ".toml"))
@@ -157,7 +156,7 @@ TEST(Cli, ProfilesShowSaysWhatSetEachKnob) {
         write_temp("numasim_knobs.toml",
                    "[scenario]\nmachine = \"tiny-2n\"\nprofile = \"v4.18\"\n[numa_balancing]\n"
                    "smallimp = 12\n[[workload]]\ntype = \"cowsum\"\nprocesses = 2\n");
-    const Output o = numasim("profiles show v6.6 " + f + " --set vma_scan=all");
+    const Output o = run_numasim("profiles show v6.6 " + f + " --set vma_scan=all");
     ASSERT_EQ(o.status, 0) << o.out;
     auto line = [&](const std::string& knob) {
         const auto at = o.out.find("\n" + knob + " ");
@@ -168,21 +167,21 @@ TEST(Cli, ProfilesShowSaysWhatSetEachKnob) {
     EXPECT_NE(line("smallimp").find(f), std::string::npos) << o.out;
     EXPECT_NE(line("vma_scan").find("--set vma_scan=all"), std::string::npos) << o.out;
     EXPECT_NE(line("numa_imbalance").find("profile v6.6"), std::string::npos) << o.out;
-    const Output d = numasim("profiles show v6.12");
+    const Output d = run_numasim("profiles show v6.12");
     ASSERT_EQ(d.status, 0) << d.out;
     EXPECT_EQ(d.out.find("default"), std::string::npos) << "v6.12 sets every knob";
-    EXPECT_EQ(numasim("profiles show v9.9").status, 2);
+    EXPECT_EQ(run_numasim("profiles show v9.9").status, 2);
 }
 
 TEST(Cli, PerfBenchNumaPrintsPerfLines) {
-    const Output o = numasim("perf-bench-numa mem -p 2 -t 2 -P 64 -s 5 -zZ0qcm --thp 1");
+    const Output o = run_numasim("perf-bench-numa mem -p 2 -t 2 -P 64 -s 5 -zZ0qcm --thp 1");
     ASSERT_EQ(o.status, 0) << o.out;
     EXPECT_NE(o.out.find("secs latency to NUMA-converge"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("GB/sec total speed"), std::string::npos) << o.out;
 }
 
 TEST(Cli, CompareWithVariantsPrintsTables) {
-    const Output o = numasim(
+    const Output o = run_numasim(
         "compare examples/variants.toml --iterations 2 --duration 10s -V base:profile=v6.12 "
         "-V old:profile=v6.1");
     ASSERT_EQ(o.status, 0) << o.out;

@@ -12,13 +12,13 @@
 
 namespace {
 
-using numasim_test::numasim;
-using numasim_test::Output;
+using numasim::test::Output;
+using numasim::test::run_numasim;
 
 TEST(MmtestsOutput, ProcVmstatIsTheRunsCountersInKernelOrder) {
     const std::string run = "run --duration 8s --iterations 1";
-    const Output text = numasim(run + " --proc-vmstat");
-    const Output json = numasim(run + " --json");
+    const Output text = run_numasim(run + " --proc-vmstat");
+    const Output json = run_numasim(run + " --json");
     ASSERT_EQ(text.status, 0) << text.out;
     ASSERT_EQ(json.status, 0) << json.out;
     const auto vmstat = nlohmann::json::parse(json.out).at("vmstat");
@@ -46,15 +46,15 @@ TEST(MmtestsOutput, ProcVmstatIsTheRunsCountersInKernelOrder) {
         at = static_cast<size_t>(it - names.begin());
     }
     // A v4.19 kernel has no THP migration counters (v5.9).
-    const Output old = numasim(run + " --profile v4.19 --proc-vmstat");
+    const Output old = run_numasim(run + " --profile v4.19 --proc-vmstat");
     ASSERT_EQ(old.status, 0) << old.out;
     EXPECT_EQ(old.out.find("thp_migration"), std::string::npos) << old.out;
-    EXPECT_EQ(numasim(run + " --proc-vmstat --json").status, 2);
-    EXPECT_EQ(numasim("run --duration 8s --iterations 2 --proc-vmstat").status, 2);
+    EXPECT_EQ(run_numasim(run + " --proc-vmstat --json").status, 2);
+    EXPECT_EQ(run_numasim("run --duration 8s --iterations 2 --proc-vmstat").status, 2);
 }
 
 TEST(MmtestsOutput, CompareSignificanceRowsDotNamingAndOpsRows) {
-    const Output o = numasim(
+    const Output o = run_numasim(
         "compare examples/variants.toml --iterations 2 --duration 5s -V base:profile=v6.12 "
         "-V old:profile=v6.1 --print-significance --naming dot");
     ASSERT_EQ(o.status, 0) << o.out;
@@ -63,19 +63,19 @@ TEST(MmtestsOutput, CompareSignificanceRowsDotNamingAndOpsRows) {
                           "Ops Page migrate failure", "Ops THP migration success"})
         EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
     EXPECT_EQ(o.out.find("BAmean-95"), std::string::npos);
-    EXPECT_EQ(numasim("compare examples/variants.toml --naming colon").status, 2);
+    EXPECT_EQ(run_numasim("compare examples/variants.toml --naming colon").status, 2);
 }
 
 TEST(MmtestsOutput, RunJsonHoldsTheSwapSplitOfTheTaskMigrationSummary) {
     // A column of smallimp-haswell, whose specjbb tasks move and swap between the nodes, as
     // compare and run see it.
     const std::string scale = " --duration 12s --iterations 1";
-    const Output c = numasim(
+    const Output c = run_numasim(
         "compare experiments/smallimp-haswell.toml -V a:smallimp=0 "
         "-V b:smallimp=30 --json -j 2" +
         scale);
     const Output r =
-        numasim("run experiments/smallimp-haswell.toml -V a:smallimp=0 --json" + scale);
+        run_numasim("run experiments/smallimp-haswell.toml -V a:smallimp=0 --json" + scale);
     ASSERT_EQ(c.status, 0) << c.out;
     ASSERT_EQ(r.status, 0) << r.out;
     const auto run = nlohmann::json::parse(r.out);

@@ -1,26 +1,29 @@
-// Runs the numasim binary for the end-to-end tests.
+// Runs the numasim binary for the end-to-end tests, and gives each test process its own scratch
+// directory, so that two ctest runs (of different build trees, say) never share a file.
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
-namespace numasim_test {
+namespace numasim::test {
 
 struct Output {
     int status;
     std::string out;
 };
 
-// Runs `CMD` from the source directory, with NUMASIM standing for the binary; stderr is folded
-// into the output.
+// Runs the shell command `CMD` from the source directory, with $NUMASIM naming the binary;
+// stderr is folded into the output.
 inline Output shell(const std::string& cmd) {
-    std::string line = std::string("cd ") + NUMASIM_SOURCE_DIR + " && NUMASIM=" + NUMASIM_BINARY +
-                       " && " + cmd + " 2>&1";
+    const std::string line = std::string("cd ") + NUMASIM_SOURCE_DIR +
+                             " && NUMASIM=" + NUMASIM_BINARY + " && " + cmd + " 2>&1";
     FILE* p = popen(line.c_str(), "r");
     std::string out;
     std::array<char, 4096> buf;
@@ -31,15 +34,49 @@ inline Output shell(const std::string& cmd) {
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
-// Runs `numasim ARGS` from the source directory; stderr is folded into the output.
-inline Output numasim(const std::string& args) {
-    return shell("$NUMASIM " + args);
+// `numasim ARGS` from the source directory, after the `ENV` assignments (`K=V ...`) if any.
+inline Output run_numasim(const std::string& args, const std::string& env = "") {
+    return shell((env.empty() ? "" : "env " + env + " ") + "$NUMASIM " + args);
 }
 
+inline std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// This process's scratch directory (made on first use, removed when the process exits): ctest
+// runs every test in its own process, so no two tests, and no two test runs, share it.
+inline const std::filesystem::path& scratch_dir() {
+    struct Dir {
+        std::filesystem::path path =
+            std::filesystem::temp_directory_path() / ("numasim-test-" + std::to_string(::getpid()));
+        Dir() {
+            std::filesystem::remove_all(path);
+            std::filesystem::create_directories(path);
+        }
+        ~Dir() {
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+        }
+    };
+    static const Dir dir;
+    return dir.path;
+}
+
+// A fresh path NAME in the scratch directory (whatever an earlier test left there removed).
+inline std::string scratch_path(const std::string& name) {
+    const std::filesystem::path p = scratch_dir() / name;
+    std::filesystem::remove_all(p);
+    return p.string();
+}
+
+// Writes TEXT to the scratch file NAME and returns its path.
 inline std::string write_temp(const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() / name;
+    const std::string path = scratch_path(name);
     std::ofstream(path) << text;
-    return path.string();
+    return path;
 }
 
-}  // namespace numasim_test
+}  // namespace numasim::test

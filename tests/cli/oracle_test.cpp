@@ -1,57 +1,39 @@
 // `numasim oracle` and `validate --oracle`: input errors before any boot, and the checks
 // skipped without qemu.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
+
+#include "numasim_process.h"
 
 namespace numasim {
 namespace {
 
-struct Output {
-    int status;
-    std::string out;
-};
-
-// Runs `numasim ARGS` from the source directory, after `env` assignments if any.
-Output numasim(const std::string& args, const std::string& env = "") {
-    const std::string cmd = std::string("cd ") + NUMASIM_SOURCE_DIR + " && " +
-                            (env.empty() ? "" : "env " + env + " ") + NUMASIM_BINARY + " " + args +
-                            " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
-        out.append(buf.data(), n);
-    const int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using test::Output;
+using test::run_numasim;
 
 TEST(OracleCli, InputErrorsBeforeAnyBoot) {
-    auto o = numasim("oracle examples/streams.toml --qemu /nonexistent/qemu");
+    auto o = run_numasim("oracle examples/streams.toml --qemu /nonexistent/qemu");
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("scripts/setup.sh --oracle"), std::string::npos) << o.out;
-    o = numasim("oracle examples/streams.toml --boots 0");
+    o = run_numasim("oracle examples/streams.toml --boots 0");
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("--boots"), std::string::npos) << o.out;
-    o = numasim("oracle examples/perf-bench-numa.toml");
+    o = run_numasim("oracle examples/perf-bench-numa.toml");
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("no program for 'perf-bench-numa'"), std::string::npos) << o.out;
-    o = numasim("oracle experiments/oracle-numa01tl-2n.toml --variant nosuch");
+    o = run_numasim("oracle experiments/oracle-numa01tl-2n.toml --variant nosuch");
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("no [[variant]] named 'nosuch'"), std::string::npos) << o.out;
-    o = numasim("oracle examples/streams.toml --kernel /nonexistent/bzImage");
+    o = run_numasim("oracle examples/streams.toml --kernel /nonexistent/bzImage");
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("--kernel"), std::string::npos) << o.out;
 }
 
 TEST(OracleCli, ValidateSkipsOracleChecksWithoutQemu) {
     // No qemu in PATH: the [[oracle]] rows say so, and --strict does not count them as misses.
-    const auto o = numasim("validate --quick --strict --oracle --only oracle-numa01tl-2n -j 2",
-                           "PATH=/nonexistent");
+    const auto o = run_numasim("validate --quick --strict --oracle --only oracle-numa01tl-2n -j 2",
+                               "PATH=/nonexistent");
     EXPECT_EQ(o.status, 0) << o.out;
     EXPECT_NE(o.out.find("skipped: qemu-system-x86_64 is not installed"), std::string::npos)
         << o.out;

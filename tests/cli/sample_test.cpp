@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "run_numasim.h"
+#include "numasim_process.h"
 
 namespace numasim::test {
 namespace {
@@ -16,14 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string fresh_dir(const std::string& name) {
-    const fs::path d = fs::temp_directory_path() / name;
-    fs::remove_all(d);
-    return d.string();
-}
-
-// A directory of this test process alone (ctest may run tests side by side).
-std::string own_dir(const std::string& name) {
-    return fresh_dir(name + "." + std::to_string(getpid()));
+    return scratch_path(name);
 }
 
 const std::string kRun = "run examples/knobs.toml --duration 6s --json ";
@@ -155,8 +148,7 @@ TEST(Sample, TablesCarryTheProvenance) {
     const auto p = nlohmann::json::parse(o.out)["provenance"];
     EXPECT_EQ(p["scenario_file"], "examples/knobs.toml");
     // The hashes are what sha256sum prints for the scenario and the preset file.
-    const Output sum =
-        run_in_source_dir("sha256sum examples/knobs.toml src/machine/presets/tiny-4n.toml");
+    const Output sum = shell("sha256sum examples/knobs.toml src/machine/presets/tiny-4n.toml");
     EXPECT_NE(sum.out.find(p["scenario_sha256"].get<std::string>() + "  examples/knobs.toml"),
               std::string::npos)
         << sum.out;
@@ -197,7 +189,7 @@ TEST(Sample, SameBytesWhateverTheWorkers) {
 }
 
 TEST(Sample, ResultJsonHoldsEveryTableCellForCell) {
-    const std::string dir = own_dir("numasim_sample_cells");
+    const std::string dir = fresh_dir("numasim_sample_cells");
     const Output o = run_numasim(
         "run examples/variants.toml --iterations 2 --duration 4s --sample 500ms -j 2 --out-dir " +
         dir);

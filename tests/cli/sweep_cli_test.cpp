@@ -16,9 +16,9 @@
 
 namespace {
 
-using numasim_test::numasim;
-using numasim_test::Output;
-using numasim_test::shell;
+using numasim::test::Output;
+using numasim::test::run_numasim;
+using numasim::test::shell;
 
 namespace fs = std::filesystem;
 
@@ -34,16 +34,11 @@ nlohmann::json without_provenance(const std::string& text) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-    const fs::path d = fs::temp_directory_path() / name;
-    fs::remove_all(d);
-    return d;
+    return numasim::test::scratch_path(name);
 }
 
 std::string read(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
+    return numasim::test::read_text(p.string());
 }
 
 // Every file under `a` has the same bytes under `b`, and `b` has no others.
@@ -68,7 +63,7 @@ class Sweep : public ::testing::Test {
     static void SetUpTestSuite() {
         // ctest runs each test in a process of its own, maybe side by side.
         whole_ = fresh_dir("numasim_sweep_whole." + std::to_string(getpid()));
-        const Output o = numasim(kSweep + " -j 2 -o " + whole_.string());
+        const Output o = run_numasim(kSweep + " -j 2 -o " + whole_.string());
         ASSERT_EQ(o.status, 0) << o.out;
         tables_ = o.out;
     }
@@ -105,23 +100,23 @@ TEST_F(Sweep, ShardsGatherToTheSameBytes) {
     for (int i = 1; i <= 3; ++i) {
         const fs::path d = fresh_dir("numasim_sweep_shard" + std::to_string(i));
         const Output o =
-            numasim(kSweep + " -j 1 --shard " + std::to_string(i) + "/3 -o " + d.string());
+            run_numasim(kSweep + " -j 1 --shard " + std::to_string(i) + "/3 -o " + d.string());
         ASSERT_EQ(o.status, 0) << o.out;
         EXPECT_FALSE(fs::exists(d / "sweep.csv")) << "a shard alone is not the sweep";
         dirs.append(" ").append(d.string());
     }
     const fs::path gathered = fresh_dir("numasim_sweep_gathered");
-    const Output g = numasim("gather" + dirs + " -o " + gathered.string());
+    const Output g = run_numasim("gather" + dirs + " -o " + gathered.string());
     ASSERT_EQ(g.status, 0) << g.out;
     EXPECT_EQ(g.out, tables_);
     expect_same_tree(whole_, gathered);
-    const Output from = numasim("compare --from" + dirs);
+    const Output from = run_numasim("compare --from" + dirs);
     ASSERT_EQ(from.status, 0) << from.out;
     EXPECT_EQ(from.out, tables_);
     // Two shards of three are not the whole sweep.
     const fs::path partial = fresh_dir("numasim_sweep_partial");
     const Output p =
-        numasim("gather" + dirs.substr(0, dirs.rfind(' ')) + " -o " + partial.string());
+        run_numasim("gather" + dirs.substr(0, dirs.rfind(' ')) + " -o " + partial.string());
     EXPECT_EQ(p.status, 2) << p.out;
     EXPECT_NE(p.out.find("missing"), std::string::npos) << p.out;
 }
@@ -134,16 +129,16 @@ TEST_F(Sweep, ResumeRunsOnlyTheMissingCases) {
     // A finished case is kept, not run again: its file keeps the time it was written.
     const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
     fs::last_write_time(d / "cases/0001.json", old);
-    const Output refused = numasim(kSweep + " -o " + d.string());
+    const Output refused = run_numasim(kSweep + " -o " + d.string());
     EXPECT_EQ(refused.status, 2) << refused.out;
     EXPECT_NE(refused.out.find("--resume"), std::string::npos) << refused.out;
-    const Output o = numasim(kSweep + " --resume -j 1 -o " + d.string());
+    const Output o = run_numasim(kSweep + " --resume -j 1 -o " + d.string());
     ASSERT_EQ(o.status, 0) << o.out;
     EXPECT_EQ(o.out, tables_);
     expect_same_tree(whole_, d);
     EXPECT_EQ(fs::last_write_time(d / "cases/0001.json"), old);
     // Another sweep's options do not mix with these cases.
-    const Output other = numasim(kSweep + " --resume --set scan_size_mb=64 -o " + d.string());
+    const Output other = run_numasim(kSweep + " --resume --set scan_size_mb=64 -o " + d.string());
     EXPECT_EQ(other.status, 2) << other.out;
     EXPECT_NE(other.out.find("another sweep"), std::string::npos) << other.out;
 }
@@ -165,7 +160,7 @@ TEST_F(Sweep, CtrlCKeepsFinishedCasesForResume) {
         EXPECT_FALSE(fs::exists(d / "sweep.csv"));
         EXPECT_FALSE(fs::exists(d / "cases/0003.json"));
     }
-    const Output r = numasim(kSweep + " --resume -j 2 -o " + dir);
+    const Output r = run_numasim(kSweep + " --resume -j 2 -o " + dir);
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(r.out, tables_);
     expect_same_tree(whole_, d);
@@ -187,7 +182,7 @@ TEST_F(Sweep, RunIterationReproducesACaseRun) {
 }
 
 TEST(SweepCli, CompareTakesValueLists) {
-    const Output o = numasim(
+    const Output o = run_numasim(
         "compare examples/knobs.toml --duration 3s --iterations 2 --set scan_size_mb=64,256");
     ASSERT_EQ(o.status, 0) << o.out;
     EXPECT_NE(o.out.find("scan_size_mb=64"), std::string::npos) << o.out;
@@ -214,9 +209,9 @@ TEST(SweepCli, CompareFromPrintsTheTaskMigrationSummaryOfCompare) {
         "experiments/smallimp-haswell.toml -V a:smallimp=0 -V b:smallimp=30 --duration 12s "
         "--iterations 1 -j 2";
     const fs::path d = fresh_dir("numasim_sweep_migrations." + std::to_string(getpid()));
-    ASSERT_EQ(numasim("sweep " + columns + " -o " + d.string()).status, 0);
-    const Output from = numasim("compare --from " + d.string());
-    const Output direct = numasim("compare " + columns);
+    ASSERT_EQ(run_numasim("sweep " + columns + " -o " + d.string()).status, 0);
+    const Output from = run_numasim("compare --from " + d.string());
+    const Output direct = run_numasim("compare " + columns);
     ASSERT_EQ(from.status, 0) << from.out;
     ASSERT_EQ(direct.status, 0) << direct.out;
     const auto rows = task_migration_rows(from.out);
@@ -231,13 +226,14 @@ TEST(SweepCli, RunIterationOfACompareColumn) {
         "--iterations 2 --param 'workload.ramp_up=\"1s\"' --param 'workload.duration=\"2s\"' "
         "--param workload.warehouses=2";
     const Output all =
-        numasim("run experiments/smallimp-haswell.toml -V multi-current --json " + scale);
+        run_numasim("run experiments/smallimp-haswell.toml -V multi-current --json " + scale);
     ASSERT_EQ(all.status, 0) << all.out;
-    const Output one = numasim("run experiments/smallimp-haswell.toml -V multi-current --json " +
-                               scale + " --iteration 1");
+    const Output one =
+        run_numasim("run experiments/smallimp-haswell.toml -V multi-current --json " + scale +
+                    " --iteration 1");
     ASSERT_EQ(one.status, 0) << one.out;
     EXPECT_EQ(nlohmann::json::parse(all.out)["runs"][1], without_provenance(one.out));
-    EXPECT_EQ(numasim("run experiments/smallimp-haswell.toml -V nosuch").status, 2);
+    EXPECT_EQ(run_numasim("run experiments/smallimp-haswell.toml -V nosuch").status, 2);
 }
 
 TEST(SweepCli, BadSweepsAreErrors) {
@@ -252,13 +248,13 @@ TEST(SweepCli, BadSweepsAreErrors) {
              {" --metric vmstat.no_such_counter", "no_such_counter"},
              {" --set smallimp=5..1", "smallimp"},
          }) {
-        const Output o = numasim(kSweep + c.args + " -o " + d.string());
+        const Output o = run_numasim(kSweep + c.args + " -o " + d.string());
         EXPECT_EQ(o.status, 2) << c.args << ": " << o.out;
         EXPECT_NE(o.out.find(c.says), std::string::npos) << c.args << ": " << o.out;
     }
     EXPECT_FALSE(fs::exists(d / "cases")) << "nothing written for a bad sweep";
     // A list of values on `run` points at sweep and compare.
-    const Output r = numasim("run examples/knobs.toml --set smallimp=0,30");
+    const Output r = run_numasim("run examples/knobs.toml --set smallimp=0,30");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_NE(r.out.find("sweep"), std::string::npos) << r.out;
 }

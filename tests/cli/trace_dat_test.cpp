@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "run_numasim.h"
+#include "numasim_process.h"
 
 namespace numasim::test {
 namespace {
@@ -33,7 +33,7 @@ class TraceDat : public ::testing::Test {
 };
 
 bool have_trace_cmd() {
-    return run_in_source_dir("command -v trace-cmd").status == 0;
+    return shell("command -v trace-cmd").status == 0;
 }
 
 // One event as a trace viewer shows it: the time to the microsecond, the CPU, the task the
@@ -83,7 +83,7 @@ std::set<std::string> report_matches_text(const fs::path& dir, const std::string
 
     // -N: without libtraceevent's plugins, which print sched_switch and sched_wakeup their own
     // way; every event then prints through the print fmt of its format file.
-    const Output report = run_in_source_dir("trace-cmd report -N -i " + dat);
+    const Output report = shell("trace-cmd report -N -i " + dat);
     EXPECT_EQ(report.status, 0) << report.out.substr(0, 2000);
     EXPECT_EQ(report.out.find("FAILED TO PARSE"), std::string::npos);
     EXPECT_EQ(report.out.find("[UNKNOWN"), std::string::npos);
@@ -111,7 +111,7 @@ TEST_F(TraceDat, TraceCmdReportPrintsTheSchedEventsOfTheFtraceText) {
                           "sched_process_fork", "sched_move_numa", "sched_swap_numa"})
         EXPECT_TRUE(events.count(e)) << e;
     // The provenance, where `trace-cmd report --uname` finds it.
-    const Output uname = run_in_source_dir("trace-cmd report --uname -i " + path("t.dat"));
+    const Output uname = shell("trace-cmd report --uname -i " + path("t.dat"));
     EXPECT_NE(uname.out.find("scenario_sha256: "), std::string::npos) << uname.out;
     EXPECT_NE(uname.out.find("machine: haswell-2s\n"), std::string::npos) << uname.out;
 }
@@ -134,14 +134,14 @@ TEST_F(TraceDat, EventSelectionApplies) {
         path("t.dat"));
     ASSERT_EQ(o.status, 0) << o.out;
     if (!have_trace_cmd()) GTEST_SKIP() << "trace-cmd is not installed";
-    const Output report = run_in_source_dir("trace-cmd report -N -i " + path("t.dat"));
+    const Output report = shell("trace-cmd report -N -i " + path("t.dat"));
     ASSERT_EQ(report.status, 0) << report.out.substr(0, 2000);
     std::set<std::string> events;
     for (const Line& l : event_lines(report.out, kReportLine))
         events.insert(l.event);
     EXPECT_EQ(events, (std::set<std::string>{"sched_wakeup", "mm_migrate_pages"}));
     // Only the selected events' format files are in the file.
-    const Output formats = run_in_source_dir("trace-cmd dump --events -i " + path("t.dat"));
+    const Output formats = shell("trace-cmd dump --events -i " + path("t.dat"));
     EXPECT_EQ(formats.out.find("name: sched_switch"), std::string::npos) << formats.out;
     EXPECT_NE(formats.out.find("name: sched_wakeup"), std::string::npos) << formats.out;
 }

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "run_numasim.h"
+#include "numasim_process.h"
 
 namespace numasim::test {
 namespace {
@@ -18,9 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string temp(const std::string& name) {
-    const fs::path p = fs::temp_directory_path() / name;
-    fs::remove(p);
-    return p.string();
+    return scratch_path(name);
 }
 
 // One event of the format: the fields every phase needs and the ones its own phase needs.
@@ -144,8 +142,7 @@ TEST(FtraceText, EveryLineParsesAsTraceOutput) {
 }
 
 TEST(FtraceText, OneFilePerIteration) {
-    const fs::path dir = fs::temp_directory_path() / "numasim_trace_iter";
-    fs::remove_all(dir);
+    const fs::path dir = scratch_path("numasim_trace_iter");
     fs::create_directories(dir);
     const Output o = run_numasim("run examples/knobs.toml --duration 2s --iterations 2 --trace " +
                                  (dir / "t.txt").string());

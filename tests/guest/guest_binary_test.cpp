@@ -13,7 +13,8 @@ namespace numasim {
 namespace {
 
 std::string write_temp(const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() / name;
+    const auto path =
+        std::filesystem::temp_directory_path() / (name + "." + std::to_string(::getpid()));
     std::ofstream(path) << text;
     return path.string();
 }

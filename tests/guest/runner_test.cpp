@@ -1,6 +1,7 @@
 #include "guest/runner.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,8 @@ TEST(CpuList, Ranges) {
 
 TEST(SysfsTopology, NodesCpusMemoryAndDistances) {
     namespace fs = std::filesystem;
-    const fs::path root = fs::temp_directory_path() / "numasim-sysfs-test";
+    const fs::path root =
+        fs::temp_directory_path() / ("numasim-sysfs-test." + std::to_string(::getpid()));
     fs::remove_all(root);
     auto node = [&](int id, const char* cpus, const char* kb, const char* dist) {
         const fs::path d = root / ("node" + std::to_string(id));

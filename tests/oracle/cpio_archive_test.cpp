@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -80,7 +81,8 @@ TEST(CpioArchive, SameFilesSameBytes) {
 // GNU cpio (installed by `scripts/setup.sh --oracle`) lists what the kernel would unpack.
 TEST(CpioArchive, GnuCpioListsIt) {
     if (!have_program("cpio")) GTEST_SKIP() << "cpio is not installed";
-    const auto path = std::filesystem::temp_directory_path() / "numasim-cpio-test.cpio";
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("numasim-cpio-test." + std::to_string(::getpid()) + ".cpio");
     std::ofstream(path, std::ios::binary) << sample_archive();
     const CommandResult r = run_command({"cpio", "-it", "-F", path.string()});
     std::filesystem::remove(path);
