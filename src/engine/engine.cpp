@@ -10,6 +10,7 @@
 #include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
+#include "mm/page.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/load_balance.h"
@@ -330,15 +331,17 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
                           uint64_t& next) {
     const int cpu = p.cpu;
     double ns = 0;
-    uint64_t run = 0;  // like pages after idx that repeat its hinting fault
+    bool may_run = false;  // whether like pages after idx may repeat its hinting fault
+    PageFrame before;      // idx's frame before that fault
     NumaFaultOutcome outcome;
     if (!vma.present.test(idx)) {
         ns = handle_mm_fault(sys_, p, vma, idx, write);
     } else if (vma.protnone.test(idx)) {
-        if (fault_runs_ && hi > idx + 1) run = numa_fault_run(sys_, p, vma, idx, hi, write);
+        may_run = fault_runs_ && hi > idx + 1 && numa_fault_run_allowed(sys_, p, vma, idx, write);
+        if (may_run) before = vma.frame(idx);
         ++sys_.counters[Vm::pgfault];
         ++p.nr_faults;
-        ns = do_numa_page(sys_, p, vma, idx, write, run ? &outcome : nullptr);
+        ns = do_numa_page(sys_, p, vma, idx, write, may_run ? &outcome : nullptr);
         if (write && vma.present.test(idx) && !vma.protnone.test(idx))
             ns += do_wp_page(sys_, p, vma, idx);
     } else if (write) {
@@ -349,9 +352,11 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     p.kernel_debt += static_cast<Nanos>(ns);
     next = idx + 1;
     if (!(sys_.rqs[cpu].curr == &p && p.cpu == cpu && p.state == TaskState::Running)) return false;
-    if (run && outcome.repeatable) {
+    // Scanned only after a repeatable fault, so that each page is looked at about once.
+    const uint64_t run = may_run && outcome.repeatable ? numa_fault_run(vma, idx, hi, before) : 0;
+    if (run) {
         // The run's pages, each as the per-page path would have handled it right after idx: the
-        // same decision, kernel time and lock words (numa_fault_run).
+        // same decision, kernel time and lock words (numa_fault_run_allowed).
         sys_.counters[Vm::pgfault] += run;
         p.nr_faults += run;
         repeat_numa_fault(sys_, p, vma, idx, run, outcome);

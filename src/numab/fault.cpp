@@ -200,33 +200,36 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
     return ns;
 }
 
-uint64_t numa_fault_run(const System& sys, const Task& p, const Vma& vma, uint64_t idx, uint64_t hi,
-                        bool write) {
+bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                            bool write) {
+    uint64_t block = 0;
+    if (vma.pmd_mapped_at(idx, block)) return false;  // the huge path: one fault for the THP
+    const PageFrame& f = vma.frame(idx);
+    if (!(f.flags & PF_ALLOC)) return false;
+    // What the decision reads besides the frame: the policy (an interleaved one picks its node
+    // by the page's offset), the task's placement and group state (task_numa_fault must change
+    // neither), and for a write the copy-on-write state (do_wp_page must do nothing).
+    if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return false;
+    if (!task_numa_fault_only_counts(sys, p, f.last_cpupid())) return false;
+    return !(write && do_wp_page_needed(vma, idx));
+}
+
+uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before) {
     // One page table at most: the fault-lock bookkeeping takes one PTE lock per table.
     const uint64_t end = std::min(hi, ((idx >> PTE_TABLE_SHIFT) + 1) << PTE_TABLE_SHIFT);
-    uint64_t block = 0;
-    if (end <= idx + 1 || vma.pmd_mapped_at(idx, block)) return 0;
-    const PageFrame& f = vma.frame(idx);
-    if (!(f.flags & PF_ALLOC)) return 0;
     const bool shares = vma.shares_object_page(idx);
     uint64_t i = idx + 1;
     while (i < end && vma.present.test(i) && vma.protnone.test(i) &&
            vma.shares_object_page(i) == shares) {
         const PageFrame& g = vma.frame(i);
-        if (g.inv_cpupid != f.inv_cpupid || g.nid != f.nid || g.flags != f.flags ||
-            g.mapcount != f.mapcount)
+        if (g.inv_cpupid != before.inv_cpupid || g.nid != before.nid || g.flags != before.flags ||
+            g.mapcount != before.mapcount)
             break;
         ++i;
     }
     // A PMD-mapped THP after idx's block takes the huge path: the run stops before it.
+    uint64_t block = 0;
     if (i > idx + 1 && vma.pmd_mapped_at(i - 1, block)) i = std::max(block, idx + 1);
-    if (i == idx + 1) return 0;
-    // What the decision reads besides the frame: the policy (an interleaved one picks its node
-    // by the page's offset), the task's placement and group state (task_numa_fault must change
-    // neither), and for a write the copy-on-write state (do_wp_page must do nothing).
-    if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return 0;
-    if (!task_numa_fault_only_counts(sys, p, f.last_cpupid())) return 0;
-    if (write && do_wp_page_needed(vma, idx)) return 0;
     return i - idx - 1;
 }
 

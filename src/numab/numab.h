@@ -33,6 +33,7 @@ struct Task;
 struct Vma;
 struct Mm;
 struct NumaGroup;
+struct PageFrame;
 struct Rq;
 struct SchedDomain;
 
@@ -88,12 +89,14 @@ struct NumaFaultOutcome {
 // Returns kernel CPU time in ns. With `outcome`, also says what it did (see above).
 double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
                     NumaFaultOutcome* outcome = nullptr);
-// Fault runs: of the pages after `idx` (PROT_NONE, about to fault in this order up to `hi`),
-// how many would each take exactly the decision that `idx` takes, were they faulted right
-// after it: pages of the same page table whose PTE and frame state equal idx's, while nothing
-// that the decision reads can change with it (see docs/model.md, "Fault runs"). Reads only.
-uint64_t numa_fault_run(const System& sys, const Task& p, const Vma& vma, uint64_t idx, uint64_t hi,
-                        bool write);
+// Fault runs (docs/model.md, "Fault runs"). Asked before page `idx` of a sweep takes its
+// hinting fault: whether the like pages after it could repeat that fault's decision, because
+// nothing the decision reads besides their own state can change with it. Reads only.
+bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                            bool write);
+// After that fault, if it was repeatable: how many pages after `idx`, up to `hi` and within its
+// page table, are PROT_NONE with the state idx had (`before`: its frame before the fault).
+uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before);
 // Repeats for pages (idx, idx + nr], a run counted by numa_fault_run, what the fault of page
 // `idx` did (its `outcome`, repeatable): the per-page path's counters, tags, PTEs and fault
 // statistics, all at once. The engine counts the faults and the kernel time, as for one page.

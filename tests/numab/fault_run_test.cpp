@@ -78,12 +78,15 @@ State fault_all(const Case& c, bool runs) {
             ++j;
             continue;
         }
-        const uint64_t run = runs ? numa_fault_run(w.sys, p, vma, j, kPages, false) : 0;
+        const bool may_run = runs && numa_fault_run_allowed(w.sys, p, vma, j, false);
+        const PageFrame before = vma.frame(j);
         NumaFaultOutcome o;
-        const double ns = do_numa_page(w.sys, p, vma, j, false, run ? &o : nullptr);
+        const double ns = do_numa_page(w.sys, p, vma, j, false, may_run ? &o : nullptr);
         st.ns += ns;
         ++j;
-        if (run && o.repeatable) {
+        const uint64_t run =
+            may_run && o.repeatable ? numa_fault_run(vma, j - 1, kPages, before) : 0;
+        if (run) {
             repeat_numa_fault(w.sys, p, vma, j - 1, run, o);
             st.ns += ns * static_cast<double>(run);
             st.handled += run;
@@ -152,12 +155,16 @@ TEST(NumaFaultRun, StopsWhereTheStateOrTheTableChanges) {
     vma.frame(650).set_last_cpupid(cpu_pid_to_cpupid(1, kPid));
     vma.init_block_counts();
     constexpr uint64_t kTable = uint64_t{1} << PTE_TABLE_SHIFT;
-    EXPECT_EQ(numa_fault_run(w.sys, p, vma, 0, kPages, false), kTable - 1);
-    EXPECT_EQ(numa_fault_run(w.sys, p, vma, 500, kPages, false), kTable - 501);
-    EXPECT_EQ(numa_fault_run(w.sys, p, vma, 600, kPages, false), 49u);  // 650 differs
-    EXPECT_EQ(numa_fault_run(w.sys, p, vma, 651, kPages, false), 48u);  // 700 is not PROT_NONE
-    EXPECT_EQ(numa_fault_run(w.sys, p, vma, 651, 660, false), 8u);
-    EXPECT_EQ(numa_fault_run(w.sys, p, vma, 659, 660, false), 0u);
+    auto run = [&](uint64_t idx, uint64_t hi) {
+        EXPECT_TRUE(numa_fault_run_allowed(w.sys, p, vma, idx, false));
+        return numa_fault_run(vma, idx, hi, vma.frame(idx));
+    };
+    EXPECT_EQ(run(0, kPages), kTable - 1);
+    EXPECT_EQ(run(500, kPages), kTable - 501);
+    EXPECT_EQ(run(600, kPages), 49u);  // 650 differs
+    EXPECT_EQ(run(651, kPages), 48u);  // 700 is not PROT_NONE
+    EXPECT_EQ(run(651, 660), 8u);
+    EXPECT_EQ(run(659, 660), 0u);
 }
 
 }  // namespace
