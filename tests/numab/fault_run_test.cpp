@@ -24,7 +24,8 @@ constexpr int kPid = 1000, kOtherPid = 2000;
 
 struct Case {
     const char* name;
-    int scan_seq;           // the task's and the mm's numa_scan_seq
+    int scan_seq;           // the task's numa_scan_seq
+    int mm_scan_seq;        // the mm's: placement runs once for a newer one
     int preferred;          // numa_preferred_nid
     Nanos now;              // simulated time: placement is due once jiffies pass the retry
     int64_t migrate_retry;  // numa_migrate_retry
@@ -42,11 +43,36 @@ struct State {
     uint64_t handled = 0;  // pages of repeated faults (0 one by one)
 };
 
+// Faults every PROT_NONE page of `vma` in order, as a sweep does: one by one, or (runs) taking
+// the run after each repeatable fault as the engine's handle_touch does.
+void fault_pages(System& sys, Task& p, Vma& vma, bool runs, State& st) {
+    const uint64_t n = vma.nr_pages();
+    for (uint64_t j = 0; j < n;) {
+        if (!vma.protnone.test(j)) {
+            ++j;
+            continue;
+        }
+        const bool may_run = runs && numa_fault_run_allowed(sys, p, vma, j, false);
+        const PageFrame before = vma.frame(j);
+        NumaFaultOutcome o;
+        const double ns = do_numa_page(sys, p, vma, j, false, may_run ? &o : nullptr);
+        st.ns += ns;
+        ++j;
+        const uint64_t run = may_run && o.repeatable ? numa_fault_run(vma, j - 1, n, before) : 0;
+        if (run) {
+            repeat_numa_fault(sys, p, vma, j - 1, run, o);
+            st.ns += ns * static_cast<double>(run);
+            st.handled += run;
+            j += run;
+        }
+    }
+}
+
 State fault_all(const Case& c, bool runs) {
     NumabWorld w;
     w.sys.now = c.now;
     Mm& mm = w.new_mm();
-    mm.numa_scan_seq = c.scan_seq;
+    mm.numa_scan_seq = c.mm_scan_seq;
     Vma& vma = w.new_vma(mm, kPages, 0);
     Task& p = w.new_task(mm, kPid, 0, true);       // CPU 0: node 0
     Task& q = w.new_task(mm, kOtherPid, 2, true);  // CPU 2: node 1, same process
@@ -73,26 +99,7 @@ State fault_all(const Case& c, bool runs) {
     vma.init_block_counts();
 
     State st;
-    for (uint64_t j = 0; j < kPages;) {
-        if (!vma.protnone.test(j)) {
-            ++j;
-            continue;
-        }
-        const bool may_run = runs && numa_fault_run_allowed(w.sys, p, vma, j, false);
-        const PageFrame before = vma.frame(j);
-        NumaFaultOutcome o;
-        const double ns = do_numa_page(w.sys, p, vma, j, false, may_run ? &o : nullptr);
-        st.ns += ns;
-        ++j;
-        const uint64_t run =
-            may_run && o.repeatable ? numa_fault_run(vma, j - 1, kPages, before) : 0;
-        if (run) {
-            repeat_numa_fault(w.sys, p, vma, j - 1, run, o);
-            st.ns += ns * static_cast<double>(run);
-            st.handled += run;
-            j += run;
-        }
-    }
+    fault_pages(w.sys, p, vma, runs, st);
     st.counters.assign(w.sys.counters.vm.begin(), w.sys.counters.vm.end());
     st.counters.push_back(w.sys.counters.mm_migrate_pages);
     for (uint64_t i = 0; i < kPages; ++i) {
@@ -134,14 +141,49 @@ TEST_P(FaultRunTest, SameStateAsOneByOne) {
 // Jiffies at 10 s of simulated time (HZ 250): past a retry of 0, before one of 10^6.
 constexpr Nanos kLater = 10'000'000'000;
 
-INSTANTIATE_TEST_SUITE_P(Tasks, FaultRunTest,
-                         testing::Values(Case{"EarlyLife", 0, NUMA_NO_NODE, 0, 0},
-                                         Case{"Settled", 6, 0, kLater, 1'000'000},
-                                         Case{"PlacementDue", 6, 0, kLater, 0},
-                                         Case{"NewScanSequence", 0, NUMA_NO_NODE, kLater, 0}),
-                         [](const testing::TestParamInfo<Case>& i) {
-                             return std::string(i.param.name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Tasks, FaultRunTest,
+    testing::Values(Case{"EarlyLife", 0, 0, NUMA_NO_NODE, 0, 0},
+                    Case{"Settled", 6, 6, 0, kLater, 1'000'000},
+                    Case{"PlacementDue", 6, 6, 0, kLater, 0},
+                    Case{"PlacementDueNoPreferredNode", 6, 6, NUMA_NO_NODE, kLater, 0},
+                    Case{"NewScanSequence", 0, 1, NUMA_NO_NODE, kLater, 0}),
+    [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// A shared fault that joins the faulting task to another thread's group changes the group
+// whose statistics decide the next page: the run must start only after it. Page 0 is decided
+// by p's own empty group (stay); from page 1 on q's group, whose CPU faults are on p's node,
+// pulls every page over.
+TEST(NumaFaultRun, GroupJoinEndsTheRun) {
+    auto fault = [](bool runs) {
+        NumabWorld w;
+        Mm& mm = w.new_mm();
+        Vma& vma = w.new_vma(mm, 64, 1);
+        Task& p = w.new_task(mm, kPid, 0, true);       // node 0
+        Task& q = w.new_task(mm, kOtherPid, 1, true);  // node 0 too
+        p.numa_preferred_nid = 0;
+        p.numa_scan_seq = mm.numa_scan_seq = 6;
+        p.numa_migrate_retry = 1'000'000;
+        w.give_faults(p);
+        w.give_faults(q);
+        // p's group first (the older one joins the newer on a tie), then q's.
+        int priv = 0;
+        task_numa_group(w.sys, p, CPUPID_UNSET, 0, &priv);
+        task_numa_group(w.sys, q, CPUPID_UNSET, 0, &priv);
+        q.numa_group->faults[task_faults_idx(w.sys, NUMA_CPU, 0, 0)] = 1000;
+        for (uint64_t i = 0; i < 64; ++i)
+            vma.frame(i).set_last_cpupid(cpu_pid_to_cpupid(1, kOtherPid));
+        vma.protnone.set_range(0, 64);
+        vma.init_block_counts();
+        State st;
+        fault_pages(w.sys, p, vma, runs, st);
+        return std::vector<uint64_t>{w.sys.counters[Vm::numa_pages_migrated],
+                                     p.numa_group == q.numa_group, st.handled};
+    };
+    const std::vector<uint64_t> one = fault(false), run = fault(true);
+    EXPECT_EQ(one, (std::vector<uint64_t>{63, 1, 0}));
+    EXPECT_EQ(run, one);
+}
 
 // A run never crosses a page table (one PTE lock), a page of another state, or a page that is
 // not PROT_NONE, and stops at `hi`.
