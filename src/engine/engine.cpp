@@ -10,6 +10,7 @@
 #include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
+#include "mm/page.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/load_balance.h"
@@ -326,15 +327,21 @@ void Engine::advance_cpu(int cpu, Nanos t) {
     }
 }
 
-bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write) {
+bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi,
+                          uint64_t& next) {
     const int cpu = p.cpu;
     double ns = 0;
+    bool may_run = false;  // whether like pages after idx may repeat its hinting fault
+    PageFrame before;      // idx's frame before that fault
+    NumaFaultOutcome outcome;
     if (!vma.present.test(idx)) {
         ns = handle_mm_fault(sys_, p, vma, idx, write);
     } else if (vma.protnone.test(idx)) {
+        may_run = fault_runs_ && hi > idx + 1 && numa_fault_run_allowed(sys_, p, vma, idx, write);
+        if (may_run) before = vma.frame(idx);
         ++sys_.counters[Vm::pgfault];
         ++p.nr_faults;
-        ns = do_numa_page(sys_, p, vma, idx, write);
+        ns = do_numa_page(sys_, p, vma, idx, write, may_run ? &outcome : nullptr);
         if (write && vma.present.test(idx) && !vma.protnone.test(idx))
             ns += do_wp_page(sys_, p, vma, idx);
     } else if (write) {
@@ -343,7 +350,22 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write) {
     // do_user_addr_fault() took mmap_lock or the VMA's lock, the fault handler the PTE lock.
     if (ns > 0) sys_.fault_locks.note(sys_, p, vma, idx);
     p.kernel_debt += static_cast<Nanos>(ns);
-    return sys_.rqs[cpu].curr == &p && p.cpu == cpu && p.state == TaskState::Running;
+    next = idx + 1;
+    if (!(sys_.rqs[cpu].curr == &p && p.cpu == cpu && p.state == TaskState::Running)) return false;
+    // Scanned only after a repeatable fault, so that each page is looked at about once.
+    const uint64_t run = may_run && outcome.repeatable ? numa_fault_run(vma, idx, hi, before) : 0;
+    if (run) {
+        // The run's pages, each as the per-page path would have handled it right after idx: the
+        // same decision, kernel time and lock words (numa_fault_run_allowed).
+        sys_.counters[Vm::pgfault] += run;
+        p.nr_faults += run;
+        repeat_numa_fault(sys_, p, vma, idx, run, outcome);
+        if (ns > 0) sys_.fault_locks.note(sys_, p, vma, idx + 1, static_cast<uint32_t>(run));
+        p.kernel_debt += static_cast<Nanos>(ns) * static_cast<Nanos>(run);
+        next = idx + 1 + run;
+        fault_run_pages_ += run;
+    }
+    return true;
 }
 
 namespace {
@@ -419,9 +441,10 @@ bool Engine::touch_streams(Task& p, double bytes) {
             const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
             const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
             for (auto [lo, hi] : {std::pair{lo1, hi1}, std::pair{r.first, r.first + wrap}}) {
+                uint64_t next = lo;
                 for (uint64_t j = nth_interesting(vma, lo, hi, write, 0); j < hi;
-                     j = nth_interesting(vma, j + 1, hi, write, 0))
-                    if (!handle_touch(p, vma, j, write)) return false;
+                     j = nth_interesting(vma, next, hi, write, 0))
+                    if (!handle_touch(p, vma, j, write, hi, next)) return false;
             }
             continue;
         }
@@ -452,7 +475,9 @@ bool Engine::touch_streams(Task& p, double bytes) {
                  j < hi;
                  j = nth_interesting(vma, j + 1, hi, may_write, sys_.rng_access.geometric(q))) {
                 const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);
-                if (!handle_touch(p, vma, j, write)) return false;
+                // Each page is drawn on its own: no runs (hi = j + 1).
+                uint64_t next = 0;
+                if (!handle_touch(p, vma, j, write, j + 1, next)) return false;
             }
             b = e;
         }

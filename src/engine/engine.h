@@ -62,6 +62,12 @@ class Engine {
     // Whether run() keeps sched-group sums between balancing passes (sched/sg_stats_cache.h).
     // On by default; off only to check that the cache changes no decision.
     void set_sg_stats_cache(bool on) { sg_stats_cache_ = on; }
+    // Whether a sweep handles a run of like PROT_NONE pages as one hinting-fault decision
+    // repeated for each (numa_fault_run, docs/model.md "Fault runs"). On by default; off (the
+    // scenario key `fault_runs = false`) only to check that runs change no outcome.
+    void set_fault_runs(bool on) { fault_runs_ = on; }
+    // Hinting faults handled by repeating the decision of the page before them (tests).
+    uint64_t fault_run_pages() const { return fault_run_pages_; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
     void add_sampler(Sampler& s);
 
@@ -74,7 +80,10 @@ class Engine {
     void wake_joiners(const Task& p);
     // Walks the streams of p's phase for `bytes` of progress; returns false if p left the CPU.
     bool touch_streams(Task& p, double bytes);
-    bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write);
+    // Handles an access to page idx of vma (a fault if it needs one). A hinting fault there
+    // may take the like pages after it up to `hi` (exclusive) with it; `next` is the first page
+    // not handled. Returns false if p left the CPU.
+    bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi, uint64_t& next);
     void apply_phase_setup(Task& p);
     // Throws InvariantViolation naming `when` (e.g. "after tick 120") and the simulated time.
     void check_invariants(const std::string& when) const;
@@ -86,6 +95,8 @@ class Engine {
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
     bool sg_stats_cache_ = true;
+    bool fault_runs_ = true;
+    uint64_t fault_run_pages_ = 0;
     bool check_invariants_;
     InvariantCadence cadence_;
     struct SamplerSlot {

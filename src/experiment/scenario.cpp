@@ -139,6 +139,7 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     if (seed < 0) head->fail("seed", "must be 0..9223372036854775807");
     sc.seed = static_cast<uint64_t>(seed);
     sc.check_invariants = head->get_bool("check_invariants", false);
+    sc.fault_runs = head->get_bool("fault_runs", true);
     head->finish();
 
     if (auto nb = root.table("numa_balancing")) {
@@ -183,9 +184,9 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
 }  // namespace
 
 const std::vector<std::string_view>& scenario_head_keys() {
-    static const std::vector<std::string_view> keys = {"name",    "description",     "machine",
-                                                       "profile", "duration",        "iterations",
-                                                       "seed",    "check_invariants"};
+    static const std::vector<std::string_view> keys = {"name",    "description",      "machine",
+                                                       "profile", "duration",         "iterations",
+                                                       "seed",    "check_invariants", "fault_runs"};
     return keys;
 }
 

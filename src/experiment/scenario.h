@@ -39,6 +39,7 @@ struct Scenario {
     int iterations = 1;
     uint64_t seed = 1;
     bool check_invariants = false;  // check the model's cached totals during every run
+    bool fault_runs = true;         // hinting faults of like pages as one decision (docs/model.md)
     std::vector<ScenarioWorkload> workloads;
     std::vector<Variant> variants;  // the [[variant]] tables, for `numasim compare`
 

@@ -145,12 +145,15 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     return ns + clear_ns(sys, cpu, nid, PAGE_SIZE);
 }
 
-double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
+bool do_wp_page_needed(const Vma& vma, uint64_t idx) {
     // Only a private mapping of an object that others map (after fork, or a file) can hold a
     // page it must copy before writing.
-    if (!vma.shares_object_page(idx) || (vma.vm_flags & VM_SHARED) ||
-        (!vma.object->is_file && vma.object->mappers.size() <= 1))
-        return 0;
+    return vma.shares_object_page(idx) && !(vma.vm_flags & VM_SHARED) &&
+           (vma.object->is_file || vma.object->mappers.size() > 1);
+}
+
+double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
+    if (!do_wp_page_needed(vma, idx)) return 0;
     split_huge_pmd(vma, idx);
     PageFrame& old = vma.frame(idx);
     if (old.mapcount <= 1 && !vma.object->is_file) {

@@ -11,23 +11,36 @@ namespace numasim {
 
 namespace {
 
-// Pages mapped by one PTE table (2 MiB) and by one PMD table (1 GiB) with 4 KiB pages.
-constexpr int kPteTableShift = 9;
+// Pages mapped by one PMD table (1 GiB) with 4 KiB pages.
 constexpr int kPmdTableShift = 18;
 
 }  // namespace
 
-void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t idx) {
+void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                      uint32_t count) {
     const int node = sys.cpu_to_node(p.cpu);
     const uintptr_t as = sys.knobs.per_vma_lock ? reinterpret_cast<uintptr_t>(&vma)
                                                 : reinterpret_cast<uintptr_t>(vma.mm);
-    records_.push_back(Record{as, 0, kAddressSpace, p.index, node});
-    uint64_t first = 0, last = 0;
-    const bool huge = vma.pmd_mapped.size() && vma.thp_block(idx, first, last) &&
-                      vma.pmd_mapped.test((vma.page_addr(first) >> 21) - (vma.start >> 21));
-    const uint64_t table = huge ? (idx >> kPmdTableShift) << 1 | 1 : (idx >> kPteTableShift) << 1;
-    records_.push_back(Record{reinterpret_cast<uintptr_t>(&vma), table, kPageTable, p.index, node});
-    ++noted_;
+    add(Record{as, 0, kAddressSpace, p.index, node, count}, last_as_);
+    uint64_t first = 0;
+    const bool huge = vma.pmd_mapped_at(idx, first);
+    const uint64_t table = huge ? (idx >> kPmdTableShift) << 1 | 1 : (idx >> PTE_TABLE_SHIFT) << 1;
+    add(Record{reinterpret_cast<uintptr_t>(&vma), table, kPageTable, p.index, node, count},
+        last_pt_);
+    noted_ += count;
+}
+
+void FaultLocks::add(const Record& r, size_t& last) {
+    if (last < records_.size()) {
+        Record& l = records_[last];
+        if (l.kind == r.kind && l.object == r.object && l.sub == r.sub && l.task == r.task &&
+            l.node == r.node) {
+            l.count += r.count;
+            return;
+        }
+    }
+    last = records_.size();
+    records_.push_back(r);
 }
 
 void FaultLocks::settle(System& sys) {
@@ -47,8 +60,10 @@ void FaultLocks::settle(System& sys) {
     for (size_t g = 0; g < records_.size();) {
         size_t e = g;
         int tasks = 0;
+        uint64_t faults = 0;
         while (e < records_.size() && key(records_[e]) == key(records_[g])) {
             if (e == g || records_[e].task != records_[e - 1].task) ++tasks;
+            faults += records_[e].count;
             ++e;
         }
         if (tasks < 2) {  // one task alone keeps the line in its own cache
@@ -58,8 +73,8 @@ void FaultLocks::settle(System& sys) {
         // The line moves between the faulting CPUs: the average transfer over pairs of faults.
         std::fill(node_faults_.begin(), node_faults_.end(), 0);
         for (size_t i = g; i < e; ++i)
-            ++node_faults_[records_[i].node];
-        const double n_all = static_cast<double>(e - g);
+            node_faults_[records_[i].node] += static_cast<int>(records_[i].count);
+        const double n_all = static_cast<double>(faults);
         double x = 0;
         for (int a = 0; a < nodes; ++a)
             for (int b = 0; node_faults_[a] && b < nodes; ++b)
@@ -73,9 +88,10 @@ void FaultLocks::settle(System& sys) {
         const double others_max = hold * (tasks - 1);
         for (size_t i = g; i < e;) {
             size_t j = i;
+            uint64_t my_faults = 0;
             while (j < e && records_[j].task == records_[i].task)
-                ++j;
-            const double mine = static_cast<double>(j - i), others = n_all - mine;
+                my_faults += records_[j++].count;
+            const double mine = static_cast<double>(my_faults), others = n_all - mine;
             const double u = hold * others / t_window;
             const double wait =
                 u >= 1 ? others_max : std::min(others_max, hold * u / (2 * (1 - u)));

@@ -14,12 +14,16 @@
 //     W = min((m - 1) h, h U / (2 (1 - U))),   U = h n_others / T,
 // the M/D/1 wait behind the others' holds, bounded by the closed-system worst case of every one
 // of the other m - 1 faulting tasks ahead of it (W = (m - 1) h once U >= 1), plus the transfer
-// of the line itself whenever another task held it last. The waits are charged as kernel time
+// of the line itself whenever another task held it last. Only the number of faults per lock
+// word, per task and per node enter this, so a fault that repeats the word, task and node of
+// the last one noted (a sweep faulting page after page of one table) is counted in that record
+// rather than added as one more to sort. The waits are charged as kernel time
 // after the interval, so the order in which CPUs were simulated does not matter. The fault entry
 // (arch/x86/mm/fault.c, do_user_addr_fault, which takes these locks) is the engine's
 // handle_touch; System::fault_locks keeps the faults of the current interval.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -31,10 +35,14 @@ struct System;
 struct Task;
 struct Vma;
 
+// Pages mapped by one PTE table (2 MiB with 4 KiB pages): the reach of one split PTE lock.
+inline constexpr int PTE_TABLE_SHIFT = 9;
+
 class FaultLocks {
   public:
-    // A fault of `p` on page `idx` of `vma` (after the fault handler ran).
-    void note(const System& sys, const Task& p, const Vma& vma, uint64_t idx);
+    // A fault of `p` on page `idx` of `vma` (after the fault handler ran), or `count` faults on
+    // pages from `idx` on that take the same lock words (one page table: a fault run).
+    void note(const System& sys, const Task& p, const Vma& vma, uint64_t idx, uint32_t count = 1);
     // At the tick: charges the waits of the faults noted since the last settle and forgets them.
     void settle(System& sys);
 
@@ -47,11 +55,16 @@ class FaultLocks {
         uintptr_t object;  // the mm or VMA whose lock word was taken
         uint64_t sub;      // page-table page within the VMA (kPageTable)
         Kind kind;
-        int task;  // index in System::tasks
-        int node;  // node of the CPU that faulted
+        int task;        // index in System::tasks
+        int node;        // node of the CPU that faulted
+        uint32_t count;  // faults this record stands for
     };
+    // Adds `r` to the last record of its kind (index `last`) if only the count differs.
+    void add(const Record& r, std::size_t& last);
+
     std::vector<Record> records_;
-    std::vector<int> node_faults_;  // scratch: faults per node of one lock word
+    std::size_t last_as_ = 0, last_pt_ = 0;  // the last record of each kind (when in range)
+    std::vector<int> node_faults_;           // scratch: faults per node of one lock word
     uint64_t noted_ = 0;
     Nanos last_settle_ = 0;
 };

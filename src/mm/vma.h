@@ -174,6 +174,12 @@ struct Vma {
 
     // THP blocks are the 2 MiB-aligned virtual ranges that lie wholly inside the VMA.
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
+    // Whether page `idx` lies in a THP block mapped by one PMD; `first` is then its first page.
+    bool pmd_mapped_at(uint64_t idx, uint64_t& first) const {
+        uint64_t last = 0;
+        return pmd_mapped.size() && thp_block(idx, first, last) &&
+               pmd_mapped.test((page_addr(first) >> 21) - (start >> 21));
+    }
 
   private:
     const std::vector<std::vector<Region*>>& region_index();

@@ -2,7 +2,11 @@
 // do_numa_page / do_huge_pmd_numa_page with numa_migrate_check, mpol_misplaced and
 // should_numa_migrate_memory, in their v6.12 shape.
 #include "mm/fault.h"
+
+#include <algorithm>
+
 #include "cost/constants.h"
+#include "mm/fault_locks.h"
 #include "mm/migrate.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
@@ -145,18 +149,19 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
     return folio_nid != polnid ? polnid : NUMA_NO_NODE;
 }
 
-double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
+double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
+                    NumaFaultOutcome* outcome) {
     (void)write;  // writability comes from the saved protection, not the access (see pte_writable)
+    if (outcome) *outcome = NumaFaultOutcome{};
     if (!vma.protnone.size() || !vma.protnone.test(idx)) return 0;  // PTE changed meanwhile
     // The caller (the engine's fault path) counts pgfault and the task's faults, as
     // handle_mm_fault() does in the kernel before dispatching here.
     double ns = sys.cost.cycles_ns(cost::HINT_FAULT_CYCLES);
 
     // do_huge_pmd_numa_page() for a PMD-mapped THP, do_numa_page() otherwise.
-    uint64_t first = idx, nr = 1, bfirst, blast;
+    uint64_t first = idx, nr = 1, bfirst;
     bool thp = false;
-    if (vma.pmd_mapped.size() && vma.thp_block(idx, bfirst, blast) &&
-        vma.pmd_mapped.test((vma.page_addr(bfirst) >> 21) - (vma.start >> 21))) {
+    if (vma.pmd_mapped_at(idx, bfirst)) {
         thp = true;
         first = bfirst;
         nr = HPAGE_PMD_NR;
@@ -171,6 +176,9 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
     cpupid_t last_cpupid = CPUPID_UNSET;
     const int target = numa_migrate_check(sys, p, vma, first, thp, pte_writable(vma, f), nid,
                                           &flags, &last_cpupid);
+    // Whether a run of like pages may repeat this fault (fault runs): nothing was migrated,
+    // and no allocation was tried whose failure cost depends on the folio.
+    bool repeatable = !thp;
     if (target != NUMA_NO_NODE) {
         if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target) != MIGRATE_OK) {
             flags |= TNF_MIGRATE_FAIL;
@@ -183,11 +191,64 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
         } else {
             // The folio was put back untouched, so the PTE is still the one we faulted on.
             flags |= TNF_MIGRATE_FAIL;
+            repeatable = false;
         }
     }
     restore_ptes(vma, first, nr);
     task_numa_fault(sys, p, last_cpupid, nid, static_cast<int>(nr), flags);
+    if (outcome && repeatable) *outcome = NumaFaultOutcome{true, nid, flags, last_cpupid};
     return ns;
+}
+
+bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                            bool write) {
+    uint64_t block = 0;
+    if (vma.pmd_mapped_at(idx, block)) return false;  // the huge path: one fault for the THP
+    const PageFrame& f = vma.frame(idx);
+    if (!(f.flags & PF_ALLOC)) return false;
+    // What the decision reads besides the frame: the policy (an interleaved one picks its node
+    // by the page's offset), the task's placement and group state (task_numa_fault must change
+    // neither), and for a write the copy-on-write state (do_wp_page must do nothing).
+    if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return false;
+    if (!task_numa_fault_only_counts(sys, p, f.last_cpupid())) return false;
+    return !(write && do_wp_page_needed(vma, idx));
+}
+
+uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before) {
+    // One page table at most: the fault-lock bookkeeping takes one PTE lock per table.
+    const uint64_t end = std::min(hi, ((idx >> PTE_TABLE_SHIFT) + 1) << PTE_TABLE_SHIFT);
+    const bool shares = vma.shares_object_page(idx);
+    uint64_t i = idx + 1;
+    while (i < end && vma.present.test(i) && vma.protnone.test(i) &&
+           vma.shares_object_page(i) == shares) {
+        const PageFrame& g = vma.frame(i);
+        if (g.inv_cpupid != before.inv_cpupid || g.nid != before.nid || g.flags != before.flags ||
+            g.mapcount != before.mapcount)
+            break;
+        ++i;
+    }
+    // A PMD-mapped THP after idx's block takes the huge path: the run stops before it.
+    uint64_t block = 0;
+    if (i > idx + 1 && vma.pmd_mapped_at(i - 1, block)) i = std::max(block, idx + 1);
+    return i - idx - 1;
+}
+
+void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr,
+                       const NumaFaultOutcome& outcome) {
+    // numa_migrate_check(): the counters (the VMA's accessor bit for p is set already).
+    sys.counters[Vm::numa_hint_faults] += nr;
+    p.numa_hint_faults += nr;
+    if (outcome.flags & TNF_FAULT_LOCAL) {
+        sys.counters[Vm::numa_hint_faults_local] += nr;
+        p.numa_hint_faults_local += nr;
+    }
+    // The frames were equal to idx's; its fault changed at most its tag, which
+    // should_numa_migrate_memory would write alike into each of them.
+    const PageFrame tagged = vma.frame(idx);
+    for (uint64_t i = idx + 1; i <= idx + nr; ++i)
+        vma.frame(i) = tagged;
+    restore_ptes(vma, idx + 1, nr);
+    task_numa_fault(sys, p, outcome.last_cpupid, outcome.nid, static_cast<int>(nr), outcome.flags);
 }
 
 }  // namespace numasim

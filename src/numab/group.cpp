@@ -77,6 +77,20 @@ void task_numa_group(System& sys, Task& p, cpupid_t cpupid, int flags, int* priv
     put_numa_group(sys, my_grp);
 }
 
+bool task_numa_group_settled(const System& sys, const Task& p, cpupid_t cpupid) {
+    // The early returns of task_numa_group, in its order, once p has a group.
+    if (!p.numa_group) return false;
+    const int cpu = cpupid_to_cpu(cpupid);
+    if (cpu >= sys.nr_cpus()) return true;
+    const Task* tsk = sys.rqs[cpu].curr;
+    if (!tsk || !cpupid_match_pid(tsk->pid, cpupid)) return true;
+    const NumaGroup* grp = tsk->numa_group;
+    const NumaGroup* my_grp = p.numa_group;
+    if (!grp || grp == my_grp) return true;
+    if (my_grp->nr_tasks > grp->nr_tasks) return true;
+    return my_grp->nr_tasks == grp->nr_tasks && my_grp->order > grp->order;
+}
+
 void task_numa_free(System& sys, Task& p) {
     // The exiting task's final free: take its statistics out of the group and drop the arrays.
     if (p.numa_faults.empty()) return;

@@ -33,6 +33,7 @@ struct Task;
 struct Vma;
 struct Mm;
 struct NumaGroup;
+struct PageFrame;
 struct Rq;
 struct SchedDomain;
 
@@ -77,9 +78,30 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
                                double& kernel_ns);
 
 // --- fault.cpp ---
+// What a base-page hinting fault did, for the like pages after it to repeat (fault runs).
+struct NumaFaultOutcome {
+    bool repeatable = false;  // not migrated, no allocation tried: a like page does the same
+    int nid = 0;              // the folio's node
+    int flags = 0;            // TNF_* passed to task_numa_fault
+    cpupid_t last_cpupid = CPUPID_UNSET;
+};
 // A hinting fault by `p` at page `idx` of `vma` (PTE or, if PMD-mapped, the huge path).
-// Returns kernel CPU time in ns.
-double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write);
+// Returns kernel CPU time in ns. With `outcome`, also says what it did (see above).
+double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
+                    NumaFaultOutcome* outcome = nullptr);
+// Fault runs (docs/model.md, "Fault runs"). Asked before page `idx` of a sweep takes its
+// hinting fault: whether the like pages after it could repeat that fault's decision, because
+// nothing the decision reads besides their own state can change with it. Reads only.
+bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                            bool write);
+// After that fault, if it was repeatable: how many pages after `idx`, up to `hi` and within its
+// page table, are PROT_NONE with the state idx had (`before`: its frame before the fault).
+uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before);
+// Repeats for pages (idx, idx + nr], a run counted by numa_fault_run, what the fault of page
+// `idx` did (its `outcome`, repeatable): the per-page path's counters, tags, PTEs and fault
+// statistics, all at once. The engine counts the faults and the kernel time, as for one page.
+void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr,
+                       const NumaFaultOutcome& outcome);
 int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, int this_cpu);
 bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, int src_nid,
                                 int dst_cpu);
@@ -87,6 +109,10 @@ bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, in
 // --- task_numa_fault.cpp ---
 void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, int pages,
                      int flags);
+// Whether task_numa_fault for a fault tagged `last_cpupid`, now and again after it, changes
+// nothing but the fault counts it adds: no placement or task migration is due, and no group
+// is made or joined.
+bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last_cpupid);
 
 // --- placement.cpp ---
 int task_faults_idx(const System& sys, numa_faults_stats s, int nid, int priv);
@@ -104,6 +130,8 @@ void sched_setnuma(System& sys, Task& p, int nid);
 
 // --- group.cpp ---
 void task_numa_group(System& sys, Task& p, cpupid_t cpupid, int flags, int* priv);
+// Whether task_numa_group for a fault tagged `cpupid` returns before making or joining a group.
+bool task_numa_group_settled(const System& sys, const Task& p, cpupid_t cpupid);
 void task_numa_free(System& sys, Task& p);
 
 // --- migrate_task.cpp ---

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cost/constants.h"
 #include "cost/cost_model.h"
@@ -252,6 +253,37 @@ TEST_F(Locks, PerVmaLockSeparatesFaultsInDifferentVmas) {
     fault(b, other, 0, 1000);
     settle();
     EXPECT_EQ(a.kernel_debt, std::llround(1000 * (180 * 0.045 / (2 * 0.955) + 90)));
+}
+
+// The waits depend only on the faults per lock word, task and node: a run noted with a count,
+// or faults noted in another order, are the same faults.
+TEST(LocksCounted, CountedAndInterleavedFaultsAreTheSameFaults) {
+    auto debts = [](bool counted) {
+        KWorld w{"tiny-2n"};
+        Mm& mm = mm_create(w.sys);
+        Vma& vma = w.anon(mm, 1 << 12);
+        Task& a = w.thread(mm, 0);
+        Task& b = w.thread(mm, 2);
+        Task& c = w.thread(mm, 1);
+        if (counted) {
+            w.sys.fault_locks.note(w.sys, a, vma, 0, 300);
+            w.sys.fault_locks.note(w.sys, b, vma, 300, 200);
+            w.sys.fault_locks.note(w.sys, c, vma, 600, 50);
+        } else {
+            for (uint64_t i = 0; i < 300; ++i) {
+                w.sys.fault_locks.note(w.sys, a, vma, i);
+                if (i < 200) w.sys.fault_locks.note(w.sys, b, vma, 300 + i);
+                if (i < 50) w.sys.fault_locks.note(w.sys, c, vma, 600 + i);
+            }
+        }
+        w.sys.now += 4'000'000;
+        w.sys.fault_locks.settle(w.sys);
+        EXPECT_EQ(w.sys.fault_locks.faults_noted(), 550u);
+        return std::vector<Nanos>{a.kernel_debt, b.kernel_debt, c.kernel_debt};
+    };
+    const std::vector<Nanos> counted = debts(true), one_by_one = debts(false);
+    EXPECT_GT(counted[0], 0);
+    EXPECT_EQ(counted, one_by_one);
 }
 
 // --- migration waits ---

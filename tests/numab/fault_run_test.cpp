@@ -1,0 +1,213 @@
+// Fault runs (numa_fault_run, repeat_numa_fault): a run of like PROT_NONE pages handled as one
+// decision repeated leaves exactly the state of faulting the pages one by one, on hand-built
+// pages of every kind: local, remote and migrating, shared with another thread, tagged page by
+// page differently, across a page-table boundary, with placement due or not.
+#include <vector>
+
+#include "mm/fault_locks.h"
+#include "numab_fixture.h"
+
+namespace numasim::test {
+namespace {
+
+// The pages of the test VMA: [lo, hi) on `nid`, tagged `cpupid`, PROT_NONE unless `hole`.
+struct Span {
+    uint64_t lo, hi;
+    int nid;
+    cpupid_t cpupid;
+    bool alternate = false;  // every other page tagged by pid 3000 instead
+    bool hole = false;       // not PROT_NONE: no fault
+};
+
+constexpr uint64_t kPages = 1200;
+constexpr int kPid = 1000, kOtherPid = 2000;
+
+struct Case {
+    const char* name;
+    int scan_seq;           // the task's numa_scan_seq
+    int mm_scan_seq;        // the mm's: placement runs once for a newer one
+    int preferred;          // numa_preferred_nid
+    Nanos now;              // simulated time: placement is due once jiffies pass the retry
+    int64_t migrate_retry;  // numa_migrate_retry
+};
+
+struct State {
+    std::vector<uint64_t> counters;
+    std::vector<uint64_t> frames;  // per page: the frame's 8 bytes
+    std::vector<bool> protnone;
+    std::vector<uint32_t> blk_protnone;
+    std::vector<unsigned long> numa_faults, locality;
+    std::vector<int64_t> task;  // pages migrated, hint faults, preferred node, retry, group size
+    std::vector<uint64_t> free_pages;
+    double ns = 0;
+    uint64_t handled = 0;  // pages of repeated faults (0 one by one)
+};
+
+// Faults every PROT_NONE page of `vma` in order, as a sweep does: one by one, or (runs) taking
+// the run after each repeatable fault as the engine's handle_touch does.
+void fault_pages(System& sys, Task& p, Vma& vma, bool runs, State& st) {
+    const uint64_t n = vma.nr_pages();
+    for (uint64_t j = 0; j < n;) {
+        if (!vma.protnone.test(j)) {
+            ++j;
+            continue;
+        }
+        const bool may_run = runs && numa_fault_run_allowed(sys, p, vma, j, false);
+        const PageFrame before = vma.frame(j);
+        NumaFaultOutcome o;
+        const double ns = do_numa_page(sys, p, vma, j, false, may_run ? &o : nullptr);
+        st.ns += ns;
+        ++j;
+        const uint64_t run = may_run && o.repeatable ? numa_fault_run(vma, j - 1, n, before) : 0;
+        if (run) {
+            repeat_numa_fault(sys, p, vma, j - 1, run, o);
+            st.ns += ns * static_cast<double>(run);
+            st.handled += run;
+            j += run;
+        }
+    }
+}
+
+State fault_all(const Case& c, bool runs) {
+    NumabWorld w;
+    w.sys.now = c.now;
+    Mm& mm = w.new_mm();
+    mm.numa_scan_seq = c.mm_scan_seq;
+    Vma& vma = w.new_vma(mm, kPages, 0);
+    Task& p = w.new_task(mm, kPid, 0, true);       // CPU 0: node 0
+    Task& q = w.new_task(mm, kOtherPid, 2, true);  // CPU 2: node 1, same process
+    p.numa_scan_seq = c.scan_seq;
+    p.numa_preferred_nid = c.preferred;
+    p.numa_migrate_retry = c.migrate_retry;
+    (void)q;
+    const Span spans[] = {
+        {0, 600, 0, CPUPID_UNSET},                         // local, across a table boundary
+        {600, 700, 1, cpu_pid_to_cpupid(0, kPid)},         // remote, private: migrates
+        {700, 800, 0, cpu_pid_to_cpupid(2, kOtherPid)},    // shared with q: grouping
+        {800, 810, 0, CPUPID_UNSET, false, true},          // not PROT_NONE
+        {810, 900, 1, cpu_pid_to_cpupid(2, kOtherPid)},    // remote, shared, other node
+        {900, 1000, 1, cpu_pid_to_cpupid(3, kPid), true},  // tags alternate
+        {1000, kPages, 1, cpu_pid_to_cpupid(1, kPid)},     // remote from node 0: filter
+    };
+    for (const Span& s : spans)
+        for (uint64_t i = s.lo; i < s.hi; ++i) {
+            PageFrame& f = vma.frame(i);
+            f.nid = static_cast<uint8_t>(s.nid);
+            f.set_last_cpupid(s.alternate && i % 2 ? cpu_pid_to_cpupid(3, 3000) : s.cpupid);
+            if (!s.hole) vma.protnone.set(i);
+        }
+    vma.init_block_counts();
+
+    State st;
+    fault_pages(w.sys, p, vma, runs, st);
+    st.counters.assign(w.sys.counters.vm.begin(), w.sys.counters.vm.end());
+    st.counters.push_back(w.sys.counters.mm_migrate_pages);
+    for (uint64_t i = 0; i < kPages; ++i) {
+        const PageFrame& f = vma.frame(i);
+        st.frames.push_back(uint64_t{f.inv_cpupid} << 32 | uint64_t{f.nid} << 24 |
+                            uint64_t{f.flags} << 16 | f.mapcount);
+        st.protnone.push_back(vma.protnone.test(i));
+    }
+    st.blk_protnone = vma.blk_protnone;
+    st.numa_faults = p.numa_faults;
+    st.locality.assign(std::begin(p.numa_faults_locality), std::end(p.numa_faults_locality));
+    st.task = {
+        static_cast<int64_t>(p.numa_pages_migrated),    static_cast<int64_t>(p.numa_hint_faults),
+        static_cast<int64_t>(p.numa_hint_faults_local), p.numa_preferred_nid,
+        static_cast<int64_t>(p.numa_migrate_retry),     p.numa_group ? p.numa_group->nr_tasks : 0};
+    for (const auto& n : w.sys.mem.nodes)
+        st.free_pages.push_back(n.free_pages);
+    return st;
+}
+
+class FaultRunTest : public testing::TestWithParam<Case> {};
+
+TEST_P(FaultRunTest, SameStateAsOneByOne) {
+    const State one = fault_all(GetParam(), false);
+    const State run = fault_all(GetParam(), true);
+    EXPECT_EQ(one.handled, 0u);
+    EXPECT_GT(run.handled, 0u);  // runs were taken
+    EXPECT_EQ(run.counters, one.counters);
+    EXPECT_EQ(run.frames, one.frames);
+    EXPECT_EQ(run.protnone, one.protnone);
+    EXPECT_EQ(run.blk_protnone, one.blk_protnone);
+    EXPECT_EQ(run.numa_faults, one.numa_faults);
+    EXPECT_EQ(run.locality, one.locality);
+    EXPECT_EQ(run.task, one.task);
+    EXPECT_EQ(run.free_pages, one.free_pages);
+    EXPECT_DOUBLE_EQ(run.ns, one.ns);
+}
+
+// Jiffies at 10 s of simulated time (HZ 250): past a retry of 0, before one of 10^6.
+constexpr Nanos kLater = 10'000'000'000;
+
+INSTANTIATE_TEST_SUITE_P(
+    Tasks, FaultRunTest,
+    testing::Values(Case{"EarlyLife", 0, 0, NUMA_NO_NODE, 0, 0},
+                    Case{"Settled", 6, 6, 0, kLater, 1'000'000},
+                    Case{"PlacementDue", 6, 6, 0, kLater, 0},
+                    Case{"PlacementDueNoPreferredNode", 6, 6, NUMA_NO_NODE, kLater, 0},
+                    Case{"NewScanSequence", 0, 1, NUMA_NO_NODE, kLater, 0}),
+    [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// A shared fault that joins the faulting task to another thread's group changes the group
+// whose statistics decide the next page: the run must start only after it. Page 0 is decided
+// by p's own empty group (stay); from page 1 on q's group, whose CPU faults are on p's node,
+// pulls every page over.
+TEST(NumaFaultRun, GroupJoinEndsTheRun) {
+    auto fault = [](bool runs) {
+        NumabWorld w;
+        Mm& mm = w.new_mm();
+        Vma& vma = w.new_vma(mm, 64, 1);
+        Task& p = w.new_task(mm, kPid, 0, true);       // node 0
+        Task& q = w.new_task(mm, kOtherPid, 1, true);  // node 0 too
+        p.numa_preferred_nid = 0;
+        p.numa_scan_seq = mm.numa_scan_seq = 6;
+        p.numa_migrate_retry = 1'000'000;
+        w.give_faults(p);
+        w.give_faults(q);
+        // p's group first (the older one joins the newer on a tie), then q's.
+        int priv = 0;
+        task_numa_group(w.sys, p, CPUPID_UNSET, 0, &priv);
+        task_numa_group(w.sys, q, CPUPID_UNSET, 0, &priv);
+        q.numa_group->faults[task_faults_idx(w.sys, NUMA_CPU, 0, 0)] = 1000;
+        for (uint64_t i = 0; i < 64; ++i)
+            vma.frame(i).set_last_cpupid(cpu_pid_to_cpupid(1, kOtherPid));
+        vma.protnone.set_range(0, 64);
+        vma.init_block_counts();
+        State st;
+        fault_pages(w.sys, p, vma, runs, st);
+        return std::vector<uint64_t>{w.sys.counters[Vm::numa_pages_migrated],
+                                     p.numa_group == q.numa_group, st.handled};
+    };
+    const std::vector<uint64_t> one = fault(false), run = fault(true);
+    EXPECT_EQ(one, (std::vector<uint64_t>{63, 1, 0}));
+    EXPECT_EQ(run, one);
+}
+
+// A run never crosses a page table (one PTE lock), a page of another state, or a page that is
+// not PROT_NONE, and stops at `hi`.
+TEST(NumaFaultRun, StopsWhereTheStateOrTheTableChanges) {
+    NumabWorld w;
+    Mm& mm = w.new_mm();
+    Vma& vma = w.new_vma(mm, kPages, 0);
+    Task& p = w.new_task(mm, kPid, 0, true);
+    vma.protnone.set_range(0, kPages);
+    vma.protnone.clear(700);
+    vma.frame(650).set_last_cpupid(cpu_pid_to_cpupid(1, kPid));
+    vma.init_block_counts();
+    constexpr uint64_t kTable = uint64_t{1} << PTE_TABLE_SHIFT;
+    auto run = [&](uint64_t idx, uint64_t hi) {
+        EXPECT_TRUE(numa_fault_run_allowed(w.sys, p, vma, idx, false));
+        return numa_fault_run(vma, idx, hi, vma.frame(idx));
+    };
+    EXPECT_EQ(run(0, kPages), kTable - 1);
+    EXPECT_EQ(run(500, kPages), kTable - 501);
+    EXPECT_EQ(run(600, kPages), 49u);  // 650 differs
+    EXPECT_EQ(run(651, kPages), 48u);  // 700 is not PROT_NONE
+    EXPECT_EQ(run(651, 660), 8u);
+    EXPECT_EQ(run(659, 660), 0u);
+}
+
+}  // namespace
+}  // namespace numasim::test

@@ -1,0 +1,192 @@
+// Fault runs (Engine::set_fault_runs, docs/model.md "Fault runs") change no outcome: the same
+// workload run with runs and page by page ends in the same state, counter by counter, task by
+// task and page by page, with the same kernel time and fault-lock waits. The workloads sweep
+// memory that threads share (groups form, pages migrate, tags differ page to page) and, in
+// streams, also touch it at random, write it after fork and bind it to a node.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/toml_reader.h"
+#include "engine/engine.h"
+#include "kernel/system.h"
+#include "machine/presets.h"
+#include "mm/mm.h"
+#include "numab/profile.h"
+#include "workload/registry.h"
+#include "workload/workload.h"
+
+namespace numasim {
+namespace {
+
+struct Case {
+    const char* name;
+    const char* machine;
+    const char* profile;
+    Nanos duration;
+    const char* toml;    // [[workload]] tables
+    bool runs_expected;  // sweeps over pages that do not all migrate
+};
+
+// perf bench numa mem -p 2 -t 4 -P 128: threads of a process walk its memory at random
+// (the default), or sweep it together (--no-data_rand_walk).
+constexpr const char* kPerfBench =
+    "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n";
+constexpr const char* kPerfBenchSweep =
+    "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
+    "data_rand_walk=false\n";
+
+// examples/streams.toml: file and THP regions, hot-set and random streams, write sweeps under a
+// bind policy, then an affinity change that makes every page remote.
+constexpr const char* kStreams = R"([[workload]]
+type = "streams"
+[[workload.process]]
+name = "server"
+count = 2
+threads = 2
+[[workload.process.region]]
+name = "table"
+size = "16MiB"
+kind = "file"
+[[workload.process.region]]
+name = "sessions"
+size = "32MiB"
+kind = "private"
+thp = true
+[[workload.process.thread]]
+loop = true
+[[workload.process.thread.phases]]
+rate_gbs = 2.0
+cpu_time = "200ms"
+[[workload.process.thread.phases.streams]]
+region = "sessions"
+pattern = "hotset"
+share = 3
+write_fraction = 0.3
+hot_fraction = 0.2
+hot_share = 0.8
+per_thread = true
+[[workload.process.thread.phases.streams]]
+region = "table"
+pattern = "random"
+share = 1
+[[workload.process.thread.phases]]
+sleep = "50ms"
+[[workload.process]]
+name = "batch"
+threads = 2
+[[workload.process.region]]
+name = "buffer"
+size = "64MiB"
+first_touch = "node:0"
+[[workload.process.thread]]
+count = 2
+phases = [
+  { streams = [ { region = "buffer", write_fraction = 1.0, per_thread = true } ], rate_gbs = 4.0, work = "256MiB", repeat = 8 },
+  { affinity = "node:1", streams = [ { region = "buffer", per_thread = true } ], rate_gbs = 4.0, work = "256MiB", repeat = 8 },
+]
+)";
+
+struct Outcome {
+    std::vector<uint64_t> counters;
+    std::vector<std::vector<int64_t>> tasks;
+    std::vector<uint64_t> pages;  // per VMA page: present, PROT_NONE and the frame's 8 bytes
+    std::vector<double> kernel;   // cost stats
+    uint64_t faults_noted = 0;
+    uint64_t run_pages = 0;
+};
+
+Outcome run(const Case& c, bool runs) {
+    System sys(load_preset(c.machine), load_profile(c.profile), 5);
+    const TomlTable doc = TomlTable::parse_text(c.toml, "test.toml");
+    std::vector<std::unique_ptr<Workload>> ws;
+    int i = 0;
+    for (const TomlTable& t : doc.tables("workload")) {
+        ws.push_back(find_workload(t.get_string("type"))->factory(t, sys.topo));
+        t.finish();
+        ws.back()->setup(sys, i++);
+    }
+    Engine eng(sys);
+    eng.set_fault_runs(runs);
+    eng.set_check_invariants(true);
+    eng.run(c.duration);
+    Outcome o;
+    o.counters.assign(sys.counters.vm.begin(), sys.counters.vm.end());
+    for (uint64_t n :
+         {sys.counters.cs, sys.counters.migrations, sys.counters.sched_move_numa,
+          sys.counters.sched_swap_numa, sys.counters.mm_migrate_pages, sys.counters.llc_misses})
+        o.counters.push_back(n);
+    for (const auto& p : sys.tasks) {
+        std::vector<int64_t> t = {p->cpu,
+                                  static_cast<int64_t>(p->state),
+                                  p->sum_exec_runtime,
+                                  p->stime,
+                                  p->utime,
+                                  static_cast<int64_t>(p->nr_faults),
+                                  static_cast<int64_t>(p->numa_hint_faults),
+                                  static_cast<int64_t>(p->numa_pages_migrated),
+                                  p->numa_preferred_nid,
+                                  p->numa_scan_seq};
+        for (unsigned long f : p->numa_faults)
+            t.push_back(static_cast<int64_t>(f));
+        o.tasks.push_back(t);
+    }
+    for (const auto& mm : sys.mms)
+        for (const auto& v : mm->vmas)
+            for (uint64_t pg = 0; pg < v->nr_pages(); ++pg) {
+                const bool present = v->present.size() && v->present.test(pg);
+                uint64_t frame = 0;
+                if (present) std::memcpy(&frame, &v->frame(pg), sizeof frame);
+                o.pages.push_back(present | (v->protnone.size() && v->protnone.test(pg)) << 1);
+                o.pages.push_back(frame);
+            }
+    const auto& k = sys.cost.stats();
+    o.kernel = {static_cast<double>(k.tlb_shootdowns),
+                static_cast<double>(k.tlb_ipis),
+                k.migration_waiters,
+                k.migration_wait_ns,
+                k.numa_search_ns,
+                k.fault_lock_wait_ns};
+    o.faults_noted = sys.fault_locks.faults_noted();
+    o.run_pages = eng.fault_run_pages();
+    return o;
+}
+
+class FaultRunsTest : public testing::TestWithParam<Case> {};
+
+TEST_P(FaultRunsTest, SameOutcomeAsPageByPage) {
+    const Outcome with = run(GetParam(), true);
+    const Outcome without = run(GetParam(), false);
+    // Hinting faults happened, so there were runs to take.
+    EXPECT_GT(with.counters[static_cast<size_t>(Vm::numa_hint_faults)], 1000u);
+    EXPECT_EQ(without.run_pages, 0u);
+    if (GetParam().runs_expected) {
+        EXPECT_GT(with.run_pages, 0u);
+    }
+    EXPECT_EQ(with.counters, without.counters);
+    EXPECT_EQ(with.tasks, without.tasks);
+    EXPECT_EQ(with.pages, without.pages);
+    const char* kernel[] = {"tlb_shootdowns",    "tlb_ipis",       "migration_waiters",
+                            "migration_wait_ns", "numa_search_ns", "fault_lock_wait_ns"};
+    for (size_t i = 0; i + 1 < with.kernel.size(); ++i)  // bit for bit
+        EXPECT_EQ(with.kernel[i], without.kernel[i]) << kernel[i];
+    // The lock waits are summed in the order of the lock words' host addresses, which differ
+    // between two simulations in one process; each task's wait is whole nanoseconds (above).
+    EXPECT_NEAR(with.kernel.back(), without.kernel.back(), 1e-9 * without.kernel.back());
+    EXPECT_EQ(with.faults_noted, without.faults_noted);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Workloads, FaultRunsTest,
+    testing::Values(
+        Case{"PerfBenchV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBench, false},
+        Case{"PerfBenchSweepV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBenchSweep, true},
+        Case{"PerfBenchSweepV419", "haswell-2s", "v4.19", msecs_to_ns(3000), kPerfBenchSweep, true},
+        Case{"Streams", "tiny-2n", "v6.12", msecs_to_ns(3000), kStreams, false}),
+    [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace numasim
