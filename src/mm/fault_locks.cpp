@@ -9,14 +9,6 @@
 
 namespace numasim {
 
-namespace {
-
-// Pages mapped by one PTE table (2 MiB) and by one PMD table (1 GiB) with 4 KiB pages.
-constexpr int kPteTableShift = 9;
-constexpr int kPmdTableShift = 18;
-
-}  // namespace
-
 void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t idx) {
     const int node = sys.cpu_to_node(p.cpu);
     const uintptr_t as = sys.knobs.per_vma_lock ? reinterpret_cast<uintptr_t>(&vma)
@@ -24,8 +16,11 @@ void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t
     records_.push_back(Record{as, 0, kAddressSpace, p.index, node});
     uint64_t first = 0, last = 0;
     const bool huge = vma.pmd_mapped.size() && vma.thp_block(idx, first, last) &&
-                      vma.pmd_mapped.test((vma.page_addr(first) >> 21) - (vma.start >> 21));
-    const uint64_t table = huge ? (idx >> kPmdTableShift) << 1 | 1 : (idx >> kPteTableShift) << 1;
+                      vma.pmd_mapped.test((vma.page_addr(first) >> vma.pages.pmd_shift()) -
+                                          (vma.start >> vma.pages.pmd_shift()));
+    // The lock of the PTE table (one PMD's pages) or, for a PMD-mapped THP, of the PMD table.
+    const int pte_table = vma.pages.pmd_order, pmd_table = pte_table + vma.pages.pmd_table_order;
+    const uint64_t table = huge ? (idx >> pmd_table) << 1 | 1 : (idx >> pte_table) << 1;
     records_.push_back(Record{reinterpret_cast<uintptr_t>(&vma), table, kPageTable, p.index, node});
     ++noted_;
 }

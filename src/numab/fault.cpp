@@ -156,10 +156,11 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write) {
     uint64_t first = idx, nr = 1, bfirst, blast;
     bool thp = false;
     if (vma.pmd_mapped.size() && vma.thp_block(idx, bfirst, blast) &&
-        vma.pmd_mapped.test((vma.page_addr(bfirst) >> 21) - (vma.start >> 21))) {
+        vma.pmd_mapped.test((vma.page_addr(bfirst) >> vma.pages.pmd_shift()) -
+                            (vma.start >> vma.pages.pmd_shift()))) {
         thp = true;
         first = bfirst;
-        nr = HPAGE_PMD_NR;
+        nr = vma.pages.pmd_nr();
     }
     const PageFrame& f = vma.frame(first);
     if (!(f.flags & PF_ALLOC)) {  // no folio behind the PTE: restore without accounting
