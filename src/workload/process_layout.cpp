@@ -259,10 +259,12 @@ std::unique_ptr<Process> Process::exec(System& sys, const ProgramImage& image) {
     // [vvar] is VM_IO | VM_PFNMAP (not migratable); [vdso] holds shared kernel pages, which
     // change_pte_range leaves alone (page_count > 1): the model does not map them in.
     // map_vdso(): one area, [vvar] below [vdso].
-    mm.mmap_base -= VVAR_BYTES + VDSO_BYTES;
-    do_mmap(sys, mm, VVAR_BYTES, VM_READ | VM_IO | VM_PFNMAP, "[vvar]", nullptr, 0, mm.mmap_base);
-    do_mmap(sys, mm, VDSO_BYTES, VM_READ | VM_EXEC | VM_MAYWRITE, "[vdso]", nullptr, 0,
-            mm.mmap_base + VVAR_BYTES);
+    const uint64_t vvar = pages_of(mm, VVAR_BYTES) * mm.pages.size();
+    const uint64_t vdso = pages_of(mm, VDSO_BYTES) * mm.pages.size();
+    mm.mmap_base -= vvar + vdso;
+    do_mmap(sys, mm, vvar, VM_READ | VM_IO | VM_PFNMAP, "[vvar]", nullptr, 0, mm.mmap_base);
+    do_mmap(sys, mm, vdso, VM_READ | VM_EXEC | VM_MAYWRITE, "[vdso]", nullptr, 0,
+            mm.mmap_base + vvar);
     if (!image.interp.path.empty()) {
         Vma& a = do_mmap(sys, mm, LDSO_ANON_BYTES, VM_READ | VM_WRITE, "");
         pr->startup_write_.push_back(&pr->region(a, 0, a.nr_pages(), "ld.so-anon"));
@@ -287,12 +289,16 @@ void Process::map_elf(const ElfObject& o, uint64_t base, bool is_exe) {
     System& sys = sys_;
     Mm& mm = *mm_;
     // One page-cache object for the whole file, shared by every process that maps it.
-    const uint64_t file_bytes = o.headers + o.text + o.rodata + o.relro + o.data;
+    // Each segment is mapped in whole pages (the measured sizes are whole 4 KiB pages; larger
+    // pages round each up).
+    uint64_t file_pages = 0;
+    for (uint64_t b : {o.headers, o.text, o.rodata, o.relro, o.data})
+        file_pages += pages_of(mm, b);
     auto& file = sys.files[o.path];
-    if (!file) file = std::make_shared<MemObject>(pages_of(mm, file_bytes), true);
+    if (!file) file = std::make_shared<MemObject>(file_pages, true);
     // Top-down placement of the whole object first (ld.so reserves the object's span), then
     // its segments in address order inside that span.
-    const uint64_t span = (pages_of(mm, file_bytes) + pages_of(mm, o.bss)) * mm.pages.size();
+    const uint64_t span = (file_pages + pages_of(mm, o.bss)) * mm.pages.size();
     uint64_t addr = base;
     if (!addr) {
         addr = mm.mmap_base - span;
@@ -472,7 +478,7 @@ Region* Process::new_arena() {
     Mm& mm = *mm_;
     const uint64_t start = (mm.mmap_base - ARENA_BYTES) & ~(ARENA_BYTES - 1);
     Vma& rw = do_mmap(sys_, mm, ARENA_OPEN_BYTES, VM_READ | VM_WRITE, "", nullptr, 0, start);
-    do_mmap(sys_, mm, ARENA_BYTES - ARENA_OPEN_BYTES, 0, "", nullptr, 0, rw.end);
+    do_mmap(sys_, mm, start + ARENA_BYTES - rw.end, 0, "", nullptr, 0, rw.end);
     mm.mmap_base = start;
     return &region(rw, 0, 1, fmt::format("arena{}", arenas_));
 }
