@@ -20,7 +20,8 @@ struct PageGeometry {
     constexpr int pmd_shift() const { return shift + pmd_order; }               // PMD_SHIFT
     constexpr uint64_t pmd_size() const { return uint64_t{1} << pmd_shift(); }  // HPAGE_PMD_SIZE
     constexpr uint64_t kib() const { return size() / 1024; }  // a page in the KiB of /proc outputs
-    constexpr uint64_t pages(uint64_t bytes) const { return (bytes + size() - 1) >> shift; }  // round up
+    // The pages that hold `bytes`, rounded up.
+    constexpr uint64_t pages(uint64_t bytes) const { return (bytes + size() - 1) >> shift; }
     bool operator==(const PageGeometry&) const = default;
 };
 
