@@ -86,7 +86,7 @@ OneVma one_vma(const std::string& preset, int threads, uint64_t bytes, uint64_t 
     }
     for (Task* t : s.tasks)
         move_task(sys, *t, cpu);
-    const uint64_t n = std::min(s.vma->nr_pages(), touch_bytes >> PAGE_SHIFT);
+    const uint64_t n = std::min(s.vma->nr_pages(), touch_bytes >> s.vma->pages.shift);
     for (uint64_t i = 0; i < n; ++i)
         if (!s.vma->present.test(i)) handle_mm_fault(sys, *s.tasks.front(), *s.vma, i, true);
     return s;
@@ -169,7 +169,7 @@ void BM_ChangeProtNuma(benchmark::State& state) {
         state.ResumeTiming();
     }
     state.SetItemsProcessed(static_cast<int64_t>(updated));
-    state.SetBytesProcessed(static_cast<int64_t>(updated * PAGE_SIZE));
+    state.SetBytesProcessed(static_cast<int64_t>(updated * vma.pages.size()));
 }
 BENCHMARK(BM_ChangeProtNuma)
     ->ArgNames({"MiB", "thp"})

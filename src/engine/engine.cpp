@@ -429,9 +429,10 @@ bool Engine::touch_streams(Task& p, double bytes) {
         Vma& vma = *r.vma;
         const double sb = bytes * s.share;
         if (s.pattern == Pattern::Sweep) {
-            const double pages_f = (run.sweep_carry[i] + sb) / static_cast<double>(PAGE_SIZE);
+            const double pages_f =
+                (run.sweep_carry[i] + sb) / static_cast<double>(vma.pages.size());
             uint64_t n = static_cast<uint64_t>(pages_f);
-            run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * PAGE_SIZE;
+            run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
             if (n == 0 || r.count == 0) continue;
             n = std::min(n, r.count);
             const uint64_t start = run.sweep_pos[i];

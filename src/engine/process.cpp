@@ -19,6 +19,7 @@ namespace numasim {
 Mm& mm_create(System& sys) {
     auto mm = std::make_unique<Mm>();
     mm->id = static_cast<int>(sys.mms.size());
+    mm->pages = sys.pages();
     sys.mms.push_back(std::move(mm));
     return *sys.mms.back();
 }
@@ -32,22 +33,25 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
             fmt::format("mapping '{}' is {:.1f} GiB but the machine has {:.1f} GiB of memory", name,
                         static_cast<double>(bytes) / 1073741824.0,
                         static_cast<double>(machine) / 1073741824.0));
-    const uint64_t pages = (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
-    const uint64_t len = pages * PAGE_SIZE;
+    const PageGeometry& pg = mm.pages;
+    const uint64_t pages = pg.pages(bytes);
+    const uint64_t len = pages * pg.size();
+    const uint64_t pmd = pg.pmd_size();
     auto v = std::make_unique<Vma>();
     v->mm = &mm;
+    v->pages = pg;
     v->name = name;
     if (addr) {
         v->start = addr;
     } else if (mm.mmap_top_down) {
         v->start = mm.mmap_base - len;
-        if (len >= HPAGE_PMD_SIZE) v->start &= ~(HPAGE_PMD_SIZE - 1);
+        if (len >= pmd) v->start &= ~(pmd - 1);
         mm.mmap_base = v->start;
     } else {
         // Leave a gap so that VMAs never merge, and align for THP.
-        mm.mmap_base = (mm.mmap_base + HPAGE_PMD_SIZE - 1) & ~(HPAGE_PMD_SIZE - 1);
+        mm.mmap_base = (mm.mmap_base + pmd - 1) & ~(pmd - 1);
         v->start = mm.mmap_base;
-        mm.mmap_base = v->start + len + HPAGE_PMD_SIZE;
+        mm.mmap_base = v->start + len + pmd;
     }
     v->end = v->start + len;
     v->vm_flags = vm_flags | VM_MAYWRITE * ((vm_flags & VM_WRITE) != 0);
@@ -57,7 +61,7 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     v->object->add_mapper(*v, sys.nr_nodes());
     v->present = Bitmap(pages);
     v->protnone = Bitmap(pages);
-    v->pmd_mapped = Bitmap((pages >> HPAGE_PMD_ORDER) + 2);
+    v->pmd_mapped = Bitmap((pages >> pg.pmd_order) + 2);
     v->node_pages.assign(static_cast<size_t>(sys.nr_nodes()), 0);
     // A window of an object others map already may hold moves: this mapping's part is what is
     // left (nothing is present in it yet).
@@ -161,6 +165,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
         auto v = std::make_unique<Vma>();
         Vma& cv = *v;
         cv.mm = &child;
+        cv.pages = pv->pages;
         cv.name = pv->name;
         cv.start = pv->start;
         cv.end = pv->end;

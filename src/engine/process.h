@@ -30,10 +30,10 @@ class WorkloadTooLarge : public std::runtime_error {
 
 // Maps `bytes` (rounded up to pages) at `addr` (MAP_FIXED) or, with addr 0, at a fresh address:
 // top-down below mm.mmap_base when mm.mmap_top_down, else bottom-up with a gap; mappings of
-// 2 MiB or more are 2 MiB aligned so that THP may back them (v6.7+ does this for anonymous
-// mappings; 6.1 did not). The model never merges adjacent VMAs. A null `object` creates a new
-// anonymous (or, with VM_FILE, page-cache) object. WorkloadTooLarge if `bytes` is 0 or more
-// than the machine's memory.
+// a PMD THP's size or more (2 MiB on x86-64) are aligned to it so that THP may back them (v6.7+
+// does this for anonymous mappings; 6.1 did not). The model never merges adjacent VMAs. A null
+// `object` creates a new anonymous (or, with VM_FILE, page-cache) object. WorkloadTooLarge if
+// `bytes` is 0 or more than the machine's memory.
 Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::string& name,
              std::shared_ptr<MemObject> object = nullptr, uint64_t pgoff = 0, uint64_t addr = 0);
 

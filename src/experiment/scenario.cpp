@@ -51,7 +51,8 @@ uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
         }
         for (const auto& mm : sys.mms)
             for (const auto& v : mm->vmas)
-                if (seen.insert(v->object.get()).second) bytes += v->object->nr_pages * PAGE_SIZE;
+                if (seen.insert(v->object.get()).second)
+                    bytes += v->object->nr_pages * v->pages.size();
         if (each) each(i, bytes);
     }
     return bytes;

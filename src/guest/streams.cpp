@@ -17,12 +17,15 @@
 #include "guest/programs.h"
 #include "guest/sys.h"
 #include "guest/touch.h"
-#include "mm/page.h"
+#include "mm/page_geometry.h"
 #include "program/streams_spec.h"
 
 namespace numasim::guest {
 
 namespace {
+
+// The oracle's guest kernel is x86-64: 4 KiB pages.
+constexpr uint64_t PAGE_SIZE = kPages4K.size();
 
 struct Mapping {
     char* base = nullptr;

@@ -109,17 +109,18 @@ struct Checker {
                 return fail("{}: page {} has a private frame but is not present", describe(v),
                             (w << 6) + std::countr_zero(own));
         }
-        // Bit b of pmd_mapped is the b-th 2 MiB virtual block counted from the one holding start.
+        // Bit b of pmd_mapped is the b-th PMD-sized virtual block counted from the one holding
+        // start.
         for (uint64_t b = v.pmd_mapped.find_next(0, v.pmd_mapped.size()); b < v.pmd_mapped.size();
              b = v.pmd_mapped.find_next(b + 1, v.pmd_mapped.size())) {
-            const uint64_t addr = ((v.start >> 21) + b) << 21;
+            const uint64_t addr = ((v.start >> v.pages.pmd_shift()) + b) << v.pages.pmd_shift();
             const uint64_t first = addr >= v.start ? v.page_index(addr) : n;
-            if (first + HPAGE_PMD_NR > n ||
-                v.present.count(first, first + HPAGE_PMD_NR) != HPAGE_PMD_NR)
+            const uint64_t nr = v.pages.pmd_nr();
+            if (first + nr > n || v.present.count(first, first + nr) != nr)
                 return fail(
-                    "{}: PMD {} is mapped huge but not all of its 512 pages are present "
+                    "{}: PMD {} is mapped huge but not all of its {} pages are present "
                     "inside the VMA",
-                    describe(v), b);
+                    describe(v), b, nr);
         }
         const int nodes = sys.nr_nodes();
         std::vector<uint64_t> node_pages(static_cast<size_t>(nodes), 0);

@@ -62,7 +62,7 @@ std::string numa_maps(const System& sys, const Mm& mm) {
         if (mapmax > 1) out += fmt::format(" mapmax={}", mapmax);
         for (int node = 0; node < sys.nr_nodes(); ++node)
             if (per_node[node]) out += fmt::format(" N{}={}", node, per_node[node]);
-        if (anon + mapped) out += " kernelpagesize_kB=4";
+        if (anon + mapped) out += fmt::format(" kernelpagesize_kB={}", mm.pages.kib());
         if (protnone) out += fmt::format(" protnone={}", protnone);
         out += "\n";
     }

@@ -12,7 +12,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
     std::vector<uint64_t> bytes;
     for (const auto& n : topo.nodes)
         bytes.push_back(n.mem_bytes);
-    mem.init(bytes, topo.distance);
+    mem.init(bytes, topo.distance, topo.hw.pages);
     rqs.resize(topo.nr_cpus());
     for (int c = 0; c < topo.nr_cpus(); ++c) {
         Rq& rq = rqs[c];

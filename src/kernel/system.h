@@ -76,6 +76,7 @@ struct System {
     int64_t jiffies() const { return ns_to_jiffies(now); }
     Rq& cpu_rq(int cpu) { return rqs[cpu]; }
     bool numa_balancing_enabled() const { return knobs.enabled(); }
+    const PageGeometry& pages() const { return topo.hw.pages; }  // the base page and PMD THP
 };
 
 }  // namespace numasim

@@ -36,6 +36,33 @@ void read_number(const TomlTable& t, const char* key, double& out, double hi, bo
     out = v;
 }
 
+// The base pages Linux distributions build their kernels with: 4 KiB on x86-64, 64 KiB on ppc64
+// (CONFIG_PPC_64K_PAGES in RHEL, SLES and Debian ppc64el).
+constexpr uint64_t kPageSize4K = 4096;
+constexpr uint64_t kPageSize64K = 65536;
+
+// page_size and mmu: 4 KiB pages have 2 MiB PMDs; 64 KiB pages have 16 MiB PMDs on the hash MMU
+// (POWER7, POWER8) and 2 MiB PMDs on the radix MMU (POWER9). Keys left out keep hw.pages's.
+void read_pages(const TomlTable& t, PageGeometry& pages) {
+    uint64_t size = pages.size();
+    if (t.has("page_size")) {
+        size = t.get_size("page_size");
+        if (size != kPageSize4K && size != kPageSize64K)
+            t.fail("page_size", fmt::format("must be \"4KiB\" or \"64KiB\", got {} bytes", size));
+    }
+    bool hash = pages == kPages64KHash;
+    if (t.has("mmu")) {
+        const std::string mmu = t.get_string("mmu");
+        if (mmu != "radix" && mmu != "hash")
+            t.fail("mmu", fmt::format("'{}' is not one of \"radix\", \"hash\"", mmu));
+        hash = mmu == "hash";
+    }
+    if (size == kPageSize4K)
+        pages = kPages4K;
+    else
+        pages = hash ? kPages64KHash : kPages64KRadix;
+}
+
 }  // namespace
 
 void read_hardware(const TomlTable& t, MemoryHardware& hw, HardwareKeys keys) {
@@ -59,6 +86,7 @@ void read_hardware(const TomlTable& t, MemoryHardware& hw, HardwareKeys keys) {
         hw.smt_core_speedup = s;
     }
     read_number(t, "cpu_ghz", hw.cpu_ghz, 10.0, req);
+    read_pages(t, hw.pages);
     t.finish();
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mm/page_geometry.h"
+
 namespace numasim {
 
 struct CpuInfo {
@@ -38,6 +40,9 @@ struct MemoryHardware {
     int line_fill_buffers = 10;     // outstanding L1D misses per core: the MLP of a stream
     double smt_core_speedup = 1.0;  // throughput of a core with all SMT threads busy vs one
     double cpu_ghz = 0;             // nominal clock, converts published cycle costs to ns
+    // The kernel's base page and PMD THP ([hardware] page_size and mmu): what the machine's
+    // distribution kernels are built with, like the other figures a property of the platform.
+    PageGeometry pages = kPages4K;
 
     double latency(int distance) const;  // ns at this SLIT distance
 };

@@ -10,7 +10,7 @@ namespace numasim {
 
 namespace {
 
-// THP is used for anonymous memory whose VMA allows it and whose 2 MiB block lies wholly inside
+// THP is used for anonymous memory whose VMA allows it and whose PMD-sized block lies wholly inside
 // the VMA and is still empty (do_huge_pmd_anonymous_page).
 bool thp_fault_block(const Vma& vma, uint64_t idx, uint64_t& first) {
     if (!(vma.vm_flags & VM_HUGEPAGE) || vma.is_file()) return false;
@@ -51,7 +51,8 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 void split_huge_pmd(Vma& vma, uint64_t idx) {
     uint64_t first, last;
     if (!vma.pmd_mapped.size() || !vma.thp_block(idx, first, last)) return;
-    vma.pmd_mapped.clear((vma.page_addr(first) >> 21) - (vma.start >> 21));
+    vma.pmd_mapped.clear((vma.page_addr(first) >> vma.pages.pmd_shift()) -
+                         (vma.start >> vma.pages.pmd_shift()));
 }
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
@@ -92,9 +93,9 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
 
     uint64_t first;
     if (thp_fault_block(vma, idx, first)) {
-        const int nid = alloc_pages_vma(sys, p, vma, first, HPAGE_PMD_ORDER, cpu);
+        const int nid = alloc_pages_vma(sys, p, vma, first, vma.pages.pmd_order, cpu);
         if (nid >= 0) {
-            for (uint64_t i = first; i < first + HPAGE_PMD_NR; ++i) {
+            for (uint64_t i = first; i < first + vma.pages.pmd_nr(); ++i) {
                 bool own;
                 PageFrame& f = new_frame_slot(vma, i, own);
                 f = PageFrame{};
@@ -102,12 +103,13 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
                 f.flags = PF_ALLOC | PF_THP;
                 f.mapcount = 1;
             }
-            vma.present.set_range(first, first + HPAGE_PMD_NR);
-            vma.mm->rss_pages += HPAGE_PMD_NR;
-            vma.pmd_mapped.set((vma.page_addr(first) >> 21) - (vma.start >> 21));
-            account_region_pages(vma, first, HPAGE_PMD_NR, nid, +1);
+            vma.present.set_range(first, first + vma.pages.pmd_nr());
+            vma.mm->rss_pages += vma.pages.pmd_nr();
+            vma.pmd_mapped.set((vma.page_addr(first) >> vma.pages.pmd_shift()) -
+                               (vma.start >> vma.pages.pmd_shift()));
+            account_region_pages(vma, first, vma.pages.pmd_nr(), nid, +1);
             ++sys.counters[Vm::thp_fault_alloc];
-            return ns + clear_ns(sys, cpu, nid, HPAGE_PMD_SIZE);
+            return ns + clear_ns(sys, cpu, nid, vma.pages.pmd_size());
         }
     }
 
@@ -142,7 +144,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     vma.present.set(idx);
     ++vma.mm->rss_pages;
     account_region_pages(vma, idx, 1, nid, +1);
-    return ns + clear_ns(sys, cpu, nid, PAGE_SIZE);
+    return ns + clear_ns(sys, cpu, nid, vma.pages.size());
 }
 
 bool do_wp_page_needed(const Vma& vma, uint64_t idx) {
@@ -180,7 +182,8 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     f.mapcount = 1;
     account_region_pages(vma, idx, 1, old_nid, -1);
     account_region_pages(vma, idx, 1, nid, +1);
-    return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) + sys.cost.copy_ns(PAGE_SIZE, old_nid, nid);
+    return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +
+           sys.cost.copy_ns(vma.pages.size(), old_nid, nid);
 }
 
 }  // namespace numasim

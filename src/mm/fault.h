@@ -19,7 +19,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx);
 // Whether do_wp_page for page `idx` has anything to do (copy or reuse), or returns at once.
 bool do_wp_page_needed(const Vma& vma, uint64_t idx);
 
-// __split_huge_pmd(): maps the 2 MiB block holding page `idx` with PTEs if it was PMD-mapped.
+// __split_huge_pmd(): maps the PMD-sized block holding page `idx` with PTEs if it was PMD-mapped.
 // Done before a write copies or reuses one page of a THP, and in every mapping of a THP page
 // that migrates alone: from then on each page of the block is handled as a base page.
 void split_huge_pmd(Vma& vma, uint64_t idx);

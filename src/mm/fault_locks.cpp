@@ -9,13 +9,6 @@
 
 namespace numasim {
 
-namespace {
-
-// Pages mapped by one PMD table (1 GiB) with 4 KiB pages.
-constexpr int kPmdTableShift = 18;
-
-}  // namespace
-
 void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
                       uint32_t count) {
     const int node = sys.cpu_to_node(p.cpu);
@@ -24,7 +17,9 @@ void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t
     add(Record{as, 0, kAddressSpace, p.index, node, count}, last_as_);
     uint64_t first = 0;
     const bool huge = vma.pmd_mapped_at(idx, first);
-    const uint64_t table = huge ? (idx >> kPmdTableShift) << 1 | 1 : (idx >> PTE_TABLE_SHIFT) << 1;
+    // The lock of the PTE table (one PMD's pages) or, for a PMD-mapped THP, of the PMD table.
+    const int pte_table = vma.pages.pmd_order, pmd_table = pte_table + vma.pages.pmd_table_order;
+    const uint64_t table = huge ? (idx >> pmd_table) << 1 | 1 : (idx >> pte_table) << 1;
     add(Record{reinterpret_cast<uintptr_t>(&vma), table, kPageTable, p.index, node, count},
         last_pt_);
     noted_ += count;

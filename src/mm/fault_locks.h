@@ -3,9 +3,10 @@
 // A fault first takes the address space for reading: mmap_lock (down_read/up_read, two atomics
 // on the rwsem's count word), or since v6.4 the faulting VMA's own lock (lock_vma_under_rcu,
 // knob `per_vma_lock`), which only threads faulting in the same VMA share. It then installs the
-// PTE under the page-table lock of the 2 MiB range (the split PTE lock; a PMD-mapped THP takes
-// the PMD table's lock, one per 1 GiB). Readers never exclude each other, but the atomics on
-// the shared word serialise: each must pull the cache line from the CPU that touched it last.
+// PTE under the page-table lock of its PTE table, one per PMD (2 MiB on x86-64; the split PTE
+// lock; a PMD-mapped THP takes the PMD table's lock, one per 1 GiB on x86-64). Readers never
+// exclude each other, but the atomics on the shared word serialise: each must pull the cache line
+// from the CPU that touched it last.
 //
 // Every fault of an interval is noted with its lock words; at the end of the interval (the tick)
 // each word is a single server that held the line for h per fault (two transfers for the rwsem,
@@ -34,9 +35,6 @@ namespace numasim {
 struct System;
 struct Task;
 struct Vma;
-
-// Pages mapped by one PTE table (2 MiB with 4 KiB pages): the reach of one split PTE lock.
-inline constexpr int PTE_TABLE_SHIFT = 9;
 
 class FaultLocks {
   public:

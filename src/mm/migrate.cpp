@@ -129,7 +129,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     const bool thp = nr > 1;
     PageFrame& head = vma.frame(idx);
     const int from = head.nid;
-    if (!alloc_pages_thisnode(sys, target, thp ? HPAGE_PMD_ORDER : 0, p.cpu)) {
+    if (!alloc_pages_thisnode(sys, target, thp ? vma.pages.pmd_order : 0, p.cpu)) {
         sys.counters[Vm::pgmigrate_fail] += nr;
         if (thp) ++sys.counters[Vm::thp_migration_fail];
         trace_mm_migrate_pages(sys, p, 0, nr, 0, thp ? 1 : 0);

@@ -16,9 +16,10 @@ double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t id
     const double stream_bps = bytes_per_ns * s.share;
     if (!r.count || stream_bps <= 0 || window_ns <= 0) return 0.0;
     const double pages = static_cast<double>(r.count), folio = static_cast<double>(nr);
+    const uint64_t page_size = r.vma->pages.size();
     if (s.pattern == Pattern::Sweep) {
         // The cursor is inside the folio, or reaches it, during the window.
-        return std::min(1.0, (window_ns * stream_bps + folio * PAGE_SIZE) / (pages * PAGE_SIZE));
+        return std::min(1.0, (window_ns * stream_bps + folio * page_size) / (pages * page_size));
     }
     const double lines_per_ns = stream_bps / cost::CACHE_LINE_BYTES;
     double rate = lines_per_ns * folio / pages;  // Random: uniform over the region's pages
@@ -112,7 +113,7 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
     for (const Mapping& m : maps)
         unmap += m.unmap_ns;
     const double middle = cost::MIGRATE_FOLIO_OVERHEAD_NS +
-                          sys.cost.copy_ns(static_cast<double>(nr * PAGE_SIZE), from, to);
+                          sys.cost.copy_ns(static_cast<double>(nr * vma.pages.size()), from, to);
 
     // Mapping j is a migration entry from its own unmap step until its PTE is restored.
     double unmapped_before = 0, remapped = 0;

@@ -17,6 +17,7 @@ struct Task;
 
 struct Mm {
     int id = 0;
+    PageGeometry pages;                      // the kernel's base page and PMD THP (System::pages())
     std::vector<std::unique_ptr<Vma>> vmas;  // sorted by start
     std::vector<std::unique_ptr<Region>> regions;
     std::vector<Task*> tasks;                // live threads

@@ -9,7 +9,7 @@
 namespace numasim {
 
 void PhysMem::init(const std::vector<uint64_t>& node_bytes,
-                   const std::vector<std::vector<int>>& distance) {
+                   const std::vector<std::vector<int>>& distance, const PageGeometry& pages) {
     const size_t n = node_bytes.size();
     nodes.assign(n, NodeMemory{});
     uint64_t total_kb = 0;
@@ -20,10 +20,10 @@ void PhysMem::init(const std::vector<uint64_t>& node_bytes,
                              MIN_FREE_KBYTES_FLOOR, MIN_FREE_KBYTES_CEIL);
     for (size_t i = 0; i < n; ++i) {
         NodeMemory& m = nodes[i];
-        m.present_pages = node_bytes[i] / PAGE_SIZE;
+        m.present_pages = node_bytes[i] / pages.size();
         m.free_pages = m.present_pages;
         const double share = total_kb ? static_cast<double>(node_bytes[i] / 1024) / total_kb : 0;
-        m.wmark_min = static_cast<uint64_t>(min_free_kb * share) * 1024 / PAGE_SIZE;
+        m.wmark_min = static_cast<uint64_t>(min_free_kb * share) * 1024 / pages.size();
         const uint64_t delta =
             std::max(m.wmark_min / 4, m.present_pages * WATERMARK_SCALE_FACTOR / 10000);
         m.wmark_low = m.wmark_min + delta;

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mm/page_geometry.h"
+
 namespace numasim {
 
 struct NodeMemory {
@@ -25,8 +27,9 @@ struct PhysMem {
     // Nodes in order of increasing distance from each node (the zonelist).
     std::vector<std::vector<int>> zonelist;
 
+    // Pages and watermarks in base pages of `pages`.
     void init(const std::vector<uint64_t>& node_bytes,
-              const std::vector<std::vector<int>>& distance);
+              const std::vector<std::vector<int>>& distance, const PageGeometry& pages);
     uint64_t used_pages(int nid) const { return nodes[nid].present_pages - nodes[nid].free_pages; }
 };
 

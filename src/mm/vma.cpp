@@ -40,10 +40,14 @@ ObjectRangeTotals* MemObject::totals_for(uint64_t first, uint64_t count, int nr_
     return range_totals.back().get();
 }
 
+uint64_t Region::bytes() const {
+    return count << vma->pages.shift;
+}
+
 bool Vma::thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
     const uint64_t addr = page_addr(idx);
-    const uint64_t bstart = addr & ~(HPAGE_PMD_SIZE - 1);
-    const uint64_t bend = bstart + HPAGE_PMD_SIZE;
+    const uint64_t bstart = addr & ~(pages.pmd_size() - 1);
+    const uint64_t bend = bstart + pages.pmd_size();
     if (bstart < start || bend > end) return false;
     first = page_index(bstart);
     last = page_index(bend);
@@ -95,12 +99,12 @@ void Vma::add_region(Region* r) {
 
 const std::vector<std::vector<Region*>>& Vma::region_index() {
     if (!region_index_valid_) {
-        const uint64_t chunks = (nr_pages() >> HPAGE_PMD_ORDER) + 1;
+        const uint64_t chunks = (nr_pages() >> pages.pmd_order) + 1;
         region_index_.assign(chunks, {});
         for (Region* r : regions) {
             if (r->count == 0) continue;
-            const uint64_t lo = r->first >> HPAGE_PMD_ORDER;
-            const uint64_t hi = (r->first + r->count - 1) >> HPAGE_PMD_ORDER;
+            const uint64_t lo = r->first >> pages.pmd_order;
+            const uint64_t hi = (r->first + r->count - 1) >> pages.pmd_order;
             for (uint64_t c = lo; c <= hi && c < chunks; ++c)
                 region_index_[c].push_back(r);
         }

@@ -3,8 +3,8 @@
 // A MemObject holds the frames that mappings share: an anonymous region's pages (shared after
 // fork until written) or a file's page cache. A Vma maps a window of one object into one mm and
 // keeps the per-mapping page-table state as bitmaps: which pages are present, which are PROT_NONE
-// for NUMA hinting, and which 2 MiB blocks are PMD-mapped THPs. A private mapping whose page was
-// shared and then written gets its own frame in the `own` object (copy-on-write).
+// for NUMA hinting, and which PMD-sized blocks are PMD-mapped THPs. A private mapping whose page
+// was shared and then written gets its own frame in the `own` object (copy-on-write).
 #pragma once
 
 #include <algorithm>
@@ -92,7 +92,7 @@ struct Region {
     }
 
     bool contains(uint64_t idx) const { return idx >= first && idx < first + count; }
-    uint64_t bytes() const { return count * PAGE_SIZE; }
+    uint64_t bytes() const;  // count pages of the VMA's size
 };
 
 // Per-VMA NUMA-scan state (struct vma_numab_state). pids_active holds up to 128 bits per slot so
@@ -110,6 +110,7 @@ struct VmaNumabState {
 
 struct Vma {
     Mm* mm = nullptr;
+    PageGeometry pages;  // mm->pages, here for the inline page arithmetic below
     std::string name;
     uint64_t start = 0, end = 0;  // virtual addresses, page aligned, [start, end)
     uint32_t vm_flags = 0;
@@ -122,7 +123,7 @@ struct Vma {
 
     Bitmap present;     // PTE present
     Bitmap protnone;    // PTE made PROT_NONE by change_prot_numa
-    Bitmap pmd_mapped;  // per 2 MiB block (see thp_block): mapped by one PMD
+    Bitmap pmd_mapped;  // per PMD-sized block (see thp_block): mapped by one PMD
 
     // Present pages per node (the N<node>=<pages> of /proc/<pid>/numa_maps), kept with the
     // region totals so that samplers never walk pages: this mapping's part, plus the moves in
@@ -149,14 +150,14 @@ struct Vma {
     // `pages` being how many. Counter upkeep runs on every fault and on every run of PTEs a scan
     // window changes (a run may span the whole window), so its cost must grow with the range,
     // not with the regions of a VMA that threads have carved into many slices: it is one step
-    // per 2 MiB chunk the range spans plus the regions listed in those chunks.
+    // per PMD-sized chunk the range spans plus the regions listed in those chunks.
     template <typename F>
     void for_each_region_in(uint64_t first, uint64_t nr, F&& f);
     void add_region(Region* r);
 
-    uint64_t nr_pages() const { return (end - start) >> PAGE_SHIFT; }
-    uint64_t page_index(uint64_t addr) const { return (addr - start) >> PAGE_SHIFT; }
-    uint64_t page_addr(uint64_t idx) const { return start + (idx << PAGE_SHIFT); }
+    uint64_t nr_pages() const { return (end - start) >> pages.shift; }
+    uint64_t page_index(uint64_t addr) const { return (addr - start) >> pages.shift; }
+    uint64_t page_addr(uint64_t idx) const { return start + (idx << pages.shift); }
     bool is_private_cow() const {  // is_cow_mapping(): private and may be written
         return !(vm_flags & VM_SHARED) && (vm_flags & VM_MAYWRITE);
     }
@@ -172,18 +173,19 @@ struct Vma {
     }
     bool shares_object_page(uint64_t idx) const { return !(own_mask.size() && own_mask.test(idx)); }
 
-    // THP blocks are the 2 MiB-aligned virtual ranges that lie wholly inside the VMA.
+    // THP blocks are the PMD-aligned virtual ranges that lie wholly inside the VMA.
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
     // Whether page `idx` lies in a THP block mapped by one PMD; `first` is then its first page.
     bool pmd_mapped_at(uint64_t idx, uint64_t& first) const {
         uint64_t last = 0;
         return pmd_mapped.size() && thp_block(idx, first, last) &&
-               pmd_mapped.test((page_addr(first) >> 21) - (start >> 21));
+               pmd_mapped.test((page_addr(first) >> pages.pmd_shift()) -
+                               (start >> pages.pmd_shift()));
     }
 
   private:
     const std::vector<std::vector<Region*>>& region_index();
-    std::vector<std::vector<Region*>> region_index_;  // per 512-page chunk: regions overlapping it
+    std::vector<std::vector<Region*>> region_index_;  // per PMD-sized chunk: regions overlapping it
     bool region_index_valid_ = false;
 };
 
@@ -192,12 +194,13 @@ void Vma::for_each_region_in(uint64_t first, uint64_t nr, F&& f) {
     if (nr == 0) return;
     const auto& index = region_index();
     const uint64_t end = first + nr;
-    const uint64_t lo = first >> HPAGE_PMD_ORDER;
-    const uint64_t hi = std::min<uint64_t>((end - 1) >> HPAGE_PMD_ORDER, index.size() - 1);
+    const int order = pages.pmd_order;
+    const uint64_t lo = first >> order;
+    const uint64_t hi = std::min<uint64_t>((end - 1) >> order, index.size() - 1);
     for (uint64_t c = lo; c <= hi; ++c)
         for (Region* r : index[c]) {
             // A region listed in several chunks of the range is taken at the first of them.
-            if (c != std::max(lo, r->first >> HPAGE_PMD_ORDER)) continue;
+            if (c != std::max(lo, r->first >> order)) continue;
             const uint64_t a = std::max(first, r->first), b = std::min(end, r->first + r->count);
             if (b > a) f(*r, b - a);
         }

@@ -11,9 +11,9 @@
 // Rule 2 (zero page, KSM, ZONE_DEVICE) has nothing to match in the simulator; rules 6-7 are
 // tiering mode, where every simulated node is top-tier (no memory tiers are modelled), so
 // numa_balancing == 2 (tiering without NORMAL) skips every folio.
-// PMD-mapped THPs are one update of HPAGE_PMD_NR pages (+1 numa_huge_pte_updates), without
-// rules 3 and 5. A THP only partly inside the range is split first (its pmd_mapped bit cleared)
-// and then handled as PTEs.
+// PMD-mapped THPs are one update of HPAGE_PMD_NR pages (PageGeometry::pmd_nr; +1
+// numa_huge_pte_updates), without rules 3 and 5. A THP only partly inside the range is split first
+// (its pmd_mapped bit cleared) and then handled as PTEs.
 #include <algorithm>
 #include <bit>
 
@@ -116,15 +116,16 @@ struct Walk {
     void pmd(uint64_t first) {
         walked += 1;
         if (!vma.present.test(first) || vma.protnone.test(first)) return;  // already protnone
-        vma.protnone.set_range(first, first + HPAGE_PMD_NR);
-        add_run(first, first + HPAGE_PMD_NR);
-        updated += HPAGE_PMD_NR;
+        const uint64_t nr = vma.pages.pmd_nr();
+        vma.protnone.set_range(first, first + nr);
+        add_run(first, first + nr);
+        updated += nr;
         ++huge_updates;
     }
 };
 
 uint64_t pmd_index(const Vma& vma, uint64_t page) {
-    return (vma.page_addr(page) >> 21) - (vma.start >> 21);
+    return (vma.page_addr(page) >> vma.pages.pmd_shift()) - (vma.start >> vma.pages.pmd_shift());
 }
 
 }  // namespace
@@ -149,8 +150,9 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
             std::min<uint64_t>(pmd_index(vma, last - 1) + 1, vma.pmd_mapped.size());
         for (uint64_t b = vma.pmd_mapped.find_next(pmd_index(vma, first), b_end); b < b_end;
              b = vma.pmd_mapped.find_next(b + 1, b_end)) {
-            const uint64_t bfirst = vma.page_index(((vma.start >> 21) + b) << 21);
-            const uint64_t blast = bfirst + HPAGE_PMD_NR;
+            const uint64_t bfirst =
+                vma.page_index(((vma.start >> vma.pages.pmd_shift()) + b) << vma.pages.pmd_shift());
+            const uint64_t blast = bfirst + vma.pages.pmd_nr();
             if (bfirst < first || blast > last) {
                 vma.pmd_mapped.clear(b);  // __split_huge_pmd: the PTE walk handles it
                 continue;
@@ -165,7 +167,7 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
 
     // Cost: one PTE_UPDATE per entry changed (a PMD is one entry), PTE_WALK per present entry
     // looked at and left alone.
-    const uint64_t entries_changed = walk.updated - walk.huge_updates * (HPAGE_PMD_NR - 1);
+    const uint64_t entries_changed = walk.updated - walk.huge_updates * (vma.pages.pmd_nr() - 1);
     const uint64_t entries_left = walk.walked - entries_changed;
     kernel_ns += sys.cost.cycles_ns(cost::PTE_UPDATE_CYCLES * static_cast<double>(entries_changed) +
                                     cost::PTE_WALK_CYCLES * static_cast<double>(entries_left));

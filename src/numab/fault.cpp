@@ -164,7 +164,7 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
     if (vma.pmd_mapped_at(idx, bfirst)) {
         thp = true;
         first = bfirst;
-        nr = HPAGE_PMD_NR;
+        nr = vma.pages.pmd_nr();
     }
     const PageFrame& f = vma.frame(first);
     if (!(f.flags & PF_ALLOC)) {  // no folio behind the PTE: restore without accounting
@@ -216,7 +216,8 @@ bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, ui
 
 uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before) {
     // One page table at most: the fault-lock bookkeeping takes one PTE lock per table.
-    const uint64_t end = std::min(hi, ((idx >> PTE_TABLE_SHIFT) + 1) << PTE_TABLE_SHIFT);
+    const int table = vma.pages.pmd_order;
+    const uint64_t end = std::min(hi, ((idx >> table) + 1) << table);
     const bool shares = vma.shares_object_page(idx);
     uint64_t i = idx + 1;
     while (i < end && vma.present.test(i) && vma.protnone.test(i) &&

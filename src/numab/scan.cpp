@@ -14,7 +14,7 @@ namespace {
 
 // task_nr_scan_windows(): how many scan_size windows the resident set spans (at least one).
 unsigned task_nr_scan_windows(const System& sys, const Task& p) {
-    const uint64_t nr_scan_pages = uint64_t{sys.knobs.scan_size_mb} << (20 - PAGE_SHIFT);
+    const uint64_t nr_scan_pages = uint64_t{sys.knobs.scan_size_mb} << (20 - sys.pages().shift);
     if (nr_scan_pages == 0) return 1;
     uint64_t rss = p.mm ? get_mm_rss(*p.mm) : 0;
     if (!rss) rss = nr_scan_pages;

@@ -91,7 +91,7 @@ double task_numa_work(System& sys, Task& p) {
     mm.numa_next_scan = now + msecs_to_jiffies_ns(p.numa_scan_period);
     p.node_stamp += 2 * TICK_NSEC;  // let a sibling thread win next time
 
-    long pages = static_cast<long>(k.scan_size_mb) << (20 - PAGE_SHIFT);
+    long pages = static_cast<long>(k.scan_size_mb) << (20 - mm.pages.shift);
     long virtpages = pages * 8;  // cap on the virtual range walked per window
     if (!pages) return 0;
 
@@ -170,13 +170,14 @@ double task_numa_work(System& sys, Task& p) {
             uint64_t end;
             do {
                 start = std::max(start, vma.start);
-                end = (start + (static_cast<uint64_t>(pages) << PAGE_SHIFT) + HPAGE_PMD_SIZE - 1) &
-                      ~(HPAGE_PMD_SIZE - 1);
+                const uint64_t pmd = vma.pages.pmd_size();
+                end = (start + (static_cast<uint64_t>(pages) << vma.pages.shift) + pmd - 1) &
+                      ~(pmd - 1);
                 end = std::min(end, vma.end);
                 const unsigned long n = change_prot_numa(sys, p, vma, start, end, kernel_ns);
                 // Only chunks that changed PTEs use the budget; empty or already-protnone
                 // ranges are skipped through, up to virtpages.
-                const long span = static_cast<long>((end - start) >> PAGE_SHIFT);
+                const long span = static_cast<long>((end - start) >> vma.pages.shift);
                 if (n) pages -= span;
                 virtpages -= span;
                 start = end;

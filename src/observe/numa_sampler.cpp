@@ -89,7 +89,7 @@ void NumaSampler::sample(const System& sys) {
 
     for (int n = 0; n < nodes; ++n) {
         const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(n)];
-        constexpr uint64_t kb = PAGE_SIZE / 1024;
+        const uint64_t kb = sys.pages().kib();
         unsigned running = 0;
         for (int c : sys.topo.nodes[static_cast<size_t>(n)].cpus)
             running += sys.rqs[static_cast<size_t>(c)].nr_running;
@@ -110,10 +110,10 @@ void NumaSampler::sample(const System& sys) {
         uint64_t total = 0;
         numastat_->fixed(t, kTimePrecision).num(lead.tgid).text(lead.comm);
         for (uint64_t p : pages) {
-            numastat_->fixed(static_cast<double>(p * PAGE_SIZE) / kMiB, 2);
+            numastat_->fixed(static_cast<double>(p * mm->pages.size()) / kMiB, 2);
             total += p;
         }
-        numastat_->fixed(static_cast<double>(total * PAGE_SIZE) / kMiB, 2);
+        numastat_->fixed(static_cast<double>(total * mm->pages.size()) / kMiB, 2);
         numastat_->end_row();
         for (const auto& v : mm->vmas) {
             maps_->fixed(t, kTimePrecision).num(lead.tgid).text(fmt::format("{:x}", v->start));

@@ -162,7 +162,7 @@ void PerfettoWriter::sample(const System& sys) {
         if (kVmNames[i].starts_with("numa_")) counter(kVmstatPid, kVmNames[i], sys.counters.vm[i]);
     for (int n = 0; n < sys.nr_nodes(); ++n)
         counter(kMemoryPid, fmt::format("node{} MemFree kB", n),
-                sys.mem.nodes[static_cast<size_t>(n)].free_pages * (PAGE_SIZE / 1024));
+                sys.mem.nodes[static_cast<size_t>(n)].free_pages * sys.pages().kib());
 }
 
 void PerfettoWriter::finish(Nanos end) {

@@ -9,7 +9,6 @@
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "machine/topology.h"
-#include "mm/page.h"
 
 namespace numasim {
 
@@ -64,7 +63,7 @@ AutonumabenchSpec read_autonumabench_spec(const TomlTable& t, const Topology& to
     r.integer("first_touch_node", s.first_touch_node, 0,
               std::min<int64_t>(topo.nr_nodes(), kMaxPolicyNodes) - 1);
     r.integer("loops", s.size.loops, 0);
-    r.size("size", s.size.bytes, PAGE_SIZE * static_cast<uint64_t>(s.size.threads));
+    r.size("size", s.size.bytes, topo.hw.pages.size() * static_cast<uint64_t>(s.size.threads));
     r.flag("thp", s.thp);
     // NUMA01 zeroes every process's buffer under MPOL_BIND to one node: with no swap in the
     // model (and the OOM killer in a real kernel), more than that node holds cannot run.

@@ -11,7 +11,6 @@
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "machine/topology.h"
-#include "mm/page.h"
 
 namespace numasim {
 
@@ -82,7 +81,7 @@ RegionSpec read_region(const TomlTable& t, const Topology& topo) {
     r.name = t.get_string("name");
     r.size = t.get_size("size");
     ParamReader params(t);
-    params.size("size", r.size, PAGE_SIZE);
+    params.size("size", r.size, topo.hw.pages.size());
     const std::string k = t.get_string("kind", "private");
     if (k == "private")
         r.kind = RegionKind::Private;

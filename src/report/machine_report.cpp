@@ -87,10 +87,10 @@ std::string machine_text(const Topology& m) {
     fmt::format_to(it,
                    "  dram_bandwidth_gbs: {}\n  link_bandwidth_gbs: {}\n  llc_bytes: {}\n"
                    "  llc_latency_ns: {}\n  line_fill_buffers: {}\n  smt_core_speedup: {}\n"
-                   "  cpu_ghz: {}\n",
+                   "  cpu_ghz: {}\n  page_size: {}\n  hpage_pmd_size: {}\n",
                    m.hw.dram_bandwidth_gbs, m.hw.link_bandwidth_gbs, m.hw.llc_bytes,
-                   m.hw.llc_latency_ns, m.hw.line_fill_buffers, m.hw.smt_core_speedup,
-                   m.hw.cpu_ghz);
+                   m.hw.llc_latency_ns, m.hw.line_fill_buffers, m.hw.smt_core_speedup, m.hw.cpu_ghz,
+                   m.hw.pages.size(), m.hw.pages.pmd_size());
     if (!m.source.empty()) fmt::format_to(it, "source: {}\n", m.source);
     return s;
 }

@@ -58,7 +58,7 @@ class Cowsum : public Workload {
         ProgramImage image =
             program_ == CowsumProgram::Oracle ? static_c_program(path) : dynamic_c_program(path);
         image.exe.data += array_bytes_;
-        image.exe.data_written = PAGE_SIZE;
+        image.exe.data_written = sys.pages().size();
         image.globals_pages = 0;  // the children read nothing but the array
         processes_.push_back(Process::exec(sys, image));
         Process& pr = *processes_.back();

@@ -64,9 +64,6 @@ constexpr Nanos SERVICE_POLL = NSEC_PER_SEC;
 // Class loading, JIT compilation and the other start-up work run at the bzero rate.
 constexpr double VM_INIT_RATE_GBS = BZERO_RATE_GBS;
 
-uint64_t pages(uint64_t bytes) {
-    return (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-}
 uint64_t round_mib(uint64_t b) {
     return (b + MiB - 1) / MiB * MiB;
 }
@@ -126,7 +123,7 @@ void HotspotJvm::map_heap() {
     const uint32_t rw = VM_READ | VM_WRITE | (cfg_.thp ? VM_HUGEPAGE : 0);
     Mm& mm = pr.mm();
     const bool top_down = !base;
-    if (top_down) base = (mm.mmap_base - max_heap) & ~(HPAGE_PMD_SIZE - 1);
+    if (top_down) base = (mm.mmap_base - max_heap) & ~(mm.pages.pmd_size() - 1);
     Vma& old = do_mmap(sys_, mm, old_, rw, "java-heap-old", nullptr, 0, base);
     const uint64_t old_reserved = max_heap - max_young - old_;
     if (old_reserved) do_mmap(sys_, mm, old_reserved, 0, "", nullptr, 0, old.end);
@@ -143,16 +140,17 @@ void HotspotJvm::map_heap() {
     survivor_[0] = &pr.region(young, eden, surv, "survivor0");
     survivor_[1] = &pr.region(young, eden + surv, surv, "survivor1");
     // The card table covers the reserved heap (mapped as one VMA here; HotSpot commits the parts
-    // that cover committed generations). A card page covers 2 MiB of heap.
+    // that cover committed generations). A card page covers 2 MiB of heap with 4 KiB pages.
     Vma& cards = pr.mmap(max_heap / CARD_BYTES, "card-table", VM_READ | VM_WRITE);
-    const uint64_t per_page = PAGE_SIZE * CARD_BYTES;
-    const uint64_t live_pages = std::max<uint64_t>(1, pages(std::min(old_, cfg_.live_bytes)));
+    const uint64_t per_page = sys_.pages().size() * CARD_BYTES;
+    const uint64_t live_pages =
+        std::max<uint64_t>(1, sys_.pages().pages(std::min(old_, cfg_.live_bytes)));
     const uint64_t old_cards =
-        std::min(cards.nr_pages(), (live_pages * PAGE_SIZE + per_page - 1) / per_page);
+        std::min(cards.nr_pages(), (live_pages * sys_.pages().size() + per_page - 1) / per_page);
     gc_cards_ = &pr.region(cards, 0, old_cards, "cards-old");
     const uint64_t y0 = std::min(cards.nr_pages() - 1, (max_heap - max_young) / per_page);
     const uint64_t yn =
-        std::min(cards.nr_pages() - y0, (eden * PAGE_SIZE + per_page - 1) / per_page);
+        std::min(cards.nr_pages() - y0, (eden * sys_.pages().size() + per_page - 1) / per_page);
     cards_ = &pr.region(cards, y0, std::max<uint64_t>(1, yn), "cards-eden");
 }
 
@@ -164,12 +162,12 @@ void HotspotJvm::map_vm_areas() {
         code_.push_back(&pr.region(c, 0, c.nr_pages(), fmt::format("code{}", code_.size())));
     }
     Vma& meta = pr.mmap(METASPACE_NODE, "metaspace", VM_READ | VM_WRITE);
-    metaspace_ = &pr.region(meta, 0, pages(METASPACE_USED), "metaspace");
+    metaspace_ = &pr.region(meta, 0, sys_.pages().pages(METASPACE_USED), "metaspace");
     Vma& ccs = pr.mmap(CLASS_SPACE_USED, "class-space", VM_READ | VM_WRITE);
     pr.mmap(CLASS_SPACE - CLASS_SPACE_USED, "", 0);
     class_space_ = &pr.region(ccs, 0, ccs.nr_pages(), "class-space");
     auto& file = sys_.files["/tmp/hsperfdata_root/" + std::to_string(sys_.mms.size())];
-    file = std::make_shared<MemObject>(pages(PERFDATA_BYTES), true);
+    file = std::make_shared<MemObject>(sys_.pages().pages(PERFDATA_BYTES), true);
     Vma& perf = pr.mmap(PERFDATA_BYTES, "/tmp/hsperfdata_root",
                         VM_READ | VM_WRITE | VM_SHARED | VM_FILE, file);
     perfdata_ = &pr.region(perf, 0, perf.nr_pages(), "perfdata");
@@ -199,9 +197,10 @@ std::vector<AccessStream> HotspotJvm::vm_streams(double share) const {
 
 Region* HotspotJvm::allocate_long_lived(uint64_t bytes, const std::string& name,
                                         Phase& alloc_phase) {
-    const uint64_t first = std::min(old_all_->count - 1, old_used_ / PAGE_SIZE);
-    const uint64_t n = std::max<uint64_t>(1, std::min(old_all_->count - first, pages(bytes)));
-    old_used_ += n * PAGE_SIZE;
+    const uint64_t first = std::min(old_all_->count - 1, old_used_ / sys_.pages().size());
+    const uint64_t n =
+        std::max<uint64_t>(1, std::min(old_all_->count - first, sys_.pages().pages(bytes)));
+    old_used_ += n * sys_.pages().size();
     Region* r = &pr_->region(*old_all_->vma, first, n, name);
     long_lived_.push_back({r, gc_cycles_});
     // The objects are first built in eden by the allocating thread.

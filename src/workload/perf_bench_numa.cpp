@@ -193,7 +193,7 @@ class PerfBenchNuma : public Workload {
             Vma& v = pr.mmap(bytes(p_.mb_proc), "process", flags);
             pr.region(v, 0, v.nr_pages(), "process");
             if (p_.mb_proc_locked > 0)
-                pr.region(v, 0, std::max<uint64_t>(1, bytes(p_.mb_proc_locked) / PAGE_SIZE),
+                pr.region(v, 0, std::max<uint64_t>(1, bytes(p_.mb_proc_locked) / v.pages.size()),
                           "locked");
         }
         for (int th = 0; th < p_.nr_threads && p_.mb_thread > 0; ++th) {
@@ -394,8 +394,9 @@ void read_perf_bench_numa_params(ParamReader& r, PerfBenchNumaParams& p) {
                                          "(docs/scenario.md, \"Limits\")",
                                          p.nr_proc, p.nr_threads, kMaxTasks));
     // A buffer is mapped in whole pages: a figure that rounds to no page would leave nothing
-    // to work on (and a loop of zero bytes would never end).
-    constexpr double kPageMB = PAGE_SIZE / MB;
+    // to work on (and a loop of zero bytes would never end). The bound is the smallest base page
+    // (the machine is not known here); a machine with larger pages rounds the buffer up to one.
+    constexpr double kPageMB = kPages4K.size() / MB;
     constexpr double kMaxMB = static_cast<double>(kMaxNodeMemoryBytes) / MB;
     for (auto [key, v] : {std::pair{"mb_global", &p.mb_global},
                           {"mb_proc", &p.mb_proc},

@@ -63,8 +63,19 @@ constexpr double RUNTIME_SHARE = 1e-5;
 // Startup code (ld.so, libc init) runs at the bzero rate: it is short either way.
 constexpr double STARTUP_RATE_GBS = BZERO_RATE_GBS;
 
-uint64_t pages_of(uint64_t bytes) {
-    return (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+uint64_t pages_of(const Mm& mm, uint64_t bytes) {
+    return mm.pages.pages(bytes);
+}
+
+// The page counts of StackSpec and ProgramImage were measured on x86-64 in 4 KiB pages: the same
+// bytes in the mm's pages (identical with 4 KiB pages).
+uint64_t measured_pages(const Mm& mm, uint64_t x86_pages) {
+    return pages_of(mm, x86_pages * kPages4K.size());
+}
+
+// The layout's x86-64 addresses are 4 KiB aligned: rounded down to the mm's page.
+uint64_t page_down(const Mm& mm, uint64_t addr) {
+    return addr & ~(mm.pages.size() - 1);
 }
 
 ElfObject elf(std::string path, uint64_t headers, uint64_t text, uint64_t rodata, uint64_t relro,
@@ -233,25 +244,27 @@ std::unique_ptr<Process> Process::exec(System& sys, const ProgramImage& image) {
     Mm& mm = mm_create(sys);
     pr->mm_ = &mm;
     mm.mmap_top_down = true;
-    mm.mmap_base = MMAP_BASE;
+    mm.mmap_base = page_down(mm, MMAP_BASE);
     // load_elf_binary(): the executable, then its interpreter top-down, then (arch_setup_
     // additional_pages) [vvar] and [vdso]; the [stack] was set up before all of them.
-    pr->map_elf(image.exe, image.pie ? PIE_BASE : STATIC_BASE, true);
+    pr->map_elf(image.exe, page_down(mm, image.pie ? PIE_BASE : STATIC_BASE), true);
     const Vma& last = *mm.vmas.back();
     if (image.brk_heap) {
         Vma& heap =
             do_mmap(sys, mm, image.brk_heap, VM_READ | VM_WRITE, "[heap]", nullptr, 0, last.end);
-        pr->startup_write_.push_back(
-            &pr->region(heap, 0, std::min(heap.nr_pages(), pages_of(BRK_HEAP_TOUCHED)), "heap0"));
+        pr->startup_write_.push_back(&pr->region(
+            heap, 0, std::min(heap.nr_pages(), pages_of(mm, BRK_HEAP_TOUCHED)), "heap0"));
     }
     if (!image.interp.path.empty()) pr->map_elf(image.interp, 0, false);
     // [vvar] is VM_IO | VM_PFNMAP (not migratable); [vdso] holds shared kernel pages, which
     // change_pte_range leaves alone (page_count > 1): the model does not map them in.
     // map_vdso(): one area, [vvar] below [vdso].
-    mm.mmap_base -= VVAR_BYTES + VDSO_BYTES;
-    do_mmap(sys, mm, VVAR_BYTES, VM_READ | VM_IO | VM_PFNMAP, "[vvar]", nullptr, 0, mm.mmap_base);
-    do_mmap(sys, mm, VDSO_BYTES, VM_READ | VM_EXEC | VM_MAYWRITE, "[vdso]", nullptr, 0,
-            mm.mmap_base + VVAR_BYTES);
+    const uint64_t vvar = pages_of(mm, VVAR_BYTES) * mm.pages.size();
+    const uint64_t vdso = pages_of(mm, VDSO_BYTES) * mm.pages.size();
+    mm.mmap_base -= vvar + vdso;
+    do_mmap(sys, mm, vvar, VM_READ | VM_IO | VM_PFNMAP, "[vvar]", nullptr, 0, mm.mmap_base);
+    do_mmap(sys, mm, vdso, VM_READ | VM_EXEC | VM_MAYWRITE, "[vdso]", nullptr, 0,
+            mm.mmap_base + vvar);
     if (!image.interp.path.empty()) {
         Vma& a = do_mmap(sys, mm, LDSO_ANON_BYTES, VM_READ | VM_WRITE, "");
         pr->startup_write_.push_back(&pr->region(a, 0, a.nr_pages(), "ld.so-anon"));
@@ -259,12 +272,13 @@ std::unique_ptr<Process> Process::exec(System& sys, const ProgramImage& image) {
     for (const ElfObject& lib : image.libs)
         pr->map_elf(lib, 0, false);
     // The main thread's stack, at the top of the address space.
-    Vma& st = do_mmap(sys, mm, image.main_stack.size, VM_READ | VM_WRITE | VM_GROWSDOWN, "[stack]",
-                      nullptr, 0, TASK_SIZE - pages_of(image.main_stack.size) * PAGE_SIZE);
+    Vma& st = do_mmap(
+        sys, mm, image.main_stack.size, VM_READ | VM_WRITE | VM_GROWSDOWN, "[stack]", nullptr, 0,
+        page_down(mm, TASK_SIZE) - pages_of(mm, image.main_stack.size) * mm.pages.size());
     Stack s;
     s.vma = &st;
     s.spec = image.main_stack;
-    const uint64_t used = std::min(st.nr_pages(), image.main_stack.used_pages);
+    const uint64_t used = std::min(st.nr_pages(), measured_pages(mm, image.main_stack.used_pages));
     s.used = &pr->region(st, st.nr_pages() - used, used, "stack0");
     pr->stacks_.push_back(s);
     pr->startup_write_.push_back(s.used);
@@ -275,12 +289,16 @@ void Process::map_elf(const ElfObject& o, uint64_t base, bool is_exe) {
     System& sys = sys_;
     Mm& mm = *mm_;
     // One page-cache object for the whole file, shared by every process that maps it.
-    const uint64_t file_bytes = o.headers + o.text + o.rodata + o.relro + o.data;
+    // Each segment is mapped in whole pages (the measured sizes are whole 4 KiB pages; larger
+    // pages round each up).
+    uint64_t file_pages = 0;
+    for (uint64_t b : {o.headers, o.text, o.rodata, o.relro, o.data})
+        file_pages += pages_of(mm, b);
     auto& file = sys.files[o.path];
-    if (!file) file = std::make_shared<MemObject>(pages_of(file_bytes), true);
+    if (!file) file = std::make_shared<MemObject>(file_pages, true);
     // Top-down placement of the whole object first (ld.so reserves the object's span), then
     // its segments in address order inside that span.
-    const uint64_t span = pages_of(file_bytes) * PAGE_SIZE + pages_of(o.bss) * PAGE_SIZE;
+    const uint64_t span = (file_pages + pages_of(mm, o.bss)) * mm.pages.size();
     uint64_t addr = base;
     if (!addr) {
         addr = mm.mmap_base - span;
@@ -308,14 +326,14 @@ void Process::map_elf(const ElfObject& o, uint64_t base, bool is_exe) {
     }
     const std::string tag = o.path.substr(o.path.rfind('/') + 1);
     if (text && o.text_read)
-        startup_read_.push_back(
-            &region(*text, 0, std::min(text->nr_pages(), pages_of(o.text_read)), tag + ":text"));
+        startup_read_.push_back(&region(
+            *text, 0, std::min(text->nr_pages(), pages_of(mm, o.text_read)), tag + ":text"));
     // Relocations and static initialisers write all of .data/.got (copy-on-write from the page
     // cache) and .bss; the relro pages are written before the mprotect, and are read-only now.
     if (relro) startup_write_.push_back(&region(*relro, 0, relro->nr_pages(), tag + ":relro"));
     if (data)
         startup_write_.push_back(&region(
-            *data, 0, std::min(data->nr_pages(), pages_of(std::min(o.data, o.data_written))),
+            *data, 0, std::min(data->nr_pages(), pages_of(mm, std::min(o.data, o.data_written))),
             tag + ":data"));
     if (bss) startup_write_.push_back(&region(*bss, 0, bss->nr_pages(), tag + ":bss"));
     // The program's global variables: the first pages of the writable data of the executable,
@@ -323,7 +341,8 @@ void Process::map_elf(const ElfObject& o, uint64_t base, bool is_exe) {
     const bool holds_globals = is_exe ? image_.globals_in.empty() : o.path == image_.globals_in;
     Vma* g = data ? data : bss;
     if (holds_globals && g && image_.globals_pages)
-        globals_ = &region(*g, 0, std::min(g->nr_pages(), image_.globals_pages), "globals");
+        globals_ = &region(*g, 0, std::min(g->nr_pages(), measured_pages(mm, image_.globals_pages)),
+                           "globals");
 }
 
 Region& Process::region(Vma& vma, uint64_t first, uint64_t count, const std::string& name) {
@@ -416,12 +435,13 @@ Process::Stack& Process::new_stack(const StackSpec& spec) {
     Mm& mm = *mm_;
     const uint64_t below = spec.glibc_guard + spec.hotspot_guard;
     const uint64_t top = mm.mmap_base;
-    const uint64_t stack_bytes = pages_of(spec.size - spec.hotspot_guard) * PAGE_SIZE;
+    const uint64_t stack_bytes = pages_of(mm, spec.size - spec.hotspot_guard) * mm.pages.size();
     s.vma = &do_mmap(sys_, mm, stack_bytes, VM_READ | VM_WRITE, "", nullptr, 0, top - stack_bytes);
     if (below)
-        do_mmap(sys_, mm, below, 0, "", nullptr, 0, s.vma->start - pages_of(below) * PAGE_SIZE);
-    mm.mmap_base = s.vma->start - pages_of(below) * PAGE_SIZE;
-    const uint64_t used = std::min(s.vma->nr_pages(), spec.used_pages);
+        do_mmap(sys_, mm, below, 0, "", nullptr, 0,
+                s.vma->start - pages_of(mm, below) * mm.pages.size());
+    mm.mmap_base = s.vma->start - pages_of(mm, below) * mm.pages.size();
+    const uint64_t used = std::min(s.vma->nr_pages(), measured_pages(mm, spec.used_pages));
     s.used =
         &region(*s.vma, s.vma->nr_pages() - used, used, fmt::format("stack{}", stacks_.size()));
     stacks_.push_back(s);
@@ -458,7 +478,7 @@ Region* Process::new_arena() {
     Mm& mm = *mm_;
     const uint64_t start = (mm.mmap_base - ARENA_BYTES) & ~(ARENA_BYTES - 1);
     Vma& rw = do_mmap(sys_, mm, ARENA_OPEN_BYTES, VM_READ | VM_WRITE, "", nullptr, 0, start);
-    do_mmap(sys_, mm, ARENA_BYTES - ARENA_OPEN_BYTES, 0, "", nullptr, 0, rw.end);
+    do_mmap(sys_, mm, start + ARENA_BYTES - rw.end, 0, "", nullptr, 0, rw.end);
     mm.mmap_base = start;
     return &region(rw, 0, 1, fmt::format("arena{}", arenas_));
 }

@@ -111,7 +111,7 @@ JbbConfig read_config(const TomlTable& t, const Topology& topo) {
              static_cast<uint64_t>(c.jvms);
     r.size("heap", c.heap, uint64_t{64} << 20);
     c.initial_heap = std::min(c.heap, ram / INITIAL_RAM_FRACTION);
-    r.size("initial_heap", c.initial_heap, PAGE_SIZE);
+    r.size("initial_heap", c.initial_heap, topo.hw.pages.size());
     r.integer("gc_threads", c.gc_threads, 0, kMaxTasks);
     r.duration("ramp_up", c.ramp_up, 0);
     r.duration("duration", c.measurement, 1);

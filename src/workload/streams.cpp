@@ -81,7 +81,7 @@ class Streams : public Workload {
         if (r.kind == RegionKind::Shared) flags |= VM_SHARED;
         if (r.kind == RegionKind::File) flags |= VM_FILE;
         if (r.thp) flags |= VM_HUGEPAGE;
-        const uint64_t pages = (r.size + PAGE_SIZE - 1) / PAGE_SIZE;
+        const uint64_t pages = pr.mm().pages.pages(r.size);
         if (r.kind != RegionKind::Private && !obj)
             obj = std::make_shared<MemObject>(pages, r.kind == RegionKind::File);
         Vma& v = pr.mmap(r.size, r.name, flags, r.kind == RegionKind::Private ? nullptr : obj);

@@ -78,7 +78,7 @@ struct KWorld {
         return sys.cost.move_refill_ns(p.touches, p.index, src, dst, mates);
     }
     Vma& anon(Mm& mm, uint64_t pages) {
-        return do_mmap(sys, mm, pages * PAGE_SIZE, VM_READ | VM_WRITE | VM_MAYWRITE, "anon");
+        return do_mmap(sys, mm, pages * kPages4K.size(), VM_READ | VM_WRITE | VM_MAYWRITE, "anon");
     }
 
     struct Mix {

@@ -173,7 +173,7 @@ class Driver {
             pgoff = rng_.below(share->nr_pages);
             n = 1 + rng_.below(share->nr_pages - pgoff);
         }
-        Vma& v = do_mmap(*sys_, mm, n * PAGE_SIZE, flags, name, share, pgoff);
+        Vma& v = do_mmap(*sys_, mm, n * kPages4K.size(), flags, name, share, pgoff);
         add_region(*sys_, v, 0, v.nr_pages(), name);
         // Overlapping slices of every size, as threads carve up a buffer.
         const int slices = static_cast<int>(rng_.below(5));
@@ -321,7 +321,7 @@ class Driver {
             uint64_t first = i, last = i + 1, nr = 1;
             if (v->pmd_mapped.size() && v->thp_block(i, first, last) &&
                 v->pmd_mapped.test((v->page_addr(first) >> 21) - (v->start >> 21)))
-                nr = HPAGE_PMD_NR;
+                nr = kPages4K.pmd_nr();
             else
                 first = i;
             const int target = static_cast<int>(rng_.below(sys_->nr_nodes()));
@@ -341,7 +341,8 @@ class Driver {
         const int nid = static_cast<int>(rng_.below(sys_->nr_nodes()));
         const NodeMemory& m = sys_->mem.nodes[nid];
         const uint64_t pages = m.free_pages + 64;
-        Vma& v = do_mmap(*sys_, *t->mm, pages * PAGE_SIZE, VM_READ | VM_WRITE, "scratch-fill");
+        Vma& v =
+            do_mmap(*sys_, *t->mm, pages * kPages4K.size(), VM_READ | VM_WRITE, "scratch-fill");
         v.policy = MemPolicy{};
         v.policy->mode = MpolMode::Bind;
         v.policy->nodes = uint64_t{1} << nid;
@@ -396,7 +397,7 @@ class Driver {
                      b = v->pmd_mapped.find_next(b + 1, v->pmd_mapped.size())) {
                     if (m->tasks.empty() || !rng_.bernoulli(0.5)) continue;
                     const uint64_t first = v->page_index(((v->start >> 21) + b) << 21);
-                    const uint64_t lo = first + rng_.below(HPAGE_PMD_NR / 2) + 1;
+                    const uint64_t lo = first + rng_.below(kPages4K.pmd_nr() / 2) + 1;
                     double ns = 0;
                     change_prot_numa(*sys_, *m->tasks.front(), *v, v->page_addr(lo),
                                      v->page_addr(lo + 1 + rng_.below(200)), ns);

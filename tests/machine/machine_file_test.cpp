@@ -249,5 +249,55 @@ TEST(HardwareOverrides, ChangeSomeFiguresAndKeepTheRest) {
     }
 }
 
+// [hardware] page_size and mmu: 4 KiB pages by default (2 MiB PMD THPs); 64 KiB pages with
+// 16 MiB PMDs on the hash MMU and 2 MiB PMDs on the radix MMU (the default MMU).
+TEST(MachineFile, PageSizeAndMmu) {
+    const std::string base = regular("", "siblings-last");
+    const Topology x86 = load_machine_text(base, "m.toml");
+    EXPECT_EQ(x86.hw.pages, kPages4K);
+    EXPECT_EQ(x86.hw.pages.size(), 4096u);
+    EXPECT_EQ(x86.hw.pages.pmd_size(), uint64_t{2} << 20);
+
+    const Topology hash =
+        load_machine_text(base + "page_size = \"64K\"\nmmu = \"hash\"\n", "m.toml");
+    EXPECT_EQ(hash.hw.pages, kPages64KHash);
+    EXPECT_EQ(hash.hw.pages.size(), 65536u);
+    EXPECT_EQ(hash.hw.pages.pmd_nr(), 256u);  // 16 MiB / 64 KiB
+    EXPECT_EQ(hash.hw.pages.pmd_size(), uint64_t{16} << 20);
+
+    const Topology radix = load_machine_text(base + "page_size = \"64KiB\"\n", "m.toml");
+    EXPECT_EQ(radix.hw.pages, kPages64KRadix);
+    EXPECT_EQ(radix.hw.pages.pmd_nr(), 32u);  // 2 MiB / 64 KiB
+    EXPECT_EQ(radix.hw.pages.pmd_size(), uint64_t{2} << 20);
+
+    // 4 KiB pages have 2 MiB PMDs whatever the MMU.
+    EXPECT_EQ(load_machine_text(base + "page_size = 4096\nmmu = \"hash\"\n", "m.toml").hw.pages,
+              kPages4K);
+}
+
+TEST(MachineFileErrors, PageSizeOtherThan4KOr64K) {
+    const std::string w = error_of(regular("", "siblings-last") + "page_size = \"8K\"\n");
+    EXPECT_NE(w.find("bad.toml"), std::string::npos) << w;
+    EXPECT_NE(w.find("hardware.page_size"), std::string::npos) << w;
+    EXPECT_NE(w.find("must be \"4KiB\" or \"64KiB\", got 8192 bytes"), std::string::npos) << w;
+    const std::string m = error_of(regular("", "siblings-last") + "mmu = \"nested\"\n");
+    EXPECT_NE(m.find("hardware.mmu"), std::string::npos) << m;
+    EXPECT_NE(m.find("'nested' is not one of"), std::string::npos) << m;
+}
+
+// An override switches the page size of a machine for an A/B comparison; the MMU stays.
+TEST(HardwareOverrides, PageSize) {
+    Topology t = load_machine_text(
+        regular("", "siblings-last") + "page_size = \"64K\"\nmmu = \"hash\"\n", "m.toml");
+    auto to4k = TomlTable::parse_text("[hardware]\npage_size = \"4K\"\n", "over.toml");
+    apply_hardware_overrides(t, *to4k.table("hardware"));
+    EXPECT_EQ(t.hw.pages, kPages4K);
+    Topology h = load_machine_text(
+        regular("", "siblings-last") + "page_size = \"64K\"\nmmu = \"hash\"\n", "m.toml");
+    auto radix = TomlTable::parse_text("[hardware]\nmmu = \"radix\"\n", "over.toml");
+    apply_hardware_overrides(h, *radix.table("hardware"));
+    EXPECT_EQ(h.hw.pages, kPages64KRadix);
+}
+
 }  // namespace
 }  // namespace numasim

@@ -112,6 +112,22 @@ TEST(Presets, Power9PairsCoresIntoLlcs) {
     EXPECT_EQ(t.node_of(64), 1);
 }
 
+// ppc64 distribution kernels run 64 KiB base pages; the PMD THP follows the MMU: 16 MiB on the
+// hash MMU of POWER7 and POWER8, 2 MiB on POWER9's radix MMU. The x86 presets keep 4 KiB.
+TEST(Presets, PowerPresetsRun64KPages) {
+    EXPECT_EQ(load_preset("power7-4s").hw.pages, kPages64KHash);
+    EXPECT_EQ(load_preset("power8-2s4n").hw.pages, kPages64KHash);
+    EXPECT_EQ(load_preset("power9-2s").hw.pages, kPages64KRadix);
+    // A PMD THP on power8 is 256 pages of 64 KiB; on power9 32.
+    EXPECT_EQ(load_preset("power8-2s4n").hw.pages.pmd_nr(), 256u);
+    EXPECT_EQ(load_preset("power9-2s").hw.pages.pmd_nr(), 32u);
+    for (const auto& name : preset_names())
+        if (name.rfind("power", 0) != 0) {
+            SCOPED_TRACE(name);
+            EXPECT_EQ(load_preset(name).hw.pages, kPages4K);
+        }
+}
+
 TEST(Presets, EightSocketHasThreeNeighboursPerNode) {
     Topology t = load_preset("x86-8s-144c");
     EXPECT_EQ(t.nr_cpus(), 288);

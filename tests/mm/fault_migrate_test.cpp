@@ -16,7 +16,7 @@ using mmtest::World;
 TEST(FirstTouch, BasePageOnTheFaultingNode) {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& vma = do_mmap(w.sys, mm, 16 * PAGE_SIZE, VM_READ | VM_WRITE, "anon");
+    Vma& vma = do_mmap(w.sys, mm, 16 * kPages4K.size(), VM_READ | VM_WRITE, "anon");
     Region& r = add_region(w.sys, vma, 0, 16, "r");
     Task& p = w.task_on(3);  // node 1
     const double ns = handle_mm_fault(w.sys, p, vma, 5, true);
@@ -39,8 +39,8 @@ TEST(FirstTouch, BasePageOnTheFaultingNode) {
 TEST(FirstTouch, ThpAllocatesA512PageBlock) {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& vma = do_mmap(w.sys, mm, 4 * HPAGE_PMD_SIZE, VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
-    ASSERT_EQ(vma.start % HPAGE_PMD_SIZE, 0u);
+    Vma& vma = do_mmap(w.sys, mm, 4 * kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    ASSERT_EQ(vma.start % kPages4K.pmd_size(), 0u);
     Region& r = add_region(w.sys, vma, 0, vma.nr_pages(), "r");
     Task& p = w.task_on(0);
     handle_mm_fault(w.sys, p, vma, 700, true);  // inside block 1: pages 512..1023
@@ -63,12 +63,13 @@ TEST(FirstTouch, ThpAllocatesA512PageBlock) {
 TEST(FirstTouch, NoThpWithoutVmHugepageOrAPartialBlock) {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& plain = do_mmap(w.sys, mm, 2 * HPAGE_PMD_SIZE, VM_READ | VM_WRITE, "plain");
+    Vma& plain = do_mmap(w.sys, mm, 2 * kPages4K.pmd_size(), VM_READ | VM_WRITE, "plain");
     Task& p = w.task_on(0);
     handle_mm_fault(w.sys, p, plain, 3, true);
     EXPECT_EQ(plain.present.count(0, plain.nr_pages()), 1u);
     // 3 MiB with THP allowed: block 1 (pages 512..1023) is not wholly inside the 768 pages.
-    Vma& part = do_mmap(w.sys, mm, 3 * HPAGE_PMD_SIZE / 2, VM_READ | VM_WRITE | VM_HUGEPAGE, "p");
+    Vma& part =
+        do_mmap(w.sys, mm, 3 * kPages4K.pmd_size() / 2, VM_READ | VM_WRITE | VM_HUGEPAGE, "p");
     handle_mm_fault(w.sys, p, part, 600, true);
     EXPECT_EQ(part.present.count(0, part.nr_pages()), 1u);
     EXPECT_EQ(w.c(Vm::thp_fault_alloc), 0u);
@@ -83,7 +84,7 @@ TEST(FirstTouch, NoThpWithoutVmHugepageOrAPartialBlock) {
 struct Migrate : ::testing::Test {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& vma = do_mmap(w.sys, mm, 2 * HPAGE_PMD_SIZE, VM_READ | VM_WRITE, "anon");
+    Vma& vma = do_mmap(w.sys, mm, 2 * kPages4K.pmd_size(), VM_READ | VM_WRITE, "anon");
     Region& r = add_region(w.sys, vma, 0, vma.nr_pages(), "r");
     Task& p0 = w.task_on(0);
     Task& p2 = w.task_on(2);
@@ -141,13 +142,13 @@ TEST_F(Migrate, FailsBelowTheTargetsHighWatermark) {
 TEST(MigrateThp, WholeFolioMoves) {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& vma = do_mmap(w.sys, mm, HPAGE_PMD_SIZE, VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    Vma& vma = do_mmap(w.sys, mm, kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
     Region& r = add_region(w.sys, vma, 0, vma.nr_pages(), "r");
     Task& p0 = w.task_on(0);
     handle_mm_fault(w.sys, p0, vma, 0, true);
     ASSERT_EQ(w.c(Vm::thp_fault_alloc), 1u);
     double kns = 0;
-    EXPECT_EQ(migrate_misplaced_folio(w.sys, p0, vma, 0, HPAGE_PMD_NR, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, p0, vma, 0, kPages4K.pmd_nr(), 1, kns), MIGRATE_OK);
     EXPECT_EQ(w.c(Vm::thp_migration_success), 1u);
     EXPECT_EQ(w.c(Vm::pgmigrate_success), 512u);
     EXPECT_EQ(w.c(Vm::numa_pages_migrated), 512u);
@@ -157,7 +158,8 @@ TEST(MigrateThp, WholeFolioMoves) {
         ASSERT_EQ(vma.frame(i).nid, 1);
     // Failure of a THP counts 512 failed base pages and one THP failure.
     w.sys.mem.nodes[0].free_pages = 100;
-    EXPECT_EQ(migrate_misplaced_folio(w.sys, p0, vma, 0, HPAGE_PMD_NR, 0, kns), MIGRATE_EAGAIN);
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, p0, vma, 0, kPages4K.pmd_nr(), 0, kns),
+              MIGRATE_EAGAIN);
     EXPECT_EQ(w.c(Vm::pgmigrate_fail), 512u);
     EXPECT_EQ(w.c(Vm::thp_migration_fail), 1u);
 }
@@ -167,7 +169,7 @@ TEST(MigrateThp, WholeFolioMoves) {
 struct Fork : ::testing::Test {
     World w;
     Mm& parent = mm_create(w.sys);
-    Vma& pv = do_mmap(w.sys, parent, 8 * PAGE_SIZE, VM_READ | VM_WRITE, "heap");
+    Vma& pv = do_mmap(w.sys, parent, 8 * kPages4K.size(), VM_READ | VM_WRITE, "heap");
     Task& pt = w.task_on(0);
     Task& ct = w.task_on(2);  // the child runs on node 1
     void SetUp() override {
@@ -323,7 +325,7 @@ TEST_F(Fork, ParentWriteFirstThenChildReuses) {
 TEST_F(Fork, NewPagesAfterForkArePrivate) {
     // A VMA mapped before fork but never touched: after fork each side's first touch gets its
     // own frame, allocated where that side runs.
-    Vma& later = do_mmap(w.sys, parent, 4 * PAGE_SIZE, VM_READ | VM_WRITE, "later");
+    Vma& later = do_mmap(w.sys, parent, 4 * kPages4K.size(), VM_READ | VM_WRITE, "later");
     Mm& child = dup_mm(w.sys, parent);
     Vma* clater = child.vmas.back().get();
     ASSERT_EQ(clater->name, "later");
@@ -347,7 +349,7 @@ TEST(FileMapping, SharedByNProcessesHasMapcountN) {
     for (int i = 0; i < n; ++i) {
         Mm& mm = mm_create(w.sys);
         vmas.push_back(
-            &do_mmap(w.sys, mm, pages * PAGE_SIZE, VM_READ | VM_EXEC | VM_FILE, "lib", file));
+            &do_mmap(w.sys, mm, pages * kPages4K.size(), VM_READ | VM_EXEC | VM_FILE, "lib", file));
     }
     EXPECT_EQ(file->mappers.size(), 3u);
     for (int i = 0; i < n; ++i) {
@@ -370,8 +372,8 @@ TEST(FileMapping, PrivateWriteCopiesThePageCachePage) {
     auto file = std::make_shared<MemObject>(8, true);
     Mm& a = mm_create(w.sys);
     Mm& b = mm_create(w.sys);
-    Vma& ra = do_mmap(w.sys, a, 8 * PAGE_SIZE, VM_READ | VM_FILE, "data", file);
-    Vma& wb = do_mmap(w.sys, b, 8 * PAGE_SIZE, VM_READ | VM_WRITE | VM_FILE, "data", file);
+    Vma& ra = do_mmap(w.sys, a, 8 * kPages4K.size(), VM_READ | VM_FILE, "data", file);
+    Vma& wb = do_mmap(w.sys, b, 8 * kPages4K.size(), VM_READ | VM_WRITE | VM_FILE, "data", file);
     Task& pa = w.task_on(0);
     Task& pb = w.task_on(2);
     handle_mm_fault(w.sys, pa, ra, 2, false);
@@ -408,7 +410,7 @@ TEST(MemoryFootprint, AtMostSixteenBytesPerPage) {
     World w;
     Mm& mm = mm_create(w.sys);
     const uint64_t pages = 262144;  // 1 GiB
-    Vma& v = do_mmap(w.sys, mm, pages * PAGE_SIZE, VM_READ | VM_WRITE, "big");
+    Vma& v = do_mmap(w.sys, mm, pages * kPages4K.size(), VM_READ | VM_WRITE, "big");
     // Frames 8 B/page + present and protnone 1 bit each (0.25 B/page) + 1 bit per 2 MiB block:
     // 262144 * 8 + 2 * 32768 + 8 * ceil((512 + 2) / 64) = 2097152 + 65536 + 72 = 2162760.
     EXPECT_EQ(vma_host_bytes(v, true), 2162760u);

@@ -16,7 +16,7 @@ TEST(Munmap, SharedFramesAreFreedWithTheirLastMapping) {
     World w;
     Task& p = w.task_on(0);
     Mm& mm = mm_create(w.sys);
-    Vma& v = do_mmap(w.sys, mm, 16 * PAGE_SIZE, VM_READ | VM_WRITE, "buf");
+    Vma& v = do_mmap(w.sys, mm, 16 * kPages4K.size(), VM_READ | VM_WRITE, "buf");
     add_region(w.sys, v, 0, 16, "buf");
     for (uint64_t i = 0; i < 16; ++i)
         handle_mm_fault(w.sys, p, v, i, true);
@@ -51,7 +51,7 @@ TEST(Munmap, PrivateCopiesAreFreedAtOnce) {
     World w;
     Task& p = w.task_on(0);
     Mm& mm = mm_create(w.sys);
-    Vma& v = do_mmap(w.sys, mm, 16 * PAGE_SIZE, VM_READ | VM_WRITE, "buf");
+    Vma& v = do_mmap(w.sys, mm, 16 * kPages4K.size(), VM_READ | VM_WRITE, "buf");
     for (uint64_t i = 0; i < 16; ++i)
         handle_mm_fault(w.sys, p, v, i, true);
     Mm& child = dup_mm(w.sys, mm);
@@ -77,8 +77,8 @@ TEST(Munmap, PageCacheGoesWithTheLastMappingOfTheFile) {
     Task& p = w.task_on(0);
     Mm& a = mm_create(w.sys);
     Mm& b = mm_create(w.sys);
-    Vma& va = do_mmap(w.sys, a, 8 * PAGE_SIZE, VM_READ | VM_FILE, "file");
-    Vma& vb = do_mmap(w.sys, b, 8 * PAGE_SIZE, VM_READ | VM_FILE, "file", va.object);
+    Vma& va = do_mmap(w.sys, a, 8 * kPages4K.size(), VM_READ | VM_FILE, "file");
+    Vma& vb = do_mmap(w.sys, b, 8 * kPages4K.size(), VM_READ | VM_FILE, "file", va.object);
     for (uint64_t i = 0; i < 8; ++i)
         handle_mm_fault(w.sys, p, va, i, false);
     for (uint64_t i = 0; i < 4; ++i)

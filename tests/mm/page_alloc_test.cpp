@@ -11,7 +11,7 @@ using mmtest::World;
 struct Alloc : ::testing::Test {
     World w;
     Mm& mm = mm_create(w.sys);
-    Vma& vma = do_mmap(w.sys, mm, 64 * PAGE_SIZE, VM_READ | VM_WRITE, "anon");
+    Vma& vma = do_mmap(w.sys, mm, 64 * kPages4K.size(), VM_READ | VM_WRITE, "anon");
     Task& p = w.task_on(0);
     NodeMemory& n0 = w.sys.mem.nodes[0];
     NodeMemory& n1 = w.sys.mem.nodes[1];
@@ -51,7 +51,7 @@ TEST_F(Alloc, DefaultPolicyAllocatesOnTheCpusNode) {
 
 TEST_F(Alloc, OrderCountsPagesInPgallocButOneZoneStatistic) {
     // An order-9 allocation is one allocation call: numa_hit + 1, pgalloc + 512.
-    EXPECT_EQ(alloc_pages_vma(w.sys, p, vma, 0, HPAGE_PMD_ORDER, 0), 0);
+    EXPECT_EQ(alloc_pages_vma(w.sys, p, vma, 0, kPages4K.pmd_order, 0), 0);
     EXPECT_EQ(w.c(Vm::numa_hit), 1u);
     EXPECT_EQ(w.c(Vm::pgalloc), 512u);
     EXPECT_EQ(n0.free_pages, 524288u - 512);
@@ -107,7 +107,7 @@ TEST_F(Alloc, InterleaveRoundRobinsByPageOffset) {
 
 TEST_F(Alloc, InterleaveUsesTheVmaPgoff) {
     // A window of an object starting at page 1: page idx of the VMA is object page idx + 1.
-    Vma& win = do_mmap(w.sys, mm, 8 * PAGE_SIZE, VM_READ | VM_WRITE, "win", nullptr, 1);
+    Vma& win = do_mmap(w.sys, mm, 8 * kPages4K.size(), VM_READ | VM_WRITE, "win", nullptr, 1);
     MemPolicy il;
     il.mode = MpolMode::Interleave;
     il.nodes = 0b11;
@@ -186,7 +186,7 @@ TEST(AllocFallback, FallsBackToTheNextNearestNode) {
     // power8-2s4n: from node 0 the distances are 10, 20, 40, 40: zonelist 0, 1, 2, 3.
     World w("power8-2s4n");
     Mm& mm = mm_create(w.sys);
-    Vma& vma = do_mmap(w.sys, mm, 16 * PAGE_SIZE, VM_READ | VM_WRITE, "anon");
+    Vma& vma = do_mmap(w.sys, mm, 16 * kPages4K.size(), VM_READ | VM_WRITE, "anon");
     Task& p = w.task_on(0);
     EXPECT_EQ(w.sys.mem.zonelist[0], (std::vector<int>{0, 1, 2, 3}));
     EXPECT_EQ(w.sys.mem.zonelist[2], (std::vector<int>{2, 3, 0, 1}));

@@ -196,7 +196,7 @@ TEST(NumaFaultRun, StopsWhereTheStateOrTheTableChanges) {
     vma.protnone.clear(700);
     vma.frame(650).set_last_cpupid(cpu_pid_to_cpupid(1, kPid));
     vma.init_block_counts();
-    constexpr uint64_t kTable = uint64_t{1} << PTE_TABLE_SHIFT;
+    const uint64_t kTable = vma.pages.pmd_nr();  // the pages of one PTE table
     auto run = [&](uint64_t idx, uint64_t hi) {
         EXPECT_TRUE(numa_fault_run_allowed(w.sys, p, vma, idx, false));
         return numa_fault_run(vma, idx, hi, vma.frame(idx));

@@ -22,6 +22,7 @@ struct NumabWorld {
         sys.mms.push_back(std::make_unique<Mm>());
         Mm& mm = *sys.mms.back();
         mm.id = static_cast<int>(sys.mms.size());
+        mm.pages = sys.pages();
         return mm;
     }
 
@@ -30,15 +31,16 @@ struct NumabWorld {
         auto v = std::make_unique<Vma>();
         Vma& vma = *v;
         vma.mm = &mm;
+        vma.pages = mm.pages;
         vma.name = "anon";
         vma.start = kVmaStart + mm.vmas.size() * (uint64_t{1} << 32);
-        vma.end = vma.start + pages * PAGE_SIZE;
+        vma.end = vma.start + pages * mm.pages.size();
         vma.vm_flags = VM_READ | VM_WRITE | VM_MAYWRITE;
         vma.object = std::make_shared<MemObject>(pages, false);
         vma.object->mappers.push_back(&vma);
         vma.present = Bitmap(pages);
         vma.protnone = Bitmap(pages);
-        vma.pmd_mapped = Bitmap((pages + HPAGE_PMD_NR - 1) / HPAGE_PMD_NR);
+        vma.pmd_mapped = Bitmap((pages + mm.pages.pmd_nr() - 1) / mm.pages.pmd_nr());
         for (uint64_t i = 0; i < pages; ++i) {
             PageFrame& f = vma.object->frames[i];
             f.nid = static_cast<uint8_t>(nid);

@@ -65,7 +65,7 @@ TEST_F(VmaAccess, Bitmap128UsesSevenBitsOverTwoWords) {
 }
 
 TEST_F(VmaAccess, V67FinishesPartialVma) {
-    mm->numa_scan_offset = vma->start + PAGE_SIZE;
+    mm->numa_scan_offset = vma->start + kPages4K.size();
     EXPECT_FALSE(accessed(VmaScanSelection::PidsActive, false, false));  // v6.6: no such rule
     EXPECT_TRUE(accessed(VmaScanSelection::PidsActiveForced, false, false));
     EXPECT_EQ(
@@ -114,7 +114,7 @@ TEST_F(ScanWork, BudgetStopsInsideTheVmaAtTheWindow) {
     const double ns = task_numa_work(w.sys, *p);
     EXPECT_GT(ns, 0.0);
     EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 65536u);
-    EXPECT_EQ(mm->numa_scan_offset, vma.start + 65536 * PAGE_SIZE);
+    EXPECT_EQ(mm->numa_scan_offset, vma.start + 65536 * kPages4K.size());
     EXPECT_EQ(mm->numa_scan_seq, 0);
     // node_stamp: 2 ticks for winning plus 32x the scan's kernel time.
     EXPECT_EQ(p->node_stamp, 2 * TICK_NSEC + static_cast<Nanos>(32 * ns));
@@ -133,6 +133,22 @@ TEST_F(ScanWork, BudgetStopsInsideTheVmaAtTheWindow) {
     task_numa_work(w.sys, *p);
     EXPECT_EQ(mm->numa_scan_seq, 2);
     EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 131072u);
+}
+
+// With 64 KiB pages (ppc64) scan_size_mb is counted in them: 256 MiB is 4096 pages, and the
+// window over 512 MiB present (8192 pages) ends halfway, at the same address as with 4 KiB.
+TEST_F(ScanWork, WindowIsScanSizeIn64KPages) {
+    w.sys.topo.hw.pages = kPages64KRadix;
+    Mm& mm64 = w.new_mm();
+    Task& t = w.new_task(mm64, 1002, 0);
+    w.new_task(mm64, 1003, 2);
+    mm64.numa_next_scan = TICK_NSEC;
+    t.numa_scan_period = 1000;
+    Vma& vma = w.new_vma(mm64, 8192, 0);
+    EXPECT_EQ(vma.end - vma.start, uint64_t{512} << 20);
+    task_numa_work(w.sys, t);
+    EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 4096u);
+    EXPECT_EQ(mm64.numa_scan_offset, vma.start + (uint64_t{256} << 20));
 }
 
 // MAP_SHARED anonymous memory is shmem: vma_policy_mof() asks its get_policy op, which has no
@@ -160,7 +176,7 @@ TEST_F(ScanWork, EmptyRangesUseOnlyTheVirtualCap) {
     vma.present.set(1048575);
     task_numa_work(w.sys, *p);
     EXPECT_EQ(w.sys.counters[Vm::numa_pte_updates], 0u);
-    EXPECT_EQ(mm->numa_scan_offset, vma.start + 8 * 65536 * PAGE_SIZE);
+    EXPECT_EQ(mm->numa_scan_offset, vma.start + 8 * 65536 * kPages4K.size());
 }
 
 TEST_F(ScanWork, PidInactiveVmaIsForcedOnlyInV67) {

@@ -66,7 +66,7 @@ TEST(Autonumabench, Numa01FirstTouchesEverythingOnOneNode) {
         Region* b = find_region(*mm, "buffer");
         if (!b) continue;
         ++mms;
-        EXPECT_EQ(b->count, (uint64_t{3} << 30) / PAGE_SIZE);
+        EXPECT_EQ(b->count, (uint64_t{3} << 30) / kPages4K.size());
         EXPECT_EQ(b->pages_on(1), b->count);
         EXPECT_EQ(b->pages_on(0), 0u);
     }

@@ -160,7 +160,7 @@ TEST(ProcessLayout, ForcedWalkStopsOnlyWhereTheKernelScans) {
     auto pr = Process::exec(sys, dynamic_c_program("/bin/prog"));
     Task& main =
         pr->start(nullptr, "prog", std::make_unique<PhaseList>(std::vector<Phase>{}), 0, 0);
-    Vma& buffer = pr->mmap(16 * PAGE_SIZE, "buffer", VM_READ | VM_WRITE);
+    Vma& buffer = pr->mmap(16 * kPages4K.size(), "buffer", VM_READ | VM_WRITE);
     constexpr int kThreads = 3;
     for (int i = 1; i <= kThreads; ++i)
         pr->pthread_create(main, "prog", std::make_unique<PhaseList>(std::vector<Phase>{}), i);
