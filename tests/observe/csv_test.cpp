@@ -8,22 +8,16 @@
 #include <string>
 
 #include "config/input_error.h"
+#include "support/stdio_text.h"
 
 namespace numasim {
 namespace {
 
 std::string written(const std::function<void(CsvWriter&)>& body) {
-    std::FILE* f = std::tmpfile();
-    {
+    return test::stdio_text([&](std::FILE* f) {
         CsvWriter w(f, {"numasim: test", "seed: 7"}, {"time_s", "name", "value"});
         body(w);
-    }
-    std::rewind(f);
-    std::string s;
-    for (int c; (c = std::fgetc(f)) != EOF;)
-        s += static_cast<char>(c);
-    std::fclose(f);
-    return s;
+    });
 }
 
 TEST(Csv, CommentsThenHeaderThenRows) {

@@ -1,6 +1,7 @@
 // A document written with splices has the bytes of dump(2) of the document that holds the
 // spliced values.
 #include "report/json_splice.h"
+#include "support/stdio_text.h"
 
 #include <gtest/gtest.h>
 
@@ -13,14 +14,7 @@ namespace {
 using json = nlohmann::json;
 
 std::string written(const json& doc, const std::vector<JsonSplice>& splices) {
-    std::FILE* f = std::tmpfile();
-    write_json(f, doc, splices);
-    std::rewind(f);
-    std::string s;
-    for (int c; (c = std::fgetc(f)) != EOF;)
-        s += static_cast<char>(c);
-    std::fclose(f);
-    return s;
+    return test::stdio_text([&](std::FILE* f) { write_json(f, doc, splices); });
 }
 
 // A splice that writes `value` as json_text does.

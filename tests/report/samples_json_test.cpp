@@ -13,6 +13,7 @@
 #include "config/input_error.h"
 #include "observe/numa_sampler.h"
 #include "report/json_splice.h"
+#include "support/stdio_text.h"
 
 namespace numasim {
 namespace {
@@ -32,14 +33,7 @@ std::string run_dir(const std::string& name, const std::string& tasks_csv) {
 }
 
 std::string written(const std::string& dir, int indent) {
-    std::FILE* f = std::tmpfile();
-    write_samples_json(f, dir, indent);
-    std::rewind(f);
-    std::string s;
-    for (int c; (c = std::fgetc(f)) != EOF;)
-        s += static_cast<char>(c);
-    std::fclose(f);
-    return s;
+    return test::stdio_text([&](std::FILE* f) { write_samples_json(f, dir, indent); });
 }
 
 TEST(SamplesJson, TablesAreTheTextOfDump) {
