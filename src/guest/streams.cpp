@@ -17,7 +17,7 @@
 #include "guest/programs.h"
 #include "guest/sys.h"
 #include "guest/touch.h"
-#include "mm/page_geometry.h"
+#include "machine/page_geometry.h"
 #include "program/streams_spec.h"
 
 namespace numasim::guest {

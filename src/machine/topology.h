@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mm/page_geometry.h"
+#include "machine/page_geometry.h"
 
 namespace numasim {
 

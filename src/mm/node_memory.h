@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mm/page_geometry.h"
+#include "machine/page_geometry.h"
 
 namespace numasim {
 

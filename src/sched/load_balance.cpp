@@ -193,7 +193,11 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
         return false;
     }
     const int src_cpu = find_busiest_queue(sys, env, *busiest);
-    if (src_cpu < 0 || src_cpu == cpu) return false;
+    if (src_cpu < 0 || src_cpu == cpu) {
+        // No runqueue to pull from is "balanced" too (the kernel's out_balanced).
+        dst.nr_balance_failed[level] = 0;
+        return false;
+    }
     Rq& src = sys.rqs[src_cpu];
     int moved = 0;
     // detach_tasks(): walk the queued tasks, oldest vruntime last as the kernel walks its list.
@@ -215,7 +219,10 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
         dst.nr_balance_failed[level] = 0;
         return true;
     }
-    ++dst.nr_balance_failed[level];
+    // Only periodic balancing counts a failure: newidle balancing runs every time the CPU runs
+    // out of work, and counting those would push tasks off their CPUs (cache-hot migrations and
+    // active balances) far more often than the kernel does.
+    if (idle != CpuIdleType::NewlyIdle) ++dst.nr_balance_failed[level];
     // need_active_balance(): after cache_nice_tries + 2 failures, push the running task.
     if (idle != CpuIdleType::NotIdle && src.curr && src.nr_running >= 1 &&
         static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 2) {

@@ -1,0 +1,100 @@
+// sd->nr_balance_failed: only periodic balancing counts a failure, and a balance that finds no
+// runqueue to pull from clears the count, as load_balance() does. The count decides when a
+// lone running task is pushed by active balance, so newidle balancing (which runs every time a
+// CPU runs out of work) must not bring that moment forward.
+//
+// tiny-2n (node 0 = CPUs 0-1, node 1 = CPUs 2-3), the balancer before v5.5: CPUs 0 and 1 each
+// run one task of load 1024, node 1 is idle. At the NUMA level CPU 2 sees node 0 at avg_load
+// 1024 above the domain average 512 and node 1 at 0, so the imbalance is 1024 (one task); the
+// busiest runqueue holds only its running task, nothing can be detached, and the balance fails.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <deque>
+
+#include "kernel/system.h"
+#include "machine/presets.h"
+#include "sched/fair.h"
+#include "sched/load_balance.h"
+#include "sched/sched_domain.h"
+
+namespace numasim {
+namespace {
+
+struct TwoBusyOneIdleNode {
+    TwoBusyOneIdleNode() : sys(load_preset("tiny-2n"), knobs(), 1) {
+        for (int cpu = 0; cpu < 2; ++cpu) {
+            Task& t = tasks.emplace_back();
+            t.pid = 100 + cpu;
+            t.cpu = cpu;
+            t.avg.load_avg = 1024;
+            t.avg.util_avg = 1024;
+            t.state = TaskState::Running;
+            t.cpus_allowed.assign(1, (uint64_t{1} << sys.nr_cpus()) - 1);
+            t.nr_cpus_allowed = sys.nr_cpus();
+            sys.rqs[cpu].curr = &t;
+            sys.rqs[cpu].nr_running = 1;
+        }
+    }
+    static NumaBalancingKnobs knobs() {
+        NumaBalancingKnobs k;
+        k.numa_balancing = 0;
+        k.lb_rework = false;
+        return k;
+    }
+    size_t numa_level() const { return sys.sched.domains[kDst].size() - 1; }
+    unsigned failed() const { return sys.rqs[kDst].nr_balance_failed[numa_level()]; }
+    int tasks_on_node1() const { return sys.rqs[2].nr_running + sys.rqs[3].nr_running; }
+    // One periodic balance of CPU 2 with every level due.
+    void tick_balance() {
+        sys.now += NSEC_PER_SEC;
+        trigger_load_balance(sys, kDst);
+    }
+    static constexpr int kDst = 2;  // the first idle CPU of node 1: it balances for the group
+    System sys;
+    std::deque<Task> tasks;
+};
+
+TEST(BalanceFailed, NewidleBalanceCountsNoFailure) {
+    TwoBusyOneIdleNode w;
+    for (int i = 0; i < 10; ++i)
+        newidle_balance(w.sys, TwoBusyOneIdleNode::kDst);
+    EXPECT_EQ(w.failed(), 0u);
+    EXPECT_EQ(w.tasks_on_node1(), 0);
+}
+
+TEST(BalanceFailed, PeriodicFailuresLeadToActiveBalance) {
+    TwoBusyOneIdleNode w;
+    const int tries =
+        w.sys.sched.domains[TwoBusyOneIdleNode::kDst][w.numa_level()].cache_nice_tries;
+    ASSERT_EQ(tries, SD_CACHE_NICE_TRIES_NUMA);
+    // Newidle balancing in between changes nothing of the count.
+    for (int i = 0; i < tries + 2; ++i) {
+        w.tick_balance();
+        newidle_balance(w.sys, TwoBusyOneIdleNode::kDst);
+    }
+    EXPECT_EQ(w.failed(), static_cast<unsigned>(tries + 2));
+    EXPECT_EQ(w.tasks_on_node1(), 0);
+    // The failure past cache_nice_tries + 2 pushes a running task over, and the count restarts
+    // at cache_nice_tries + 1.
+    w.tick_balance();
+    EXPECT_EQ(w.tasks_on_node1(), 1);
+    EXPECT_EQ(w.failed(), static_cast<unsigned>(tries + 1));
+}
+
+// When the imbalance goes away (CPU 1's task has left: node 0 is no longer more than one idle
+// CPU behind node 1), the pass is balanced and the count goes back to 0.
+TEST(BalanceFailed, BalancedClearsTheCount) {
+    TwoBusyOneIdleNode w;
+    for (int i = 0; i < SD_CACHE_NICE_TRIES_NUMA + 1; ++i)
+        w.tick_balance();
+    ASSERT_EQ(w.failed(), static_cast<unsigned>(SD_CACHE_NICE_TRIES_NUMA + 1));
+    w.sys.rqs[1].curr = nullptr;
+    w.sys.rqs[1].nr_running = 0;
+    w.tick_balance();
+    EXPECT_EQ(w.failed(), 0u);
+    EXPECT_EQ(w.tasks_on_node1(), 0);
+}
+
+}  // namespace
+}  // namespace numasim
