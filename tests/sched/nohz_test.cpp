@@ -301,5 +301,29 @@ TEST(Nohz, IlbPullsASecondTaskOffASharedCpu) {
     EXPECT_EQ(w.sys.counters.migrations, migrations + 1);
 }
 
+TEST(Nohz, OffKeepsEveryCpuTicking) {
+    // nohz=off: the same pair is split by an idle CPU's own balancing, and no CPU ever stops its
+    // tick or leaves its LLC's busy count.
+    World w("tiny-2n", false);
+    Phase free_run = busy(2000);
+    free_run.clear_affinity = true;
+    Task& a = w.spawn_on(0, {free_run});
+    Task& b = w.spawn_on(0, {free_run});
+    w.idle_the_rest();
+    std::vector<int> llc_weights = w.sys.nohz.nr_busy_cpus;
+    Engine eng(w.sys);
+    eng.set_check_invariants(true);
+    for (Nanos t = 4; t <= 200 && a.cpu == b.cpu; t += 4) {
+        eng.run(msecs_to_ns(t));
+        EXPECT_EQ(w.sys.nohz.nr_cpus, 0);
+        EXPECT_EQ(w.sys.nohz.nr_busy_cpus, llc_weights);
+        for (int c = 0; c < 4; ++c) {
+            EXPECT_FALSE(tick_nohz_tick_stopped_cpu(w.sys, c)) << c;
+            EXPECT_EQ(w.sys.rqs[c].nohz_flags, 0u) << c;
+        }
+    }
+    EXPECT_NE(a.cpu, b.cpu);
+}
+
 }  // namespace
 }  // namespace numasim
