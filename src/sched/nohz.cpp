@@ -105,7 +105,7 @@ void kick_ilb(System& sys, int this_cpu, unsigned flags) {
 
 void nohz_csd_func(System& sys, int cpu) {
     Rq& rq = sys.rqs[cpu];
-    const unsigned flags = rq.nohz_flags & NOHZ_KICK_MASK;
+    const unsigned flags = rq.nohz_flags;
     rq.nohz_flags = 0;
     // nohz_idle_balance() runs only from an idle CPU's softirq.
     if (flags && idle_cpu(sys, cpu)) _nohz_idle_balance(sys, cpu, flags);

@@ -18,7 +18,6 @@ struct System;
 // update and is left out.
 inline constexpr unsigned NOHZ_BALANCE_KICK = 1u << 0;  // balance the due idle CPUs
 inline constexpr unsigned NOHZ_NEXT_KICK = 1u << 3;     // only recompute nohz.next_balance
-inline constexpr unsigned NOHZ_KICK_MASK = NOHZ_BALANCE_KICK | NOHZ_NEXT_KICK;
 
 // The kernel's `static struct nohz`, with the LLCs' sd_llc_shared->nr_busy_cpus.
 struct Nohz {
