@@ -104,7 +104,7 @@ std::set<std::string> report_matches_text(const fs::path& dir, const std::string
 TEST_F(TraceDat, TraceCmdReportPrintsTheSchedEventsOfTheFtraceText) {
     const std::set<std::string> events =
         report_matches_text(dir_,
-                            "experiments/smallimp-haswell.toml --duration 6s --iterations 1 "
+                            "experiments/smallimp-haswell.toml --duration 10s --iterations 1 "
                             "--trace-events sched:*");
     if (!have_trace_cmd()) GTEST_SKIP() << "trace-cmd is not installed";
     for (const char* e : {"sched_switch", "sched_wakeup", "sched_migrate_task",
