@@ -14,6 +14,7 @@
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/load_balance.h"
+#include "sched/nohz.h"
 
 namespace numasim {
 
@@ -122,6 +123,8 @@ void Engine::tick() {
     ++ticks_;
     const int n = sys_.nr_cpus();
     for (int c = 0; c < n; ++c) {
+        // NO_HZ: an idle CPU whose tick is stopped gets no tick at all.
+        if (tick_nohz_tick_stopped_cpu(sys_, c)) continue;
         scheduler_tick(sys_, c);
         Rq& rq = sys_.rqs[c];
         if (rq.curr && rq.curr->numa_work_pending) {
@@ -131,8 +134,12 @@ void Engine::tick() {
             p.numa_work_pending = false;
         }
     }
+    // The idle load balancer kicked by a busy CPU's tick takes its IPI right after the tick.
     for (int c = 0; c < n; ++c)
-        if (sys_.rqs[c].need_resched || !sys_.rqs[c].curr) schedule(sys_, c);
+        if (sys_.rqs[c].nohz_flags) nohz_csd_func(sys_, c);
+    for (int c = 0; c < n; ++c)
+        if ((sys_.rqs[c].need_resched || !sys_.rqs[c].curr) && !tick_nohz_tick_stopped_cpu(sys_, c))
+            schedule(sys_, c);
     // The faults of the interval that ended met on their locks (mm/fault_locks.h).
     sys_.fault_locks.settle(sys_);
     // The cost model sees what each CPU's current task touches, how much of its last tick it

@@ -1,7 +1,8 @@
 // The event loop. Every CPU is simulated lazily: its running task makes progress at the cost
 // model's rate until the time of the next event, and the pages of interest its streams touched
 // meanwhile (not yet present, PROT_NONE, or shared and written) go through the fault paths.
-// The global tick then runs scheduler_tick() and the NUMA scan work on every CPU.
+// The global tick then runs scheduler_tick() and the NUMA scan work on every CPU whose tick is
+// not stopped (NO_HZ idle, sched/nohz.h), and the idle load balancer a busy tick kicked.
 #pragma once
 
 #include <cstdint>

@@ -475,6 +475,35 @@ struct Checker {
         }
     }
 
+    // The NO_HZ state against the runqueues: the idle mask and its count against the CPUs whose
+    // tick is stopped (none with the knob off), each such CPU out of its LLC's nr_busy_cpus.
+    void nohz() {
+        const Nohz& n = sys.nohz;
+        int in_mask = 0;
+        std::vector<int> busy(n.nr_busy_cpus.size(), 0);
+        for (const Rq& rq : sys.rqs) {
+            const bool bit = n.idle_cpus_mask[static_cast<size_t>(rq.cpu)] != 0;
+            if (bit != rq.nohz_tick_stopped)
+                return fail("cpu {}: nohz_tick_stopped {} but {} nohz.idle_cpus_mask", rq.cpu,
+                            rq.nohz_tick_stopped, bit ? "in" : "not in");
+            if (bit && !sys.knobs.nohz)
+                return fail("cpu {}: in nohz.idle_cpus_mask with nohz off", rq.cpu);
+            in_mask += bit;
+            const bool llc = sys.sched.sd_llc(rq.cpu) != nullptr;
+            if (rq.nohz_idle != (llc && bit))
+                return fail("cpu {}: sd_llc nohz_idle {} with nohz_tick_stopped {}", rq.cpu,
+                            rq.nohz_idle, bit);
+            if (llc && !rq.nohz_idle) ++busy[static_cast<size_t>(sys.topo.cpus[rq.cpu].llc)];
+        }
+        if (differ(n.nr_cpus, in_mask,
+                   [] { return std::string("nohz.nr_cpus (CPUs in the mask)"); }))
+            return;
+        for (size_t l = 0; l < busy.size(); ++l)
+            if (differ(n.nr_busy_cpus[l], busy[l],
+                       [&] { return fmt::format("llc {}: nr_busy_cpus (CPUs not nohz idle)", l); }))
+                return;
+    }
+
     // Every valid entry of the sched-group sums cache against the sums of its CPUs' runqueues.
     void sched_group_sums() {
         const SgStatsCache& cache = sys.sg_cache;
@@ -513,6 +542,7 @@ std::optional<std::string> find_invariant_violation(const System& sys) {
     c.frames();
     if (!c.failed()) c.tasks_and_groups();
     if (!c.failed()) c.runqueues();
+    if (!c.failed()) c.nohz();
     if (!c.failed()) c.sched_group_sums();
     return c.failure;
 }

@@ -31,6 +31,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
                 interval + static_cast<Nanos>(rng_sched.below(static_cast<uint64_t>(interval)));
         }
     }
+    nohz_init(*this);
     cost.init(topo);
 }
 

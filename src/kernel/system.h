@@ -20,6 +20,7 @@
 #include "mm/node_memory.h"
 #include "numab/knobs.h"
 #include "numab/numa_group.h"
+#include "sched/nohz.h"
 #include "sched/rq.h"
 #include "sched/sched_domain.h"
 #include "sched/sg_stats_cache.h"
@@ -31,7 +32,7 @@ namespace numasim {
 
 // Kinds of events in System::events.
 enum EventKind : uint32_t {
-    EV_TICK = 1,    // the global scheduler tick (all CPUs)
+    EV_TICK = 1,    // the global scheduler tick (every CPU whose tick is not stopped)
     EV_WAKEUP = 2,  // a = task index, b = wake_generation
     EV_STOP = 3,    // end of the run
 };
@@ -65,6 +66,7 @@ struct System {
     uint64_t next_group_order = 0;
     int balancing_depth = 0;  // >0 while a load balance runs: no nested newidle balancing
     SgStatsCache sg_cache;    // sched-group sums between balancing passes (on in Engine::run)
+    Nohz nohz;                // NO_HZ idle CPUs and the idle load balancer's state
 
     Rng rng_access;  // which protnone pages random streams touch
     Rng rng_sched;   // tie-breaks in the scheduler

@@ -190,7 +190,10 @@ constexpr KnobDomain knob_one_of() {
       "faults take the faulting VMA's lock instead of mmap_lock")                                 \
     X(bool, migrate_tlb_batch, true, knob_bool(),                                                 \
       "v6.3 (7e12beb8ca2a); v6.4 (4d4b6d66db63)",                                                 \
-      "one batched TLB flush for a migration's unmaps")
+      "one batched TLB flush for a migration's unmaps")                                           \
+    X(bool, nohz, true, knob_bool(),                                                              \
+      "v2.6.21 (CONFIG_NO_HZ); boot parameter nohz=on|off",                                       \
+      "idle CPUs stop their tick; a busy CPU's tick kicks one idle CPU to balance for them")
 // clang-format on
 
 struct NumaBalancingKnobs {

@@ -13,6 +13,7 @@
 #include "sched/eevdf.h"
 #include "sched/features.h"
 #include "sched/load_balance.h"
+#include "sched/nohz.h"
 #include "sched/sched_tunables.h"
 
 namespace numasim {
@@ -346,7 +347,12 @@ void schedule(System& sys, int cpu) {
             // an idle destination); then this CPU is busy again.
             if (rq.curr) return;
             next = pick_next_entity(sys, rq);
-            if (!next) return;
+            if (!next) {
+                // The CPU idles: with NO_HZ its tick stops now (the model's
+                // tick_nohz_idle_stop_tick(), without the kernel's wait for a quiet timer).
+                nohz_balance_enter_idle(sys, cpu);
+                return;
+            }
         } else {
             return;
         }

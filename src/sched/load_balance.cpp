@@ -6,6 +6,7 @@
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/lb_env.h"
+#include "sched/nohz.h"
 #include "sched/numa_imbalance.h"
 #include "sched/sched_tunables.h"
 
@@ -258,8 +259,14 @@ bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdl
 }  // namespace
 
 void trigger_load_balance(System& sys, int cpu) {
+    // The kick is decided from the tick itself, before the softirq's balancing below.
+    // A CPU without domains (on_null_domain()) balances with nobody.
+    if (sys.knobs.nohz && !sys.sched.domains[cpu].empty()) nohz_balancer_kick(sys, cpu);
+    rebalance_domains(sys, cpu, idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle);
+}
+
+void rebalance_domains(System& sys, int cpu, CpuIdleType idle) {
     Rq& rq = sys.rqs[cpu];
-    const CpuIdleType idle = rq.nr_running == 0 ? CpuIdleType::Idle : CpuIdleType::NotIdle;
     const auto& doms = sys.sched.domains[cpu];
     for (size_t l = 0; l < doms.size(); ++l) {
         if (sys.now < rq.next_balance[l]) continue;

@@ -8,14 +8,17 @@ namespace numasim {
 struct System;
 struct Task;
 
-// find_idlest_cpu() / sched_balance_find_dst_cpu(): SD_BALANCE_FORK placement.
-int find_idlest_cpu(System& sys, const Task& p, int prev_cpu);
-// rebalance_domains() from the tick, for the domains whose interval has expired.
-void trigger_load_balance(System& sys, int cpu);
-// sched_balance_newidle(): pull work to a CPU that is about to go idle.
-void newidle_balance(System& sys, int cpu);
-
 enum class GroupType { HasSpare = 0, FullyBusy = 1, Overloaded = 2 };
 enum class CpuIdleType { NotIdle, Idle, NewlyIdle };
+
+// find_idlest_cpu() / sched_balance_find_dst_cpu(): SD_BALANCE_FORK placement.
+int find_idlest_cpu(System& sys, const Task& p, int prev_cpu);
+// From the tick: rebalance_domains() for this CPU, and nohz_balancer_kick() with the `nohz` knob.
+void trigger_load_balance(System& sys, int cpu);
+// load_balance() at every level of cpu's domains whose interval has expired, then the next
+// balance time of each level; `idle` as the CPU is (the ilb passes Idle for a nohz-idle CPU).
+void rebalance_domains(System& sys, int cpu, CpuIdleType idle);
+// sched_balance_newidle(): pull work to a CPU that is about to go idle.
+void newidle_balance(System& sys, int cpu);
 
 }  // namespace numasim

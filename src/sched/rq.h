@@ -31,6 +31,11 @@ struct Rq {
     std::vector<Nanos> next_balance;  // per sched-domain level
     std::vector<unsigned> balance_interval_ms;
     std::vector<unsigned> nr_balance_failed;
+    // NO_HZ idle (sched/nohz.h): the tick is stopped and the CPU is in nohz.idle_cpus_mask; it
+    // stays set until the CPU's first busy tick (nohz_balance_exit_idle).
+    bool nohz_tick_stopped = false;
+    bool nohz_idle = false;   // sd->nohz_idle of the CPU's LLC domain: not in nr_busy_cpus
+    unsigned nohz_flags = 0;  // NOHZ_*_KICK asked of this CPU as idle load balancer
 };
 
 }  // namespace numasim
