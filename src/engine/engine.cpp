@@ -83,6 +83,10 @@ Nanos Engine::run(Nanos end) {
     } cache_scope{sys_.sg_cache};
     if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched.nr_groups, &sys_.sched.cpu_groups);
     sys_.events.push(end, EV_STOP);
+    // CPUs with nothing to run are in their idle loop from the start: with NO_HZ their ticks
+    // stop at once (an idle CPU calls schedule() only when work arrives).
+    for (int c = 0; c < sys_.nr_cpus(); ++c)
+        if (idle_cpu(sys_, c)) nohz_balance_enter_idle(sys_, c);
     Nanos last_exit = 0;
     while (!sys_.events.empty()) {
         // Every CPU has been simulated up to the previous event: nothing can fire earlier now.
@@ -137,9 +141,13 @@ void Engine::tick() {
     // The idle load balancer kicked by a busy CPU's tick takes its IPI right after the tick.
     for (int c = 0; c < n; ++c)
         if (sys_.rqs[c].nohz_flags) nohz_csd_func(sys_, c);
-    for (int c = 0; c < n; ++c)
-        if ((sys_.rqs[c].need_resched || !sys_.rqs[c].curr) && !tick_nohz_tick_stopped_cpu(sys_, c))
-            schedule(sys_, c);
+    // An idle CPU's idle loop does not call schedule() at a tick: it switches only when asked to
+    // (a wakeup or a pull set need_resched) or when work waits on its queue. Its balancing is
+    // the periodic idle balance of its own tick, or the idle load balancer's with NO_HZ.
+    for (int c = 0; c < n; ++c) {
+        const Rq& rq = sys_.rqs[c];
+        if (rq.need_resched || (!rq.curr && !rq.queued.empty())) schedule(sys_, c);
+    }
     // The faults of the interval that ended met on their locks (mm/fault_locks.h).
     sys_.fault_locks.settle(sys_);
     // The cost model sees what each CPU's current task touches, how much of its last tick it

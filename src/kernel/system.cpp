@@ -1,5 +1,8 @@
 #include "kernel/system.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace numasim {
 
 System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
@@ -18,18 +21,21 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
         Rq& rq = rqs[c];
         rq.cpu = c;
         const size_t levels = sched.domains[c].size();
-        rq.next_balance.assign(levels, 0);
+        rq.last_balance.assign(levels, 0);
         rq.nr_balance_failed.assign(levels, 0);
         rq.balance_interval_ms.resize(levels);
+        rq.next_balance = std::numeric_limits<Nanos>::max();
         for (size_t l = 0; l < levels; ++l) {
             rq.balance_interval_ms[l] = sched.domains[c][l].min_interval_ms;
             // The first balance of each CPU and level falls somewhere in its first interval,
             // as the kernel's jiffies-based timers do relative to when a CPU came up. This
             // is also where runs with different seeds start to differ.
             const Nanos interval = msecs_to_ns(sched.domains[c][l].min_interval_ms);
-            rq.next_balance[l] =
-                interval + static_cast<Nanos>(rng_sched.below(static_cast<uint64_t>(interval)));
+            rq.last_balance[l] =
+                static_cast<Nanos>(rng_sched.below(static_cast<uint64_t>(interval)));
+            rq.next_balance = std::min(rq.next_balance, rq.last_balance[l] + interval);
         }
+        if (!levels) rq.next_balance = 0;
     }
     nohz_init(*this);
     cost.init(topo);

@@ -258,32 +258,57 @@ bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdl
 
 }  // namespace
 
+namespace {
+
+// get_sd_balance_interval(): the level's interval, stretched by busy_factor while the CPU runs
+// something, so that busy CPUs balance less often than idle ones.
+Nanos get_sd_balance_interval(const Rq& rq, size_t level, bool cpu_busy) {
+    const unsigned ms = rq.balance_interval_ms[level] * (cpu_busy ? SD_BUSY_FACTOR : 1);
+    return msecs_to_ns(ms);
+}
+
+}  // namespace
+
 void trigger_load_balance(System& sys, int cpu) {
-    // The kick is decided from the tick itself, before the softirq's balancing below.
-    // A CPU without domains (on_null_domain()) balances with nobody.
+    // The SCHED_SOFTIRQ is raised once the earliest level is due; the kick is decided from the
+    // tick itself. A CPU without domains (on_null_domain()) balances with nobody.
+    const Rq& rq = sys.rqs[cpu];
+    const bool due = sys.now >= rq.next_balance;
     if (sys.knobs.nohz && !sys.sched.domains[cpu].empty()) nohz_balancer_kick(sys, cpu);
-    rebalance_domains(sys, cpu, idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle);
+    if (due)
+        rebalance_domains(sys, cpu, idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle);
 }
 
 void rebalance_domains(System& sys, int cpu, CpuIdleType idle) {
     Rq& rq = sys.rqs[cpu];
     const auto& doms = sys.sched.domains[cpu];
+    bool busy = idle != CpuIdleType::Idle;
+    Nanos next_balance = sys.now + NEXT_BALANCE_HORIZON;
     for (size_t l = 0; l < doms.size(); ++l) {
-        if (sys.now < rq.next_balance[l]) continue;
         const SchedDomain& sd = doms[l];
-        unsigned interval = rq.balance_interval_ms[l];
-        if (idle == CpuIdleType::NotIdle) interval *= SD_BUSY_FACTOR;
-        if (should_we_balance(sys, cpu, sd, idle)) {
-            ++sys.balancing_depth;
-            const bool pulled = load_balance(sys, cpu, l, idle);
-            --sys.balancing_depth;
-            // Back off while balanced, return to the minimum when work moved.
-            rq.balance_interval_ms[l] =
-                pulled ? sd.min_interval_ms
-                       : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
+        // A level is due by the interval of the CPU's state now, from when it last balanced
+        // there: a CPU that has just gone idle balances at its idle interval at once.
+        Nanos interval = get_sd_balance_interval(rq, l, busy);
+        if (sys.now >= rq.last_balance[l] + interval) {
+            if (should_we_balance(sys, cpu, sd, idle)) {
+                ++sys.balancing_depth;
+                const bool pulled = load_balance(sys, cpu, l, idle);
+                --sys.balancing_depth;
+                // Back off while balanced, return to the minimum when work moved.
+                rq.balance_interval_ms[l] =
+                    pulled ? sd.min_interval_ms
+                           : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
+                if (pulled) {
+                    idle = idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
+                    busy = idle != CpuIdleType::Idle;
+                }
+            }
+            rq.last_balance[l] = sys.now;
+            interval = get_sd_balance_interval(rq, l, busy);
         }
-        rq.next_balance[l] = sys.now + msecs_to_ns(interval);
+        next_balance = std::min(next_balance, rq.last_balance[l] + interval);
     }
+    if (!doms.empty()) rq.next_balance = next_balance;
 }
 
 void newidle_balance(System& sys, int cpu) {
@@ -292,8 +317,16 @@ void newidle_balance(System& sys, int cpu) {
     ++sys.balancing_depth;
     Rq& rq = sys.rqs[cpu];
     const auto& doms = sys.sched.domains[cpu];
-    for (size_t l = 0; l < doms.size() && rq.queued.empty() && !rq.curr; ++l)
+    // The levels it looks at fall due at their idle interval: the CPU is about to idle, and
+    // its next periodic balance (or the idle load balancer's for it) must not wait out the
+    // busy interval it had while it ran.
+    Nanos next_balance = sys.now + NEXT_BALANCE_HORIZON;
+    for (size_t l = 0; l < doms.size() && rq.queued.empty() && !rq.curr; ++l) {
         load_balance(sys, cpu, l, CpuIdleType::NewlyIdle);
+        next_balance =
+            std::min(next_balance, rq.last_balance[l] + get_sd_balance_interval(rq, l, false));
+    }
+    rq.next_balance = std::min(rq.next_balance, next_balance);
     --sys.balancing_depth;
 }
 

@@ -10,16 +10,6 @@ namespace numasim {
 
 namespace {
 
-// How far ahead _nohz_idle_balance() starts its search for the earliest next balance: the
-// kernel's `jiffies + 60*HZ`, one minute.
-constexpr Nanos NOHZ_NEXT_BALANCE_HORIZON = 60 * NSEC_PER_SEC;
-
-// rq->next_balance: the earliest next balance among the CPU's domain levels (a CPU in the
-// nohz mask has at least one: nohz_balance_enter_idle() refuses a CPU without domains).
-Nanos rq_next_balance(const Rq& rq) {
-    return *std::min_element(rq.next_balance.begin(), rq.next_balance.end());
-}
-
 // set_cpu_sd_state_idle() / _busy(): the CPU's LLC domain counts it out of or back into the
 // LLC's nr_busy_cpus. A CPU without an LLC domain (alone in its LLC) counts nowhere.
 void set_cpu_sd_state(System& sys, int cpu, bool idle) {
@@ -113,7 +103,7 @@ void nohz_csd_func(System& sys, int cpu) {
 
 void _nohz_idle_balance(System& sys, int this_cpu, unsigned flags) {
     Nohz& n = sys.nohz;
-    Nanos next_balance = sys.now + NOHZ_NEXT_BALANCE_HORIZON;
+    Nanos next_balance = sys.now + NEXT_BALANCE_HORIZON;
     bool update_next_balance = false;
     if (flags & NOHZ_NEXT_KICK) n.needs_update = false;
     // From the CPU after this_cpu round to this_cpu, so that the others may pull first.
@@ -122,10 +112,10 @@ void _nohz_idle_balance(System& sys, int this_cpu, unsigned flags) {
         const int c = (this_cpu + k) % nr;
         if (!n.idle_cpus_mask[static_cast<size_t>(c)] || !idle_cpu(sys, c)) continue;
         Rq& rq = sys.rqs[c];
-        if ((flags & NOHZ_BALANCE_KICK) && sys.now >= rq_next_balance(rq))
+        if ((flags & NOHZ_BALANCE_KICK) && sys.now >= rq.next_balance)
             rebalance_domains(sys, c, CpuIdleType::Idle);
-        if (rq_next_balance(rq) < next_balance) {
-            next_balance = rq_next_balance(rq);
+        if (rq.next_balance < next_balance) {
+            next_balance = rq.next_balance;
             update_next_balance = true;
         }
     }

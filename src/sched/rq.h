@@ -28,7 +28,10 @@ struct Rq {
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     uint64_t nr_switches = 0;
     Mm* loaded_mm = nullptr;  // cpu_tlbstate.loaded_mm: this CPU is in its mm_cpumask (mm/tlb.h)
-    std::vector<Nanos> next_balance;  // per sched-domain level
+    // sd->last_balance of each domain level: when this CPU last balanced there. Whether a level
+    // is due depends on whether the CPU is busy when it looks (get_sd_balance_interval()).
+    std::vector<Nanos> last_balance;
+    Nanos next_balance = 0;  // rq->next_balance: when the earliest level falls due
     std::vector<unsigned> balance_interval_ms;
     std::vector<unsigned> nr_balance_failed;
     // NO_HZ idle (sched/nohz.h): the tick is stopped and the CPU is in nohz.idle_cpus_mask; it

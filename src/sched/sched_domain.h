@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "machine/topology.h"
+#include "sim/clock.h"
 
 namespace numasim {
 
@@ -17,6 +18,9 @@ inline constexpr int SD_IMBALANCE_PCT_DEFAULT = 117;
 inline constexpr int SD_CACHE_NICE_TRIES_NUMA = 2;
 inline constexpr int SD_CACHE_NICE_TRIES_DEFAULT = 1;
 inline constexpr unsigned SD_BUSY_FACTOR = 16;  // sd->busy_factor
+// How far ahead rebalance_domains() and _nohz_idle_balance() start their search for the
+// earliest next balance: the kernel's `jiffies + 60*HZ`, one minute.
+inline constexpr Nanos NEXT_BALANCE_HORIZON = 60 * NSEC_PER_SEC;
 
 enum class NumaTopologyType { Direct, GluelessMesh, Backplane };
 

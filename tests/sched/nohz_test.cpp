@@ -83,11 +83,11 @@ TEST(Nohz, GoingIdleStopsTheTickAndLeavesTheLlcBusyCount) {
     expect_consistent(w.sys);
 }
 
-// The balance times of CPUs 1-3, which only a tick of their own or the ilb moves.
+// When CPUs 1-3 last balanced at each level, which only a tick of their own or the ilb moves.
 std::vector<std::vector<Nanos>> idle_balance_times(const System& sys) {
     std::vector<std::vector<Nanos>> t;
     for (int c = 1; c < 4; ++c)
-        t.push_back(sys.rqs[c].next_balance);
+        t.push_back(sys.rqs[c].last_balance);
     return t;
 }
 
@@ -200,8 +200,7 @@ TEST(Nohz, NewIdleCpuAsksOnlyForTheNextBalanceTime) {
     // the earliest of them.
     Nanos earliest = msecs_to_ns(60000);
     for (int c = 1; c < 4; ++c)
-        for (Nanos t : w.sys.rqs[c].next_balance)
-            earliest = std::min(earliest, t);
+        earliest = std::min(earliest, w.sys.rqs[c].next_balance);
     EXPECT_EQ(w.sys.nohz.next_balance, earliest);
 }
 
@@ -248,27 +247,26 @@ TEST(Nohz, IdleBalanceRebalancesOnlyDueCpus) {
     w.spawn_on(0, {busy(100)});
     w.idle_the_rest();
     w.sys.now = msecs_to_ns(100);
-    // CPU 2 is due at every level, CPU 3 not before 150 ms, CPU 1 not before 170 ms.
-    for (Nanos& t : w.sys.rqs[2].next_balance)
-        t = msecs_to_ns(90);
-    for (Nanos& t : w.sys.rqs[3].next_balance)
-        t = msecs_to_ns(150);
-    for (Nanos& t : w.sys.rqs[1].next_balance)
-        t = msecs_to_ns(170);
+    // CPU 2 is due (last balanced at 0 at every level), CPU 3 not before 150 ms, CPU 1 not
+    // before 170 ms.
+    w.sys.rqs[2].next_balance = msecs_to_ns(90);
+    std::fill(w.sys.rqs[2].last_balance.begin(), w.sys.rqs[2].last_balance.end(), 0);
+    w.sys.rqs[3].next_balance = msecs_to_ns(150);
+    w.sys.rqs[1].next_balance = msecs_to_ns(170);
+    const auto last3 = w.sys.rqs[3].last_balance, last1 = w.sys.rqs[1].last_balance;
     _nohz_idle_balance(w.sys, 1, NOHZ_BALANCE_KICK);
-    // CPU 2 balanced (nothing to pull): each level's next balance is one interval from now.
+    // CPU 2 balanced every level (nothing to pull, so each interval doubled from its
+    // minimum): its next balance is the shortest doubled idle interval from now.
     const auto& doms = w.sys.sched.domains[2];
-    Nanos earliest = msecs_to_ns(150);
+    Nanos next2 = msecs_to_ns(60000);
     for (size_t l = 0; l < doms.size(); ++l) {
-        EXPECT_EQ(w.sys.rqs[2].next_balance[l], w.sys.now + msecs_to_ns(doms[l].min_interval_ms))
-            << doms[l].name;
-        earliest = std::min(earliest, w.sys.rqs[2].next_balance[l]);
+        EXPECT_EQ(w.sys.rqs[2].last_balance[l], w.sys.now) << doms[l].name;
+        next2 = std::min(next2, w.sys.now + msecs_to_ns(2 * doms[l].min_interval_ms));
     }
-    for (Nanos t : w.sys.rqs[3].next_balance)
-        EXPECT_EQ(t, msecs_to_ns(150));
-    for (Nanos t : w.sys.rqs[1].next_balance)
-        EXPECT_EQ(t, msecs_to_ns(170));
-    EXPECT_EQ(w.sys.nohz.next_balance, earliest);
+    EXPECT_EQ(w.sys.rqs[2].next_balance, next2);
+    EXPECT_EQ(w.sys.rqs[3].last_balance, last3);
+    EXPECT_EQ(w.sys.rqs[1].last_balance, last1);
+    EXPECT_EQ(w.sys.nohz.next_balance, std::min(next2, msecs_to_ns(150)));
 }
 
 TEST(Nohz, IlbPullsASecondTaskOffASharedCpu) {
