@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "mm/cpupid.h"
 #include "machine/page_geometry.h"
+#include "mm/cpupid.h"
 
 namespace numasim {
 
