@@ -178,27 +178,57 @@ int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
     return busiest;
 }
 
+// should_we_balance(): one CPU per group does the work: the first idle one, else the first.
+bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdleType idle) {
+    if (idle == CpuIdleType::NewlyIdle) return true;
+    const std::vector<int>* local = nullptr;
+    for (const auto& g : sd.groups)
+        if (std::find(g.begin(), g.end(), cpu) != g.end()) {
+            local = &g;
+            break;
+        }
+    if (!local) return true;
+    for (int c : *local)
+        if (idle_cpu(sys, c)) return c == cpu;
+    return local->front() == cpu;
+}
+
+// The end of load_balance() when the domain is balanced, or when another CPU balances for this
+// CPU's group (out_balanced): the failure count clears and the level backs off, doubling its
+// interval up to max_interval (2 x min_interval). Newidle balancing, which runs whenever a CPU
+// runs out of work, leaves the interval alone.
+void out_balanced(Rq& dst, const SchedDomain& sd, size_t level, CpuIdleType idle) {
+    dst.nr_balance_failed[level] = 0;
+    if (idle != CpuIdleType::NewlyIdle)
+        dst.balance_interval_ms[level] =
+            std::min(dst.balance_interval_ms[level] * 2, 2 * sd.min_interval_ms);
+}
+
 // load_balance(): pull tasks from the busiest runqueue of the domain to dst_cpu; fall back to
-// moving the running task (active balance) after repeated failures.
-bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
+// moving the running task (active balance) after repeated failures. Clears
+// *continue_balancing when another CPU of the group balances at this level, so that the
+// levels above are left to it too.
+bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* continue_balancing) {
     const SchedDomain& sd = sys.sched.domains[cpu][level];
     Rq& dst = sys.rqs[cpu];
+    if (!should_we_balance(sys, cpu, sd, idle)) {
+        *continue_balancing = false;
+        out_balanced(dst, sd, level, idle);
+        return false;
+    }
     LbEnv env{cpu, &sd, idle};
     std::vector<SgStats> groups;
     groups.reserve(sd.groups.size());
     // The rework of v5.5 (0b0695f2b34a) against the balancer before it.
     const SgStats* busiest = sys.knobs.lb_rework ? find_busiest_group(sys, env, groups)
                                                  : find_busiest_group_v54(sys, env, groups);
-    if (!busiest) {
-        dst.nr_balance_failed[level] = 0;
-        return false;
-    }
-    const int src_cpu = find_busiest_queue(sys, env, *busiest);
+    const int src_cpu = busiest ? find_busiest_queue(sys, env, *busiest) : -1;
     if (src_cpu < 0 || src_cpu == cpu) {
-        // No runqueue to pull from is "balanced" too (the kernel's out_balanced).
-        dst.nr_balance_failed[level] = 0;
+        out_balanced(dst, sd, level, idle);
         return false;
     }
+    // From here the domain is unbalanced: the interval returns to its minimum, unless active
+    // balance was kicked (below).
     Rq& src = sys.rqs[src_cpu];
     int moved = 0;
     // detach_tasks(): walk the queued tasks, oldest vruntime last as the kernel walks its list.
@@ -218,6 +248,7 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
     }
     if (moved) {
         dst.nr_balance_failed[level] = 0;
+        dst.balance_interval_ms[level] = sd.min_interval_ms;
         return true;
     }
     // Only periodic balancing counts a failure: newidle balancing runs every time the CPU runs
@@ -234,26 +265,19 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle) {
                 static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 4) {
                 move_task(sys, *p, cpu);
                 dst.nr_balance_failed[level] = sd.cache_nice_tries + 1;
+                // Having kicked active balance, the level backs off before v5.11 (doubling up
+                // to max_interval); from e9b9734b7465 (v5.11) it keeps its interval, since
+                // need_active_balance() no longer holds once the count was reset. lb_rework
+                // separates the two: every profile is either v4.x or v6.x.
+                if (!sys.knobs.lb_rework)
+                    dst.balance_interval_ms[level] =
+                        std::min(dst.balance_interval_ms[level] * 2, 2 * sd.min_interval_ms);
                 return true;
             }
         }
     }
+    dst.balance_interval_ms[level] = sd.min_interval_ms;
     return false;
-}
-
-// should_we_balance(): one CPU per group does the work: the first idle one, else the first.
-bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdleType idle) {
-    if (idle == CpuIdleType::NewlyIdle) return true;
-    const std::vector<int>* local = nullptr;
-    for (const auto& g : sd.groups)
-        if (std::find(g.begin(), g.end(), cpu) != g.end()) {
-            local = &g;
-            break;
-        }
-    if (!local) return true;
-    for (int c : *local)
-        if (idle_cpu(sys, c)) return c == cpu;
-    return local->front() == cpu;
 }
 
 }  // namespace
@@ -283,25 +307,19 @@ void rebalance_domains(System& sys, int cpu, CpuIdleType idle) {
     Rq& rq = sys.rqs[cpu];
     const auto& doms = sys.sched.domains[cpu];
     bool busy = idle != CpuIdleType::Idle;
+    bool continue_balancing = true;
     Nanos next_balance = sys.now + NEXT_BALANCE_HORIZON;
-    for (size_t l = 0; l < doms.size(); ++l) {
-        const SchedDomain& sd = doms[l];
+    for (size_t l = 0; l < doms.size() && continue_balancing; ++l) {
         // A level is due by the interval of the CPU's state now, from when it last balanced
         // there: a CPU that has just gone idle balances at its idle interval at once.
         Nanos interval = get_sd_balance_interval(rq, l, busy);
         if (sys.now >= rq.last_balance[l] + interval) {
-            if (should_we_balance(sys, cpu, sd, idle)) {
-                ++sys.balancing_depth;
-                const bool pulled = load_balance(sys, cpu, l, idle);
-                --sys.balancing_depth;
-                // Back off while balanced, return to the minimum when work moved.
-                rq.balance_interval_ms[l] =
-                    pulled ? sd.min_interval_ms
-                           : std::min(rq.balance_interval_ms[l] * 2, 2 * sd.min_interval_ms);
-                if (pulled) {
-                    idle = idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
-                    busy = idle != CpuIdleType::Idle;
-                }
+            ++sys.balancing_depth;
+            const bool pulled = load_balance(sys, cpu, l, idle, &continue_balancing);
+            --sys.balancing_depth;
+            if (pulled) {
+                idle = idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle;
+                busy = idle != CpuIdleType::Idle;
             }
             rq.last_balance[l] = sys.now;
             interval = get_sd_balance_interval(rq, l, busy);
@@ -321,8 +339,9 @@ void newidle_balance(System& sys, int cpu) {
     // its next periodic balance (or the idle load balancer's for it) must not wait out the
     // busy interval it had while it ran.
     Nanos next_balance = sys.now + NEXT_BALANCE_HORIZON;
+    bool continue_balancing = true;  // every CPU may balance when newly idle
     for (size_t l = 0; l < doms.size() && rq.queued.empty() && !rq.curr; ++l) {
-        load_balance(sys, cpu, l, CpuIdleType::NewlyIdle);
+        load_balance(sys, cpu, l, CpuIdleType::NewlyIdle, &continue_balancing);
         next_balance =
             std::min(next_balance, rq.last_balance[l] + get_sd_balance_interval(rq, l, false));
     }

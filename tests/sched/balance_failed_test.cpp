@@ -1,7 +1,10 @@
-// sd->nr_balance_failed: only periodic balancing counts a failure, and a balance that finds no
-// runqueue to pull from clears the count, as load_balance() does. The count decides when a
-// lone running task is pushed by active balance, so newidle balancing (which runs every time a
-// CPU runs out of work) must not bring that moment forward.
+// sd->nr_balance_failed, sd->balance_interval and the levels a balance reaches, as
+// load_balance() and rebalance_domains() keep them. Only periodic balancing counts a failure,
+// and a balanced pass clears the count: the count decides when a lone running task is pushed by
+// active balance, so newidle balancing (which runs every time a CPU runs out of work) must not
+// bring that moment forward. A balanced level backs off (its interval doubles up to twice the
+// minimum), an unbalanced one returns to the minimum, and a CPU that is not its group's
+// balancer at a level leaves that level and those above to the one that is.
 //
 // tiny-2n (node 0 = CPUs 0-1, node 1 = CPUs 2-3), the balancer before v5.5: CPUs 0 and 1 each
 // run one task of load 1024, node 1 is idle. At the NUMA level CPU 2 sees node 0 at avg_load
@@ -94,6 +97,49 @@ TEST(BalanceFailed, BalancedClearsTheCount) {
     w.tick_balance();
     EXPECT_EQ(w.failed(), 0u);
     EXPECT_EQ(w.tasks_on_node1(), 0);
+}
+
+// CPU 2's MC level (node 1: CPUs 2 and 3, both idle) is balanced and backs off; its NUMA level is
+// unbalanced (the failing pull above) and returns to the minimum whatever it had grown to.
+TEST(BalanceInterval, BalancedBacksOffUnbalancedResets) {
+    TwoBusyOneIdleNode w;
+    const auto& doms = w.sys.sched.domains[TwoBusyOneIdleNode::kDst];
+    ASSERT_EQ(doms.size(), 2u);
+    Rq& rq = w.sys.rqs[TwoBusyOneIdleNode::kDst];
+    rq.balance_interval_ms[1] = 2 * doms[1].min_interval_ms;
+    w.tick_balance();
+    EXPECT_EQ(rq.balance_interval_ms[0], 2 * doms[0].min_interval_ms);
+    EXPECT_EQ(rq.balance_interval_ms[1], doms[1].min_interval_ms);
+    w.tick_balance();  // the MC level stays at its maximum
+    EXPECT_EQ(rq.balance_interval_ms[0], 2 * doms[0].min_interval_ms);
+}
+
+// haswell-2s: the second thread of core 0 is not its core's balancer while the first thread is
+// idle too. Its balance stops at the MC level, which counts as balanced (the failure count
+// clears, the interval doubles), and never reaches the NUMA level.
+TEST(BalanceInterval, NotTheGroupsBalancerLeavesTheLevelsAbove) {
+    System sys(load_preset("haswell-2s"), TwoBusyOneIdleNode::knobs(), 1);
+    int cpu = -1;
+    for (int c = 1; c < sys.nr_cpus() && cpu < 0; ++c)
+        if (sys.topo.cpus[c].core == sys.topo.cpus[0].core) cpu = c;
+    ASSERT_GT(cpu, 0);
+    const auto& doms = sys.sched.domains[cpu];
+    ASSERT_EQ(doms.size(), 3u);  // SMT, MC, NUMA
+    Rq& rq = sys.rqs[cpu];
+    std::fill(rq.last_balance.begin(), rq.last_balance.end(), 0);
+    rq.nr_balance_failed[1] = 2;
+    sys.now = NSEC_PER_SEC;
+    trigger_load_balance(sys, cpu);
+    EXPECT_EQ(rq.last_balance[0], sys.now);
+    EXPECT_EQ(rq.last_balance[1], sys.now);
+    EXPECT_EQ(rq.last_balance[2], 0);
+    EXPECT_EQ(rq.nr_balance_failed[1], 0u);
+    EXPECT_EQ(rq.balance_interval_ms[1], 2 * doms[1].min_interval_ms);
+    // The first thread, its core's balancer, goes on to the NUMA level.
+    Rq& first = sys.rqs[0];
+    std::fill(first.last_balance.begin(), first.last_balance.end(), 0);
+    trigger_load_balance(sys, 0);
+    EXPECT_EQ(first.last_balance[2], sys.now);
 }
 
 }  // namespace
