@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "engine/process.h"
 #include "kernel/system.h"
@@ -25,8 +26,8 @@ inline NumaBalancingKnobs knobs_off() {
 }
 
 struct World {
-    explicit World(const std::string& preset = "tiny-2n")
-        : sys(load_preset(preset), knobs_off(), 1) {}
+    explicit World(const std::string& preset = "tiny-2n") : World(load_preset(preset)) {}
+    explicit World(Topology machine) : sys(std::move(machine), knobs_off(), 1) {}
 
     // A task that exists only for the mm calls (p.cpu, p.mempolicy, fault counts).
     Task& task_on(int cpu) {

@@ -10,22 +10,13 @@ namespace numasim {
 namespace {
 
 // A tiny-2n System whose kernel runs `pages`.
-struct PagedWorld {
-    explicit PagedWorld(PageGeometry pages) : sys(machine(pages), mmtest::knobs_off(), 1) {}
+struct PagedWorld : mmtest::World {
+    explicit PagedWorld(PageGeometry pages) : World(machine(pages)) {}
     static Topology machine(PageGeometry pages) {
         Topology t = load_preset("tiny-2n");
         t.hw.pages = pages;
         return t;
     }
-    Task& task_on(int cpu) {
-        tasks.push_back(std::make_unique<Task>());
-        Task& p = *tasks.back();
-        p.pid = 2000 + static_cast<int>(tasks.size());
-        p.cpu = cpu;
-        return p;
-    }
-    System sys;
-    std::vector<std::unique_ptr<Task>> tasks;
 };
 
 TEST(PageGeometry, SizesOfTheThreeKernels) {

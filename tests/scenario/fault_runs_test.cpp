@@ -10,14 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "config/toml_reader.h"
 #include "engine/engine.h"
 #include "kernel/system.h"
 #include "machine/presets.h"
 #include "mm/mm.h"
 #include "numab/profile.h"
-#include "workload/registry.h"
-#include "workload/workload.h"
+#include "same_outcome.h"
 
 namespace numasim {
 namespace {
@@ -101,24 +99,13 @@ struct Outcome {
 
 Outcome run(const Case& c, bool runs) {
     System sys(load_preset(c.machine), load_profile(c.profile), 5);
-    const TomlTable doc = TomlTable::parse_text(c.toml, "test.toml");
-    std::vector<std::unique_ptr<Workload>> ws;
-    int i = 0;
-    for (const TomlTable& t : doc.tables("workload")) {
-        ws.push_back(find_workload(t.get_string("type"))->factory(t, sys.topo));
-        t.finish();
-        ws.back()->setup(sys, i++);
-    }
+    const auto workloads = sametest::setup_workloads(sys, c.toml);
     Engine eng(sys);
     eng.set_fault_runs(runs);
     eng.set_check_invariants(true);
     eng.run(c.duration);
     Outcome o;
-    o.counters.assign(sys.counters.vm.begin(), sys.counters.vm.end());
-    for (uint64_t n :
-         {sys.counters.cs, sys.counters.migrations, sys.counters.sched_move_numa,
-          sys.counters.sched_swap_numa, sys.counters.mm_migrate_pages, sys.counters.llc_misses})
-        o.counters.push_back(n);
+    o.counters = sametest::counters(sys);
     for (const auto& p : sys.tasks) {
         std::vector<int64_t> t = {p->cpu,
                                   static_cast<int64_t>(p->state),

@@ -8,14 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "config/toml_reader.h"
 #include "engine/engine.h"
 #include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "machine/presets.h"
 #include "numab/profile.h"
-#include "workload/registry.h"
-#include "workload/workload.h"
+#include "same_outcome.h"
 
 namespace numasim {
 namespace {
@@ -35,21 +33,13 @@ struct Outcome {
 
 Outcome run(const std::string& profile, bool cache) {
     System sys(load_preset("haswell-2s"), load_profile(profile), 3);
-    const TomlTable doc = TomlTable::parse_text(kSpecjbb, "test.toml");
-    const TomlTable t = doc.tables("workload").at(0);
-    std::unique_ptr<Workload> w = find_workload(t.get_string("type"))->factory(t, sys.topo);
-    t.finish();
-    w->setup(sys, 0);
+    const auto workloads = sametest::setup_workloads(sys, kSpecjbb);
     Engine eng(sys);
     eng.set_sg_stats_cache(cache);
     eng.set_check_invariants(true);
     eng.run(msecs_to_ns(1200));
     Outcome o;
-    o.counters.assign(sys.counters.vm.begin(), sys.counters.vm.end());
-    for (uint64_t c :
-         {sys.counters.cs, sys.counters.migrations, sys.counters.sched_move_numa,
-          sys.counters.sched_swap_numa, sys.counters.mm_migrate_pages, sys.counters.llc_misses})
-        o.counters.push_back(c);
+    o.counters = sametest::counters(sys);
     for (const auto& p : sys.tasks)
         o.tasks.push_back({p->cpu, static_cast<int64_t>(p->state), static_cast<int64_t>(p->nvcsw),
                            static_cast<int64_t>(p->nivcsw), p->sum_exec_runtime,

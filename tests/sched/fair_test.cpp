@@ -15,16 +15,16 @@
 #include "machine/presets.h"
 #include "sched/load_balance.h"
 #include "sched/sched_tunables.h"
+#include "sched_fixture.h"
 
 namespace numasim {
 namespace {
 
-// Pure CPU work (no memory streams) for `cpu_ms` of CPU time.
+using schedtest::allow_only;
+
+// Pure CPU work for `cpu_ms` of CPU time.
 Phase busy(Nanos cpu_ms) {
-    Phase ph;
-    ph.rate_gbs = 1.0;
-    ph.cpu_time = msecs_to_ns(cpu_ms);
-    return ph;
+    return schedtest::cpu_work(msecs_to_ns(cpu_ms));
 }
 
 NumaBalancingKnobs off() {
@@ -33,24 +33,13 @@ NumaBalancingKnobs off() {
     return k;
 }
 
-void restrict_to(System& sys, Task& p, std::vector<int> cpus) {
-    std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
-    for (int c : cpus)
-        p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
-    p.nr_cpus_allowed = static_cast<int>(cpus.size());
-    (void)sys;
-}
-
 struct SchedWorld {
     SchedWorld() : sys(load_preset("tiny-2n"), off(), 3) {}
     Task& spawn(Task* parent, std::vector<Phase> phases) {
-        programs.push_back(std::make_unique<PhaseList>(std::move(phases)));
-        Mm& mm = mm_create(sys);
-        return create_process(sys, mm, parent, "t", programs.back().get(), 0,
-                              static_cast<int>(programs.size()) - 1);
+        return programs.fork(sys, parent, std::move(phases));
     }
     System sys;
-    std::vector<std::unique_ptr<PhaseList>> programs;
+    schedtest::Programs programs;
 };
 
 TEST(ForkPlacement, FourNewTasksSpreadOverFourCpus) {
@@ -84,7 +73,7 @@ TEST(ForkPlacement, FourNewTasksSpreadOverFourCpus) {
 TEST(ForkPlacement, ChildInheritsAffinityAndCpu) {
     SchedWorld w;
     Task& a = w.spawn(nullptr, {busy(100)});
-    restrict_to(w.sys, a, {3});
+    allow_only(a, {3});
     Task& b = w.spawn(&a, {busy(100)});
     EXPECT_EQ(b.cpu, 3);
     EXPECT_EQ(b.nr_cpus_allowed, 1);
@@ -97,7 +86,7 @@ TEST(LoadBalance, CpuBoundPairOnOneCpuGetsSplit) {
     Phase free_run = busy(2000);
     free_run.clear_affinity = true;  // both start on CPU 0, then may go anywhere
     Task& a = w.spawn(nullptr, {free_run});
-    restrict_to(w.sys, a, {0});
+    allow_only(a, {0});
     Task& b = w.spawn(&a, {free_run});
     ASSERT_EQ(a.cpu, 0);
     ASSERT_EQ(b.cpu, 0);
@@ -129,7 +118,7 @@ TEST(LoadBalance, TimeSharingCountsContextSwitches) {
     SchedWorld w;
     w.sys.knobs.sched_class = SchedClass::Cfs;
     Task& a = w.spawn(nullptr, {busy(2000)});
-    restrict_to(w.sys, a, {0});
+    allow_only(a, {0});
     Task& b = w.spawn(&a, {busy(2000)});
     Engine eng(w.sys);
     eng.run(msecs_to_ns(300));
@@ -148,13 +137,13 @@ TEST(LoadBalance, TimeSharingCountsContextSwitches) {
 TEST(LoadBalance, AffinityMasksAreRespected) {
     SchedWorld w;
     Task& a = w.spawn(nullptr, {busy(2000)});
-    restrict_to(w.sys, a, {0, 1});
+    allow_only(a, {0, 1});
     std::vector<Task*> ts{&a};
     for (int i = 0; i < 3; ++i)
         ts.push_back(&w.spawn(&a, {busy(2000)}));
     // A fifth task allowed only on CPU 3.
     Task& solo = w.spawn(nullptr, {busy(2000)});
-    restrict_to(w.sys, solo, {3});
+    allow_only(solo, {3});
     if (solo.cpu != 3) move_task(w.sys, solo, 3);
     const uint64_t cpu2_switches = w.sys.rqs[2].nr_switches;  // fork placement may have used it
     Engine eng(w.sys);

@@ -15,6 +15,7 @@
 #include "machine/presets.h"
 #include "sched/fair.h"
 #include "sched/load_balance.h"
+#include "sched_fixture.h"
 #include "workload/phase_list.h"
 
 namespace numasim {
@@ -22,10 +23,7 @@ namespace {
 
 // Pure CPU work for `cpu_ms` of CPU time.
 Phase busy(Nanos cpu_ms) {
-    Phase ph;
-    ph.rate_gbs = 1.0;
-    ph.cpu_time = msecs_to_ns(cpu_ms);
-    return ph;
+    return schedtest::cpu_work(msecs_to_ns(cpu_ms));
 }
 
 NumaBalancingKnobs knobs(bool nohz) {
@@ -40,13 +38,8 @@ struct World {
         : sys(load_preset(machine), knobs(nohz), 7) {}
     // A task pinned to `cpu` running `phases` (a phase with clear_affinity frees it).
     Task& spawn_on(int cpu, std::vector<Phase> phases) {
-        programs.push_back(std::make_unique<PhaseList>(std::move(phases)));
-        Mm& mm = mm_create(sys);
-        Task& p = create_process(sys, mm, nullptr, "t", programs.back().get(), 0,
-                                 static_cast<int>(programs.size()) - 1);
-        std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
-        p.cpus_allowed[cpu >> 6] |= uint64_t{1} << (cpu & 63);
-        p.nr_cpus_allowed = 1;
+        Task& p = programs.fork(sys, nullptr, std::move(phases));
+        schedtest::allow_only(p, {cpu});
         if (p.cpu != cpu) move_task(sys, p, cpu);
         return p;
     }
@@ -57,7 +50,7 @@ struct World {
     }
     int llc_of(int cpu) const { return sys.topo.cpus[cpu].llc; }
     System sys;
-    std::vector<std::unique_ptr<PhaseList>> programs;
+    schedtest::Programs programs;
 };
 
 void expect_consistent(const System& sys) {

@@ -12,18 +12,13 @@
 #include "machine/presets.h"
 #include "sched/fair.h"
 #include "sched/sched_tunables.h"
+#include "sched_fixture.h"
 #include "workload/phase_list.h"
 
 namespace numasim {
 namespace {
 
-Phase busy(Nanos cpu_ns, Nanos sleep_after = 0) {
-    Phase ph;
-    ph.rate_gbs = 1.0;
-    ph.cpu_time = cpu_ns;
-    ph.sleep_after = sleep_after;
-    return ph;
-}
+using schedtest::cpu_work;
 
 NumaBalancingKnobs knobs(SchedClass c) {
     NumaBalancingKnobs k;
@@ -32,27 +27,18 @@ NumaBalancingKnobs knobs(SchedClass c) {
     return k;
 }
 
-void pin(Task& p, int cpu) {
-    std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
-    p.cpus_allowed[cpu >> 6] |= uint64_t{1} << (cpu & 63);
-    p.nr_cpus_allowed = 1;
-}
-
 struct World {
     explicit World(SchedClass c, uint64_t seed = 3) : sys(load_preset("tiny-2n"), knobs(c), seed) {}
     // A task pinned to `cpu` (the first one is created there, the others inherit it).
     Task& spawn(std::vector<Phase> phases, int cpu = 0) {
-        programs.push_back(std::make_unique<PhaseList>(std::move(phases)));
-        Mm& mm = mm_create(sys);
-        Task& t = create_process(sys, mm, parent, "t", programs.back().get(), 0,
-                                 static_cast<int>(programs.size()) - 1);
-        pin(t, cpu);
+        Task& t = programs.fork(sys, parent, std::move(phases));
+        schedtest::allow_only(t, {cpu});
         if (!parent) parent = &t;
         return t;
     }
     System sys;
     Task* parent = nullptr;
-    std::vector<std::unique_ptr<PhaseList>> programs;
+    schedtest::Programs programs;
 };
 
 constexpr SchedClass kClasses[] = {SchedClass::Cfs, SchedClass::Eevdf, SchedClass::EevdfComplete};
@@ -71,8 +57,8 @@ TEST(SchedClass, BaseSliceScalesLikeMinGranularity) {
 TEST(SchedClass, TwoTasksShareACpuEvenly) {
     for (SchedClass c : kClasses) {
         World w(c);
-        Task& a = w.spawn({busy(2 * NSEC_PER_SEC)});
-        Task& b = w.spawn({busy(2 * NSEC_PER_SEC)});
+        Task& a = w.spawn({cpu_work(2 * NSEC_PER_SEC)});
+        Task& b = w.spawn({cpu_work(2 * NSEC_PER_SEC)});
         Engine eng(w.sys);
         eng.run(msecs_to_ns(300));
         ASSERT_EQ(a.cpu, 0);
@@ -97,7 +83,7 @@ TEST(SchedClass, ThreeTasksShareACpuEvenly) {
         World w(c);
         std::vector<Task*> ts;
         for (int i = 0; i < 3; ++i)
-            ts.push_back(&w.spawn({busy(2 * NSEC_PER_SEC)}));
+            ts.push_back(&w.spawn({cpu_work(2 * NSEC_PER_SEC)}));
         Engine eng(w.sys);
         eng.run(msecs_to_ns(600));
         for (Task* t : ts)
@@ -112,8 +98,8 @@ TEST(SchedClass, ThreeTasksShareACpuEvenly) {
 TEST(SchedClass, ASleeperIsNotHeldBackByAHog) {
     for (SchedClass c : kClasses) {
         World w(c);
-        w.spawn({busy(5 * NSEC_PER_SEC)});
-        std::vector<Phase> rounds(200, busy(NSEC_PER_MSEC, 7 * NSEC_PER_MSEC));
+        w.spawn({cpu_work(5 * NSEC_PER_SEC)});
+        std::vector<Phase> rounds(200, cpu_work(NSEC_PER_MSEC, 7 * NSEC_PER_MSEC));
         Task& s = w.spawn(rounds);
         Engine eng(w.sys);
         eng.run(msecs_to_ns(400));
@@ -137,7 +123,8 @@ Outcome mixed_run(SchedClass c) {
     World w(c, 17);
     std::vector<Task*> ts;
     for (int i = 0; i < 6; ++i) {
-        std::vector<Phase> rounds(60, busy((2 + i) * NSEC_PER_MSEC, (1 + i % 3) * NSEC_PER_MSEC));
+        std::vector<Phase> rounds(60,
+                                  cpu_work((2 + i) * NSEC_PER_MSEC, (1 + i % 3) * NSEC_PER_MSEC));
         Task& t = w.spawn(rounds);
         std::fill(t.cpus_allowed.begin(), t.cpus_allowed.end(), ~uint64_t{0});
         t.nr_cpus_allowed = w.sys.nr_cpus();
@@ -178,8 +165,8 @@ TEST(SchedClass, DeterministicForEveryClass) {
 // ineligible: its lag V - v is about -1.95 ms.
 struct SleepWhileIneligible {
     explicit SleepWhileIneligible(SchedClass c) : w(c), eng(w.sys) {
-        a = &w.spawn({busy(2 * NSEC_PER_SEC)});
-        b = &w.spawn({busy(2 * NSEC_PER_SEC)});
+        a = &w.spawn({cpu_work(2 * NSEC_PER_SEC)});
+        b = &w.spawn({cpu_work(2 * NSEC_PER_SEC)});
         eng.run(11'900'000);
         rq = &w.sys.rqs[0];
     }

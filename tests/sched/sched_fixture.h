@@ -1,0 +1,47 @@
+// Helpers for the scheduler tests that run tasks through the engine: a phase of CPU work, an
+// affinity mask set by hand, and the programs of the processes a test forks, which must live as
+// long as the System that runs them.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/process.h"
+#include "kernel/system.h"
+#include "workload/phase_list.h"
+
+namespace numasim::schedtest {
+
+// Pure CPU work (no memory streams) for `cpu_time`, then a sleep of `sleep_after`.
+inline Phase cpu_work(Nanos cpu_time, Nanos sleep_after = 0) {
+    Phase ph;
+    ph.rate_gbs = 1.0;
+    ph.cpu_time = cpu_time;
+    ph.sleep_after = sleep_after;
+    return ph;
+}
+
+// Only `cpus` may run p from now on (its cpus_allowed mask); p is not moved.
+inline void allow_only(Task& p, const std::vector<int>& cpus) {
+    std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
+    for (int c : cpus)
+        p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+    p.nr_cpus_allowed = static_cast<int>(cpus.size());
+}
+
+// The programs of the processes a test forks, one per process, in fork order.
+struct Programs {
+    // A new process with its own mm running `phases`, forked from `parent` (or from nobody).
+    Task& fork(System& sys, Task* parent, std::vector<Phase> phases) {
+        list.push_back(std::make_unique<PhaseList>(std::move(phases)));
+        Mm& mm = mm_create(sys);
+        return create_process(sys, mm, parent, "t", list.back().get(), 0,
+                              static_cast<int>(list.size()) - 1);
+    }
+    std::vector<std::unique_ptr<PhaseList>> list;
+};
+
+}  // namespace numasim::schedtest
