@@ -193,15 +193,25 @@ bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdl
     return local->front() == cpu;
 }
 
+// A level backs off: its interval doubles, up to max_interval (2 x min_interval).
+void back_off(Rq& dst, const SchedDomain& sd, size_t level) {
+    dst.balance_interval_ms[level] =
+        std::min(dst.balance_interval_ms[level] * 2, 2 * sd.min_interval_ms);
+}
+
 // The end of load_balance() when the domain is balanced, or when another CPU balances for this
-// CPU's group (out_balanced): the failure count clears and the level backs off, doubling its
-// interval up to max_interval (2 x min_interval). Newidle balancing, which runs whenever a CPU
-// runs out of work, leaves the interval alone.
+// CPU's group (out_balanced): the failure count clears and the level backs off. Newidle
+// balancing, which runs whenever a CPU runs out of work, leaves the interval alone.
 void out_balanced(Rq& dst, const SchedDomain& sd, size_t level, CpuIdleType idle) {
     dst.nr_balance_failed[level] = 0;
-    if (idle != CpuIdleType::NewlyIdle)
-        dst.balance_interval_ms[level] =
-            std::min(dst.balance_interval_ms[level] * 2, 2 * sd.min_interval_ms);
+    if (idle != CpuIdleType::NewlyIdle) back_off(dst, sd, level);
+}
+
+// get_sd_balance_interval(): the level's interval, stretched by busy_factor while the CPU runs
+// something, so that busy CPUs balance less often than idle ones.
+Nanos get_sd_balance_interval(const Rq& rq, size_t level, bool cpu_busy) {
+    const unsigned ms = rq.balance_interval_ms[level] * (cpu_busy ? SD_BUSY_FACTOR : 1);
+    return msecs_to_ns(ms);
 }
 
 // load_balance(): pull tasks from the busiest runqueue of the domain to dst_cpu; fall back to
@@ -269,26 +279,13 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* co
                 // to max_interval); from e9b9734b7465 (v5.11) it keeps its interval, since
                 // need_active_balance() no longer holds once the count was reset. lb_rework
                 // separates the two: every profile is either v4.x or v6.x.
-                if (!sys.knobs.lb_rework)
-                    dst.balance_interval_ms[level] =
-                        std::min(dst.balance_interval_ms[level] * 2, 2 * sd.min_interval_ms);
+                if (!sys.knobs.lb_rework) back_off(dst, sd, level);
                 return true;
             }
         }
     }
     dst.balance_interval_ms[level] = sd.min_interval_ms;
     return false;
-}
-
-}  // namespace
-
-namespace {
-
-// get_sd_balance_interval(): the level's interval, stretched by busy_factor while the CPU runs
-// something, so that busy CPUs balance less often than idle ones.
-Nanos get_sd_balance_interval(const Rq& rq, size_t level, bool cpu_busy) {
-    const unsigned ms = rq.balance_interval_ms[level] * (cpu_busy ? SD_BUSY_FACTOR : 1);
-    return msecs_to_ns(ms);
 }
 
 }  // namespace
