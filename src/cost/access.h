@@ -25,6 +25,8 @@ struct AccessStream {
     double hot_share = 0.9;               // HotSet: fraction of accesses that go to the hot pages
     bool start_at_thread_offset = false;  // Sweep: start at `start_page` instead of 0
     uint64_t start_page = 0;
+
+    bool operator==(const AccessStream&) const = default;
 };
 
 // The memory behaviour of one running phase.

@@ -84,6 +84,9 @@ void CostModel::init(const Topology& t) {
         ++core_threads_[c.core];
     solved_task_.assign(ncpu, -1);
     solved_index_.assign(ncpu, -1);
+    demand_.assign(ncpu, Demand{});
+    sharing_input_.assign(ncpu, SharingInput{});
+    sharing_valid_ = false;
 }
 
 double CostModel::line_transfer_ns(int a, int b) const {
@@ -169,12 +172,77 @@ void CostModel::for_each_use(int cpu_node, F&& f) const {
     }
 }
 
-std::pair<double, double> CostModel::loaded_line(int cpu_node, const LineCost& lc) const {
-    double t = lc.fixed_ns, theta = 1.0;
-    for_each_use(cpu_node, [&](int r, double w, double bytes) {
-        t += w * solver_.delay(r);
-        if (bytes > 0) theta = std::min(theta, solver_.clip(r));
-    });
+bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const {
+    if (!d.valid || d.rate_gbs != a.rate_gbs || d.mlp != a.mlp) return false;
+    const int core = core_of_cpu_[cpu];
+    if (d.core_mlp_sum != core_mlp_sum_[core] || d.core_mlp_cap != core_mlp_cap_[core] ||
+        d.core_busy != core_busy_[core] || d.llc_footprint != llc_footprint_[llc_of_cpu_[cpu]])
+        return false;
+    if (a.streams.size() != d.streams.size()) return false;
+    for (size_t i = 0; i < a.streams.size(); ++i) {
+        const Demand::KeyStream& k = d.streams[i];
+        const Region& r = *a.streams[i].region;
+        if (!(a.streams[i] == k.stream) || k.region_stamp != r.stamp.value ||
+            k.shared_stamp != (r.shared ? r.shared->stamp.value : 0))
+            return false;
+    }
+    return true;
+}
+
+void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
+    d.lc = line_demand(a, cpu);
+    d.uses.clear();
+    for_each_use(node_of_cpu_[cpu],
+                 [&](int r, double w, double bytes) { d.uses.push_back({r, w, bytes}); });
+    d.streams.clear();
+    for (const AccessStream& s : a.streams)
+        d.streams.push_back({s, s.region->stamp.value,
+                             s.region->shared ? s.region->shared->stamp.value : 0});
+    d.rate_gbs = a.rate_gbs;
+    d.mlp = a.mlp;
+    const int core = core_of_cpu_[cpu];
+    d.core_mlp_sum = core_mlp_sum_[core];
+    d.core_mlp_cap = core_mlp_cap_[core];
+    d.core_busy = core_busy_[core];
+    d.llc_footprint = llc_footprint_[llc_of_cpu_[cpu]];
+    d.valid = true;
+}
+
+const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu) const {
+    Demand& d = demand_[cpu];
+    if (demand_cache_) {
+        if (demand_key_matches(d, a, cpu)) {
+            ++demand_hits_;
+            return d;
+        }
+        ++demand_misses_;
+    }
+    derive_demand(d, a, cpu);
+    return d;
+}
+
+std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int cpu) const {
+    const Demand& kept = demand_[cpu];
+    if (!demand_cache_ || a.streams.empty() || !demand_key_matches(kept, a, cpu))
+        return std::nullopt;
+    Demand now;
+    derive_demand(now, a, cpu);
+    if (kept.lc.fixed_ns == now.lc.fixed_ns && kept.lc.misses == now.lc.misses &&
+        kept.uses == now.uses)
+        return std::nullopt;
+    return "cpu " + std::to_string(cpu) + ": the kept memory demand (" +
+           std::to_string(kept.lc.fixed_ns) + " ns per line, " + std::to_string(kept.uses.size()) +
+           " resources) differs from the demand derived now (" + std::to_string(now.lc.fixed_ns) +
+           " ns, " + std::to_string(now.uses.size()) +
+           ") with the same placement stamps: a page count changed without Region::stamp";
+}
+
+std::pair<double, double> CostModel::loaded_line(const Demand& d) const {
+    double t = d.lc.fixed_ns, theta = 1.0;
+    for (const Use& u : d.uses) {
+        t += u.stall_weight * solver_.delay(u.resource);
+        if (u.bytes > 0) theta = std::min(theta, solver_.clip(u.resource));
+    }
     return {t, theta};
 }
 
@@ -183,9 +251,9 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
         if (miss_per_byte) *miss_per_byte = 0;
         return 1.0 / std::max(a.rate_gbs, 1e-9);
     }
-    const LineCost lc = line_demand(a, cpu);
-    const auto [t, theta] = loaded_line(node_of_cpu_[cpu], lc);
-    if (miss_per_byte) *miss_per_byte = lc.misses / cost::CACHE_LINE_BYTES;
+    const Demand& d = demand(a, cpu);
+    const auto [t, theta] = loaded_line(d);
+    if (miss_per_byte) *miss_per_byte = d.lc.misses / cost::CACHE_LINE_BYTES;
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
@@ -280,9 +348,34 @@ void CostModel::update_llc_and_cores(std::span<const CpuRunning> running) {
     }
 }
 
+bool CostModel::same_sharing(std::span<const CpuRunning> running) {
+    bool same = sharing_valid_;
+    for (size_t cpu = 0; cpu < running.size(); ++cpu) {
+        const CpuRunning& r = running[cpu];
+        SharingInput& in = sharing_input_[cpu];
+        const bool has_mix = r.task >= 0 && r.mix;
+        if (r.task == in.task && has_mix == in.has_mix &&
+            (!has_mix || (r.mix->mlp == in.mlp &&
+                          std::equal(r.mix->streams.begin(), r.mix->streams.end(),
+                                     in.streams.begin(), in.streams.end()))))
+            continue;
+        same = false;
+        in.task = r.task;
+        in.has_mix = has_mix;
+        in.mlp = has_mix ? r.mix->mlp : 0;
+        if (has_mix)
+            in.streams.assign(r.mix->streams.begin(), r.mix->streams.end());
+        else
+            in.streams.clear();
+    }
+    sharing_valid_ = true;
+    return same;
+}
+
 void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
     const Nanos window = now - last_update_;
-    update_llc_and_cores(running);
+    // Footprints and SMT sharing depend only on what runs where.
+    if (!same_sharing(running) || !demand_cache_) update_llc_and_cores(running);
 
     solver_.clear();
     // Kernel copies and clears since the last update load this solve (without an interval to
@@ -298,10 +391,10 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
         const CpuRunning& r = running[cpu];
         if (r.task < 0 || !r.mix || r.mix->streams.empty()) continue;
         const int c = static_cast<int>(cpu);
-        const LineCost lc = line_demand(*r.mix, c);
-        solver_.add_task(lc.fixed_ns, r.user_share);
-        for_each_use(node_of_cpu_[c],
-                     [&](int res, double w, double bytes) { solver_.add_use(res, w, bytes); });
+        const Demand& d = demand(*r.mix, c);
+        solver_.add_task(d.lc.fixed_ns, r.user_share);
+        for (const Use& u : d.uses)
+            solver_.add_use(u.resource, u.stall_weight, u.bytes);
         solved_task_[c] = r.task;
         solved_index_[c] = k++;
     }

@@ -10,13 +10,21 @@
 // buffers. The queueing delays come from a closed-loop solve over all running tasks once per
 // tick (cost/bandwidth.h): delivered traffic never exceeds a DRAM's or a link's bandwidth.
 //
+// The solve itself runs at every tick, but what each CPU's task asks of the memory system (its
+// per-line CPU time and the stall weight and bytes it puts on each DRAM and link) is derived
+// again only when something it derives from changed: the task's access mix, the placement of
+// the pages of its regions (Region::stamp), or its core's and LLC's sharing. On a machine whose
+// tasks keep running with settled memory, each tick reuses every CPU's demand.
+//
 // The model sees no task: at each update the engine hands it, per CPU, the access mix of what
 // runs there, an identity to recognise it by and the share of its last tick it spent in user
 // mode (CpuRunning). The kernel's cost paths (mm/, sched/, numab/) ask it for rates and times.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -91,6 +99,17 @@ class CostModel {
     double move_refill_ns(const AccessMix* a, int task, int src_cpu, int dst_cpu,
                           std::span<const AccessMix* const> core_mates) const;
 
+    // Whether the per-CPU demand, and the LLC and core sharing, are kept between updates (on by
+    // default); off, they are derived again at every use, which must give the same numbers
+    // (tests).
+    void set_demand_cache(bool on) { demand_cache_ = on; }
+    uint64_t demand_hits() const { return demand_hits_; }
+    uint64_t demand_misses() const { return demand_misses_; }
+    // If the demand kept for `a` on cpu is still valid by its key but differs from the demand
+    // derived again now (a page count changed without its stamp), what differs; else nullopt.
+    // The invariant checker asks this for every running task (kernel/invariants.h).
+    std::optional<std::string> find_stale_demand(const AccessMix& a, int cpu) const;
+
     // Counts of the kernel cost paths since the start (tests, reports).
     struct KernelCostStats {
         uint64_t tlb_shootdowns = 0;
@@ -117,8 +136,36 @@ class CostModel {
     // Calls f(resource, stall_weight, bytes) for every resource the scratch demand uses.
     template <class F>
     void for_each_use(int cpu_node, F&& f) const;
-    // Line time under the current delays and the smallest clip on the way, from the scratch.
-    std::pair<double, double> loaded_line(int cpu_node, const LineCost& lc) const;
+
+    // One CPU's demand and what it was derived from.
+    struct Use {
+        int resource;
+        double stall_weight, bytes;
+        bool operator==(const Use&) const = default;
+    };
+    struct Demand {
+        bool valid = false;
+        // The key: the access mix (by value) with each stream's region and object-range
+        // stamps, and the sharing of the CPU's core and LLC at the last update.
+        struct KeyStream {
+            AccessStream stream;
+            uint64_t region_stamp, shared_stamp;
+        };
+        std::vector<KeyStream> streams;
+        double rate_gbs = 0, mlp = 0;
+        double core_mlp_sum = 0, core_mlp_cap = 0, llc_footprint = 0;
+        int core_busy = 0;
+        // The value: line_demand's result and for_each_use's calls, in order.
+        LineCost lc;
+        std::vector<Use> uses;
+    };
+    bool demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const;
+    // Derives `a`'s demand on cpu into `d` (key and value).
+    void derive_demand(Demand& d, const AccessMix& a, int cpu) const;
+    // `a`'s demand on cpu: the kept one if its key still matches, else derived again and kept.
+    const Demand& demand(const AccessMix& a, int cpu) const;
+    // Line time under the current delays and the smallest clip on the way.
+    std::pair<double, double> loaded_line(const Demand& d) const;
     // Per-core streaming rate of kernel work between a CPU on `cpu_node` and memory on `nid`.
     double kernel_stream_gbs(int cpu_node, int nid) const;
     // Kernel traffic: bytes read from memory on `mem_node` into a CPU on `cpu_node`, and written
@@ -126,6 +173,10 @@ class CostModel {
     void read_traffic(int mem_node, int cpu_node, double bytes) const;
     void write_traffic(int cpu_node, int mem_node, double bytes) const;
     void update_llc_and_cores(std::span<const CpuRunning> running);
+    // Whether update_llc_and_cores() would see what it saw last time: on every CPU the same
+    // task, and the same streams and MLP (a region's size and object never change). Otherwise
+    // takes note of `running` for the next update.
+    bool same_sharing(std::span<const CpuRunning> running);
 
     int nodes_ = 0;
     std::vector<int> node_of_cpu_;
@@ -150,10 +201,26 @@ class CostModel {
     // Per core: the sum of the MLP its busy threads would use alone, and what the core has.
     std::vector<double> core_mlp_sum_, core_mlp_cap_;
 
+    // Per CPU: what update_llc_and_cores() last saw there.
+    struct SharingInput {
+        int task = -1;
+        bool has_mix = false;
+        double mlp = 0;
+        std::vector<AccessStream> streams;
+    };
+    std::vector<SharingInput> sharing_input_;
+    bool sharing_valid_ = false;
+
     // Per CPU: the task counted in the last solve (-1: none) and its index there.
     std::vector<int> solved_task_;
     std::vector<int> solved_index_;
     Nanos last_update_ = 0;
+
+    // Per CPU: the demand last derived there (rates are asked for in const paths, hence
+    // mutable; a hit changes no number).
+    mutable std::vector<Demand> demand_;
+    bool demand_cache_ = true;
+    mutable uint64_t demand_hits_ = 0, demand_misses_ = 0;
 
     // Kernel traffic since the last update, bytes per resource (bookkeeping of const paths).
     mutable std::vector<double> kernel_bytes_;

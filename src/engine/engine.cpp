@@ -45,13 +45,16 @@ void Engine::check_invariants(const std::string& when) const {
 }
 
 TaskRun& Engine::run_of(const Task& p) {
-    if (static_cast<size_t>(p.index) >= runs_.size()) runs_.resize(sys_.tasks.size());
-    return runs_[p.index];
+    const size_t i = static_cast<size_t>(p.index);
+    if (i >= runs_.size()) runs_.resize(sys_.tasks.size());
+    if (!runs_[i]) runs_[i] = std::make_unique<TaskRun>();
+    return *runs_[i];
 }
 
 const Phase* Engine::phase(const Task& p) const {
-    if (static_cast<size_t>(p.index) >= runs_.size() || !runs_[p.index].has_phase) return nullptr;
-    return &runs_[p.index].phase;
+    const size_t i = static_cast<size_t>(p.index);
+    if (i >= runs_.size() || !runs_[i] || !runs_[i]->has_phase) return nullptr;
+    return &runs_[i]->phase;
 }
 
 int Engine::live_tasks() const {

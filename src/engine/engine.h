@@ -6,7 +6,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -91,7 +91,8 @@ class Engine {
     void run_samplers(bool last);
 
     System& sys_;
-    std::deque<TaskRun> runs_;         // by Task::index; a deque keeps references across growth
+    // By Task::index, each on its own so that references survive growth.
+    std::vector<std::unique_ptr<TaskRun>> runs_;
     std::vector<CpuRunning> running_;  // per CPU, for the cost model
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted

@@ -504,6 +504,17 @@ struct Checker {
                 return;
     }
 
+    // The memory demand the cost model keeps for each running task against the demand derived
+    // again from the page counts: a count changed without its placement stamp shows here.
+    void cost_demand() {
+        for (const Rq& rq : sys.rqs) {
+            const Task* t = rq.curr;
+            if (!t || !t->touches) continue;
+            if (auto stale = sys.cost.find_stale_demand(*t->touches, rq.cpu))
+                return fail("{}", *stale);
+        }
+    }
+
     // Every valid entry of the sched-group sums cache against the sums of its CPUs' runqueues.
     void sched_group_sums() {
         const SgStatsCache& cache = sys.sg_cache;
@@ -544,6 +555,7 @@ std::optional<std::string> find_invariant_violation(const System& sys) {
     if (!c.failed()) c.runqueues();
     if (!c.failed()) c.nohz();
     if (!c.failed()) c.sched_group_sums();
+    if (!c.failed()) c.cost_demand();
     return c.failure;
 }
 

@@ -63,6 +63,7 @@ void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int de
     vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
         r.node_pages[nid] += delta * static_cast<int64_t>(n);
         r.present += delta * static_cast<int64_t>(n);
+        r.stamp.bump();
     });
 }
 
@@ -76,6 +77,7 @@ void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to
     vma.for_each_region_in(first, nr, [&](Region& r, uint64_t n) {
         r.node_pages[from] -= n;
         r.node_pages[to] += n;
+        r.stamp.bump();
     });
 }
 

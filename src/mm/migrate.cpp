@@ -87,6 +87,7 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         if (lo >= hi) continue;
         t->moved[static_cast<size_t>(from)] -= hi - lo;
         t->moved[static_cast<size_t>(to)] += hi - lo;
+        t->stamp.bump();
     }
     if (seen_by_every_mapper(o, obj, nr)) return;
     for (Vma* m : o.mappers) {

@@ -104,9 +104,11 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
             continue;
         }
         if (m.vma->protnone.size() && m.vma->protnone.test(m.idx)) continue;
+        // The batched flush interrupts the union of the batch's mm_cpumasks: an mm listed
+        // twice changes nothing, so none is looked for.
         if (!sys.knobs.migrate_tlb_batch)
             m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu);
-        else if (std::find(batch.begin(), batch.end(), m.vma->mm) == batch.end())
+        else
             batch.push_back(m.vma->mm);
     }
     double unmap = batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, p.cpu);

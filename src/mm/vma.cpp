@@ -1,6 +1,7 @@
 #include "mm/vma.h"
 
 #include <algorithm>
+#include <atomic>
 #include <new>
 
 #include "mm/mm.h"
@@ -38,6 +39,13 @@ ObjectRangeTotals* MemObject::totals_for(uint64_t first, uint64_t count, int nr_
     t->moved.assign(static_cast<size_t>(nr_nodes), 0);
     range_totals.push_back(std::move(t));
     return range_totals.back().get();
+}
+
+uint64_t PlacementStamp::fresh() {
+    // Shared by the simulations that run in parallel, hence atomic; drawn only when a region or
+    // an object range is created.
+    static std::atomic<uint64_t> owners{0};
+    return owners.fetch_add(1, std::memory_order_relaxed) << 32;
 }
 
 uint64_t Region::bytes() const {

@@ -25,6 +25,17 @@ namespace numasim {
 struct Mm;
 struct Vma;
 
+// Changes whenever the per-node page counts it sits next to change, to a value no other counts
+// have had: whoever derives something from the counts (the cost model's per-CPU memory demand,
+// cost/cost_model.h) keeps the stamp with it and derives again only when the stamp differs. The
+// high half is drawn once per owner from a process-wide counter and the low half counts the
+// owner's changes, so an owner allocated where a freed one was never repeats its values.
+struct PlacementStamp {
+    uint64_t value = fresh();
+    void bump() { ++value; }
+    static uint64_t fresh();
+};
+
 // vm_flags, with the kernel's bit values where the kernel has them (include/linux/mm.h).
 inline constexpr uint32_t VM_READ = 0x1;
 inline constexpr uint32_t VM_WRITE = 0x2;
@@ -51,6 +62,7 @@ struct ObjectRangeTotals {
     uint64_t first = 0, count = 0;  // object pages [first, first + count)
     std::vector<uint64_t> moved;    // per node
     unsigned window_mappers = 0;    // VMAs whose window is exactly this range
+    PlacementStamp stamp;           // of `moved`
 };
 
 struct MemObject {
@@ -85,6 +97,7 @@ struct Region {
     ObjectRangeTotals* shared = nullptr;
     uint64_t present = 0;
     uint64_t protnone = 0;
+    PlacementStamp stamp;  // of node_pages and present (`shared` has its own)
 
     uint64_t pages_on(int nid) const {
         const size_t n = static_cast<size_t>(nid);

@@ -161,7 +161,14 @@ long adjust_numa_imbalance(long imbalance, int nr_running) {
 void update_load_avg(System& sys, Task& p) {
     const Nanos delta = sys.now - p.avg.last_update_time;
     if (delta <= 0) return;
-    const double decay = std::exp2(-static_cast<double>(delta) / PELT_HALFLIFE_NS);
+    // Most updates come a tick after the last one: the same delta, so the same decay.
+    thread_local Nanos last_delta = -1;
+    thread_local double last_decay = 1;
+    if (delta != last_delta) {
+        last_delta = delta;
+        last_decay = std::exp2(-static_cast<double>(delta) / PELT_HALFLIFE_NS);
+    }
+    const double decay = last_decay;
     const bool running = p.state == TaskState::Running;
     const bool runnable = running || p.state == TaskState::Runnable;
     const double w = static_cast<double>(p.weight);

@@ -40,6 +40,7 @@ struct CostWorld {
         Region& r = add_region(sys, v, 0, v.nr_pages(), "r");
         r.node_pages[nid] = r.count;
         r.present = r.count;
+        r.stamp.bump();  // as every writer of the totals does (cost/cost_model.h)
         return r;
     }
 
