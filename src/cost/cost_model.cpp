@@ -192,12 +192,13 @@ bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu)
 void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     d.lc = line_demand(a, cpu);
     d.uses.clear();
-    for_each_use(node_of_cpu_[cpu],
-                 [&](int r, double w, double bytes) { d.uses.push_back({r, w, bytes}); });
+    for_each_use(node_of_cpu_[cpu], [&](int r, double w, double bytes) {
+        d.uses.push_back({r, w, bytes});
+    });
     d.streams.clear();
     for (const AccessStream& s : a.streams)
-        d.streams.push_back({s, s.region->stamp.value,
-                             s.region->shared ? s.region->shared->stamp.value : 0});
+        d.streams.push_back(
+            {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0});
     d.rate_gbs = a.rate_gbs;
     d.mlp = a.mlp;
     const int core = core_of_cpu_[cpu];
@@ -355,9 +356,9 @@ bool CostModel::same_sharing(std::span<const CpuRunning> running) {
         SharingInput& in = sharing_input_[cpu];
         const bool has_mix = r.task >= 0 && r.mix;
         if (r.task == in.task && has_mix == in.has_mix &&
-            (!has_mix || (r.mix->mlp == in.mlp &&
-                          std::equal(r.mix->streams.begin(), r.mix->streams.end(),
-                                     in.streams.begin(), in.streams.end()))))
+            (!has_mix ||
+             (r.mix->mlp == in.mlp && std::equal(r.mix->streams.begin(), r.mix->streams.end(),
+                                                 in.streams.begin(), in.streams.end()))))
             continue;
         same = false;
         in.task = r.task;
