@@ -288,9 +288,11 @@ void CostModel::write_traffic(int cpu_node, int mem_node, double bytes) const {
         kernel_bytes_[nodes_ + h.link] += bytes * h.share;
 }
 
-double CostModel::clear_ns(int cpu_node, int nid, double bytes) const {
+double CostModel::clear_ns(int cpu_node, int nid, double bytes, uint64_t times) const {
     const double rate = kernel_stream_gbs(cpu_node, nid);
-    write_traffic(cpu_node, nid, bytes);
+    // Page by page, so that the traffic sums to what clearing them one at a time adds.
+    for (uint64_t i = 0; i < times; ++i)
+        write_traffic(cpu_node, nid, bytes);
     return bytes / rate;
 }
 

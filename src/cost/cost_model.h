@@ -85,8 +85,9 @@ class CostModel {
 
     // --- kernel work that moves memory; its traffic loads the next solve ---
     // Clearing `bytes` of a new page on node `nid` from a CPU on `cpu_node` (clear_page with
-    // fast string stores: one write per line, no read for ownership).
-    double clear_ns(int cpu_node, int nid, double bytes) const;
+    // fast string stores: one write per line, no read for ownership); `times` such pages, each
+    // taking the time returned, load the next solve.
+    double clear_ns(int cpu_node, int nid, double bytes, uint64_t times = 1) const;
     // Copying `bytes` from node `from` to node `to` on one core of node `to` (migration, COW).
     double copy_ns(double bytes, int from, int to) const;
     // Average time to fetch one line of `a`'s working set into a CPU of `cpu_node`, from

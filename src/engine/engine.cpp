@@ -352,7 +352,8 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     bool may_run = false;  // whether like pages after idx may repeat its hinting fault
     PageFrame before;      // idx's frame before that fault
     NumaFaultOutcome outcome;
-    if (!vma.present.test(idx)) {
+    const bool first_touch = !vma.present.test(idx);
+    if (first_touch) {
         ns = handle_mm_fault(sys_, p, vma, idx, write);
     } else if (vma.protnone.test(idx)) {
         may_run = fault_runs_ && hi > idx + 1 && numa_fault_run_allowed(sys_, p, vma, idx, write);
@@ -370,6 +371,17 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     p.kernel_debt += static_cast<Nanos>(ns);
     next = idx + 1;
     if (!(sys_.rqs[cpu].curr == &p && p.cpu == cpu && p.state == TaskState::Running)) return false;
+    if (first_touch && fault_runs_ && hi > idx + 1) {
+        // The absent pages after it that its first touch would treat alike (anon_fault_run).
+        if (const uint64_t run = anon_fault_run(sys_, p, vma, idx, hi)) {
+            const double each = repeat_anon_fault(sys_, p, vma, idx, run);
+            sys_.fault_locks.note(sys_, p, vma, idx + 1, static_cast<uint32_t>(run));
+            p.kernel_debt += static_cast<Nanos>(each) * static_cast<Nanos>(run);
+            next = idx + 1 + run;
+            first_touch_run_pages_ += run;
+        }
+        return true;
+    }
     // Scanned only after a repeatable fault, so that each page is looked at about once.
     const uint64_t run = may_run && outcome.repeatable ? numa_fault_run(vma, idx, hi, before) : 0;
     if (run) {

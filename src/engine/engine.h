@@ -64,11 +64,14 @@ class Engine {
     // On by default; off only to check that the cache changes no decision.
     void set_sg_stats_cache(bool on) { sg_stats_cache_ = on; }
     // Whether a sweep handles a run of like PROT_NONE pages as one hinting-fault decision
-    // repeated for each (numa_fault_run, docs/model.md "Fault runs"). On by default; off (the
-    // scenario key `fault_runs = false`) only to check that runs change no outcome.
+    // repeated for each (numa_fault_run), and a run of absent pages as one first touch
+    // repeated (anon_fault_run); docs/model.md "Fault runs". On by default; off (the scenario
+    // key `fault_runs = false`) only to check that runs change no outcome.
     void set_fault_runs(bool on) { fault_runs_ = on; }
     // Hinting faults handled by repeating the decision of the page before them (tests).
     uint64_t fault_run_pages() const { return fault_run_pages_; }
+    // First touches handled by repeating the fault of the page before them (tests).
+    uint64_t first_touch_run_pages() const { return first_touch_run_pages_; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
     void add_sampler(Sampler& s);
 
@@ -99,6 +102,7 @@ class Engine {
     bool sg_stats_cache_ = true;
     bool fault_runs_ = true;
     uint64_t fault_run_pages_ = 0;
+    uint64_t first_touch_run_pages_ = 0;
     bool check_invariants_;
     InvariantCadence cadence_;
     struct SamplerSlot {

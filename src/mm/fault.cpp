@@ -1,6 +1,7 @@
 #include "mm/fault.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cost/constants.h"
 #include "kernel/system.h"
@@ -147,6 +148,46 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     ++vma.mm->rss_pages;
     account_region_pages(vma, idx, 1, nid, +1);
     return ns + clear_ns(sys, cpu, nid, vma.pages.size());
+}
+
+uint64_t anon_fault_run(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                        uint64_t hi) {
+    // The base-page path of an anonymous private mapping reads only the policy and the free
+    // pages: not the object (whose frames only shared and file mappings look up), not the page.
+    if (vma.is_file() || (vma.vm_flags & (VM_SHARED | VM_HUGEPAGE))) return 0;
+    if (!vma.present.test(idx) || vma.frame(idx).flags != PF_ALLOC) return 0;
+    if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return 0;
+    // idx's node still above its low watermark for each page of the run: the zonelist walk's
+    // first pass picks it again, since the nodes before it had no room for idx and free pages
+    // only fall meanwhile.
+    const NodeMemory& m = sys.mem.nodes[vma.frame(idx).nid];
+    if (m.free_pages <= m.wmark_low) return 0;
+    // One page table, as for hinting-fault runs: the fault-lock records take one PTE lock.
+    const int table = vma.pages.pmd_order;
+    const uint64_t end = std::min(hi, ((idx >> table) + 1) << table);
+    const uint64_t absent = vma.present.find_next(idx + 1, end) - (idx + 1);
+    return std::min(absent, m.free_pages - m.wmark_low);
+}
+
+double repeat_anon_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr) {
+    const int nid = vma.frame(idx).nid;
+    for (uint64_t i = idx + 1; i <= idx + nr; ++i) {
+        if (alloc_pages_vma(sys, p, vma, i, 0, p.cpu) != nid)
+            throw std::logic_error("repeat_anon_fault: a page of the run took another node");
+        bool own;
+        PageFrame& f = new_frame_slot(vma, i, own);
+        f = PageFrame{};
+        f.nid = static_cast<uint8_t>(nid);
+        f.flags = PF_ALLOC;
+        f.mapcount = 1;
+    }
+    sys.counters[Vm::pgfault] += nr;
+    p.nr_faults += nr;
+    vma.present.set_range(idx + 1, idx + 1 + nr);
+    vma.mm->rss_pages += nr;
+    account_region_pages(vma, idx + 1, nr, nid, +1);
+    return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +
+           sys.cost.clear_ns(sys.cpu_to_node(p.cpu), nid, vma.pages.size(), nr);
 }
 
 bool do_wp_page_needed(const Vma& vma, uint64_t idx) {

@@ -14,6 +14,18 @@ struct Vma;
 // Handles the first access to a non-present page. Returns kernel time in ns.
 double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write);
 
+// First touch in runs (docs/model.md, "Fault runs"): after handle_mm_fault() gave page `idx` of
+// a private anonymous mapping a base page, the absent pages right after it, below `hi` and in
+// idx's page table, whose first touch by `p` would take the same path and the same node. Zero
+// when the mapping or the policy could treat two pages differently (file, shared, THP-enabled,
+// interleave) or the node would drop to its low watermark within the run.
+uint64_t anon_fault_run(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                        uint64_t hi);
+// Does for pages [idx + 1, idx + nr] what handle_mm_fault() did for idx, a run counted by
+// anon_fault_run: the allocations, frames, totals and fault counters, and the clearing traffic.
+// Returns the kernel time of one of them, the same as idx's.
+double repeat_anon_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr);
+
 // Handles a write to a present page whose frame is shared (mapcount > 1) in a private mapping.
 double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx);
 // Whether do_wp_page for page `idx` has anything to do (copy or reuse), or returns at once.

@@ -1,8 +1,9 @@
-// Fault runs (Engine::set_fault_runs, docs/model.md "Fault runs") change no outcome: the same
-// workload run with runs and page by page ends in the same state, counter by counter, task by
-// task and page by page, with the same kernel time and fault-lock waits. The workloads sweep
-// memory that threads share (groups form, pages migrate, tags differ page to page) and, in
-// streams, also touch it at random, write it after fork and bind it to a node.
+// Fault runs (Engine::set_fault_runs, docs/model.md "Fault runs"), of hinting faults and of first
+// touches, change no outcome: the same workload run with runs and page by page ends in the same
+// state, counter by counter, task by task and page by page, with the same kernel time and
+// fault-lock waits. The workloads sweep memory that threads share (groups form, pages migrate,
+// tags differ page to page) and, in streams, also touch it at random, write it after fork and
+// bind it to a node.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -95,6 +96,7 @@ struct Outcome {
     std::vector<double> kernel;   // cost stats
     uint64_t faults_noted = 0;
     uint64_t run_pages = 0;
+    uint64_t first_touch_run_pages = 0;
 };
 
 Outcome run(const Case& c, bool runs) {
@@ -139,6 +141,7 @@ Outcome run(const Case& c, bool runs) {
                 k.fault_lock_wait_ns};
     o.faults_noted = sys.fault_locks.faults_noted();
     o.run_pages = eng.fault_run_pages();
+    o.first_touch_run_pages = eng.first_touch_run_pages();
     return o;
 }
 
@@ -150,6 +153,9 @@ TEST_P(FaultRunsTest, SameOutcomeAsPageByPage) {
     // Hinting faults happened, so there were runs to take.
     EXPECT_GT(with.counters[static_cast<size_t>(Vm::numa_hint_faults)], 1000u);
     EXPECT_EQ(without.run_pages, 0u);
+    // Every workload sweeps memory it has not touched yet (its initialisation).
+    EXPECT_GT(with.first_touch_run_pages, 0u);
+    EXPECT_EQ(without.first_touch_run_pages, 0u);
     if (GetParam().runs_expected) {
         EXPECT_GT(with.run_pages, 0u);
     }
