@@ -243,7 +243,9 @@ BENCHMARK(BM_MemoryPerPage)
 //                 12 tasks, 1.5 GiB;
 //   dim 1 tasks:  haswell-2s (48 CPUs), {6, 12, 24, 48} tasks, 1.5 GiB;
 //   dim 2 memory: haswell-2s, 12 tasks, {1, 2, 4, 8} GiB;
-//   dim 3 busy machine: CPUs and tasks together, {12, 24, 48, 96} of each, 128 MiB per task.
+//   dim 3 busy machine: CPUs and tasks together, {12, 24, 48, 96} of each, 128 MiB per task;
+//   dim 4 duration: the defaults of the others (48 CPUs, 12 tasks, 1.5 GiB) for {1, 2, 4, 8}
+//                 times `sim_ms`.
 // Tasks are threads of 2 processes (each with one buffer split into per-thread slices, swept at
 // 4 GB/s). The run starts at time 0: first touch, the 1 s scan delay, then scanning and hint
 // faults. Counter sim_x_realtime = simulated / wall; the time column is wall per run.
@@ -265,7 +267,7 @@ Topology two_node_machine(int cores_per_node) {
 void BM_Scaling(benchmark::State& state) {
     const int dim = static_cast<int>(state.range(0));
     const int x = static_cast<int>(state.range(1));  // 1, 2, 4, 8
-    const Nanos dur = state.range(2) * NSEC_PER_MSEC;
+    const Nanos dur = (dim == 4 ? x : 1) * state.range(2) * NSEC_PER_MSEC;
     int cores = 12, tasks = 12;
     uint64_t mb = 1536;
     switch (dim) {
@@ -278,10 +280,12 @@ void BM_Scaling(benchmark::State& state) {
         case 2:
             mb = 1024 * static_cast<uint64_t>(x);
             break;
-        default:
+        case 3:
             cores = 3 * x;
             tasks = 12 * x;
             mb = 128 * static_cast<uint64_t>(tasks);
+            break;
+        default:
             break;
     }
     double wall = 0, sim = 0;
@@ -303,14 +307,15 @@ void BM_Scaling(benchmark::State& state) {
     state.counters["cpus"] = 4 * cores;
     state.counters["tasks"] = tasks;
     state.counters["GiB"] = static_cast<double>(mb) / 1024.0;
+    state.counters["sim_s"] = ns_to_s(dur);
     state.counters["hint_faults"] =
         benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kAvgIterations);
-    static const char* const names[] = {"cpus", "tasks", "memory", "cpus+tasks"};
-    state.SetLabel(names[std::clamp(dim, 0, 3)]);
+    static const char* const names[] = {"cpus", "tasks", "memory", "cpus+tasks", "duration"};
+    state.SetLabel(names[std::clamp(dim, 0, 4)]);
 }
 BENCHMARK(BM_Scaling)
     ->ArgNames({"dim", "x", "sim_ms"})
-    ->ArgsProduct({{0, 1, 2, 3}, {1, 2, 4, 8}, {4000}})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {1, 2, 4, 8}, {4000}})
     ->Iterations(1)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);

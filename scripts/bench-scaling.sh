@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# How the simulator's cost grows with CPUs, tasks and memory: runs BM_Scaling (bench/
-# bench_foundation.cpp) and prints, per dimension, wall time per simulated second at 1x, 2x, 4x
-# and 8x with the fitted growth exponent (least-squares slope of log(wall) on log(x)).
+# How the simulator's cost grows with CPUs, tasks, memory and simulated time: runs BM_Scaling
+# (bench/bench_foundation.cpp) and prints, per dimension, wall milliseconds per simulated second
+# at 1x, 2x, 4x and 8x with the fitted growth exponent (least-squares slope of log(wall per
+# simulated second) on log(x)).
 # Usage: scripts/bench-scaling.sh [BENCH_BUILD_DIR]   (default: build-bench, Release; built if
 # numasim_bench is missing)
 set -euo pipefail
@@ -18,23 +19,25 @@ trap 'rm -f "$json"' EXIT
 python3 - "$json" <<'PY'
 import json, math, sys
 runs = json.load(open(sys.argv[1]))["benchmarks"]
-names = {0: "CPUs", 1: "tasks", 2: "memory (GiB)", 3: "CPUs+tasks (busy)"}
+names = {0: "CPUs", 1: "tasks", 2: "memory (GiB)", 3: "CPUs+tasks (busy)",
+         4: "simulated seconds"}
 by = {}
 for r in runs:
     parts = dict(p.split(":") for p in r["name"].split("/")[1:] if ":" in p)
     d, x = int(parts["dim"]), int(parts["x"])
-    sim_s = int(parts["sim_ms"]) / 1000
+    sim_s = r["sim_s"]
     wall = r["real_time"] / 1000 if r["time_unit"] == "ms" else r["real_time"] / 1e9
-    key = {0: "cpus", 1: "tasks", 2: "GiB", 3: "cpus"}[d]
+    key = {0: "cpus", 1: "tasks", 2: "GiB", 3: "cpus", 4: "sim_s"}[d]
     by.setdefault(d, []).append((x, r[key], wall / sim_s, r.get("sim_x_realtime", 0)))
-print(f"{'dimension':<20} {'1x':>16} {'2x':>16} {'4x':>16} {'8x':>16}   exponent")
+print(f"{'dimension':<20} {'1x':>17} {'2x':>17} {'4x':>17} {'8x':>17}   exponent")
 for d, rows in sorted(by.items()):
     rows.sort()
     xs = [math.log(x) for x, *_ in rows]
     ys = [math.log(w) for _, _, w, _ in rows]
     n = len(xs); mx = sum(xs) / n; my = sum(ys) / n
     slope = sum((a - mx) * (b - my) for a, b in zip(xs, ys)) / sum((a - mx) ** 2 for a in xs)
-    cells = " ".join(f"{v:>6g}: {w:6.3f} s/s" for _, v, w, _ in rows)
+    cells = " ".join(f"{v:>6g}: {1000 * w:6.2f} ms/s" for _, v, w, _ in rows)
     print(f"{names[d]:<20} {cells}   {slope:5.2f}")
-print("(cells: value of the dimension: wall seconds per simulated second)")
+print("(cells: value of the dimension: wall milliseconds per simulated second; for simulated")
+print(" seconds an exponent of 0 means the cost grows linearly with the duration)")
 PY
