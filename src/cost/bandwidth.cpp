@@ -48,6 +48,11 @@ void BandwidthSolver::add_use(int resource, double stall_weight, double bytes) {
     ++t.count;
 }
 
+void BandwidthSolver::add_distinct_use(int resource, double stall_weight, double bytes) {
+    uses_.push_back(Use{resource, stall_weight, bytes});
+    ++tasks_.back().count;
+}
+
 void BandwidthSolver::set_background(int resource, double bytes_per_ns) {
     background_[resource] =
         std::min(std::max(0.0, bytes_per_ns), kMaxBackgroundShare * res_[resource].bandwidth);

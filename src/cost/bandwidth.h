@@ -44,6 +44,9 @@ class BandwidthSolver {
     // The last task added waits `stall_weight` ns per ns of delay at `resource` per line and moves
     // `bytes` through it per line. Repeated uses of one resource add up.
     void add_use(int resource, double stall_weight, double bytes);
+    // The same for a resource the last task has no use of yet (its uses already added up, as
+    // add_use would have): nothing to look for.
+    void add_distinct_use(int resource, double stall_weight, double bytes);
     // Load that does not react to the delay (kernel copies and page clearing), bytes per ns.
     void set_background(int resource, double bytes_per_ns);
 

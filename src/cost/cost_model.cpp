@@ -195,6 +195,17 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     for_each_use(node_of_cpu_[cpu], [&](int r, double w, double bytes) {
         d.uses.push_back({r, w, bytes});
     });
+    d.per_resource.clear();
+    for (const Use& u : d.uses) {
+        auto same = std::find_if(d.per_resource.begin(), d.per_resource.end(),
+                                 [&](const Use& x) { return x.resource == u.resource; });
+        if (same == d.per_resource.end()) {
+            d.per_resource.push_back(u);
+            continue;
+        }
+        same->stall_weight += u.stall_weight;
+        same->bytes += u.bytes;
+    }
     d.streams.clear();
     for (const AccessStream& s : a.streams)
         d.streams.push_back(
@@ -229,7 +240,7 @@ std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int 
     Demand now;
     derive_demand(now, a, cpu);
     if (kept.lc.fixed_ns == now.lc.fixed_ns && kept.lc.misses == now.lc.misses &&
-        kept.uses == now.uses)
+        kept.uses == now.uses && kept.per_resource == now.per_resource)
         return std::nullopt;
     return "cpu " + std::to_string(cpu) + ": the kept memory demand (" +
            std::to_string(kept.lc.fixed_ns) + " ns per line, " + std::to_string(kept.uses.size()) +
@@ -396,8 +407,8 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
         const int c = static_cast<int>(cpu);
         const Demand& d = demand(*r.mix, c);
         solver_.add_task(d.lc.fixed_ns, r.user_share);
-        for (const Use& u : d.uses)
-            solver_.add_use(u.resource, u.stall_weight, u.bytes);
+        for (const Use& u : d.per_resource)
+            solver_.add_distinct_use(u.resource, u.stall_weight, u.bytes);
         solved_task_[c] = r.task;
         solved_index_[c] = k++;
     }

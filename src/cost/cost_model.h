@@ -156,9 +156,11 @@ class CostModel {
         double rate_gbs = 0, mlp = 0;
         double core_mlp_sum = 0, core_mlp_cap = 0, llc_footprint = 0;
         int core_busy = 0;
-        // The value: line_demand's result and for_each_use's calls, in order.
+        // The value: line_demand's result and for_each_use's calls, in order; and those calls
+        // added up per resource in the order of first use, as the solver's add_use adds them.
         LineCost lc;
         std::vector<Use> uses;
+        std::vector<Use> per_resource;
     };
     bool demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const;
     // Derives `a`'s demand on cpu into `d` (key and value).
