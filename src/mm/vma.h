@@ -29,7 +29,7 @@ struct Vma;
 // have had: whoever derives something from the counts (the cost model's per-CPU memory demand,
 // cost/cost_model.h) keeps the stamp with it and derives again only when the stamp differs. The
 // high half is drawn once per owner from a process-wide counter and the low half counts the
-// owner's changes, so an owner allocated where a freed one was never repeats its values.
+// owner's changes, so an owner allocated where a freed one was does not take up its values.
 struct PlacementStamp {
     uint64_t value = fresh();
     void bump() { ++value; }
