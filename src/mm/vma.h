@@ -71,7 +71,10 @@ struct MemObject {
     MemObject(const MemObject&) = delete;
     MemObject& operator=(const MemObject&) = delete;
 
-    PageFrame* frames;  // calloc'd: untouched memory costs no resident host memory
+    // Before `frames`, which sets it: bytes of `frames` if mmap'd, 0 if calloc'd.
+    size_t frames_mapped = 0;
+    // Zero-filled on demand by the host: untouched memory costs no resident host memory.
+    PageFrame* frames;
     uint64_t nr_pages;
     bool is_file;
     std::vector<Vma*> mappers;  // reverse map: every VMA that maps this object
