@@ -75,7 +75,11 @@ double Rng::exponential(double rate) {
 uint64_t Rng::geometric(double p) {
     if (p >= 1.0) return 0;
     const double u = 1.0 - uniform();  // (0, 1]
-    return static_cast<uint64_t>(std::floor(std::log(u) / std::log1p(-p)));
+    if (p != geometric_p_) {
+        geometric_p_ = p;
+        geometric_log_ = std::log1p(-p);
+    }
+    return static_cast<uint64_t>(std::floor(std::log(u) / geometric_log_));
 }
 
 uint64_t Rng::poisson(double mean) {

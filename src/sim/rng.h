@@ -25,6 +25,8 @@ class Rng {
 
   private:
     uint64_t s_[4];
+    // geometric()'s log1p(-p) for the last p: a stream's draws come in runs with one p.
+    double geometric_p_ = -1, geometric_log_ = 0;
 };
 
 // Derives a per-iteration or per-run seed from a base seed and an index (splitmix64 mixing).

@@ -87,6 +87,17 @@ TEST(Rng, GeometricOfOneIsZeroAndMeanMatches) {
     EXPECT_NEAR(sum / n, 3.0, 0.078);
 }
 
+TEST(Rng, GeometricDrawsDependOnlyOnTheirOwnP) {
+    // Inversion: floor(log(u) / log(1 - p)) with u = 1 - uniform(), whatever p the draw before
+    // had (geometric keeps log1p(-p) for the last p).
+    Rng a(6, "g"), b(6, "g");
+    for (double p : {0.25, 0.25, 0.01, 0.25, 0.5, 0.5, 0.01}) {
+        const double u = 1.0 - b.uniform();
+        EXPECT_EQ(a.geometric(p), static_cast<uint64_t>(std::floor(std::log(u) / std::log1p(-p))))
+            << p;
+    }
+}
+
 TEST(Rng, ExponentialMean) {
     Rng r(5, "e");
     double sum = 0;
