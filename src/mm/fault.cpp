@@ -1,7 +1,6 @@
 #include "mm/fault.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "cost/constants.h"
 #include "kernel/system.h"
@@ -171,9 +170,8 @@ uint64_t anon_fault_run(const System& sys, const Task& p, const Vma& vma, uint64
 
 double repeat_anon_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr) {
     const int nid = vma.frame(idx).nid;
+    alloc_pages_vma_repeat(sys, p, vma, nid, nr, p.cpu);
     for (uint64_t i = idx + 1; i <= idx + nr; ++i) {
-        if (alloc_pages_vma(sys, p, vma, i, 0, p.cpu) != nid)
-            throw std::logic_error("repeat_anon_fault: a page of the run took another node");
         bool own;
         PageFrame& f = new_frame_slot(vma, i, own);
         f = PageFrame{};

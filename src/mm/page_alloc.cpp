@@ -1,5 +1,8 @@
 #include "mm/page_alloc.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "kernel/system.h"
 
 namespace numasim {
@@ -17,15 +20,16 @@ int interleave_nid(const MemPolicy& pol, const Vma& vma, uint64_t idx) {
     return -1;
 }
 
-// zone_statistics(): hit/miss/foreign by preferred node, local/other by the CPU's node.
-void zone_statistics(System& sys, int preferred, int nid, int cpu_nid) {
+// zone_statistics(): hit/miss/foreign by preferred node, local/other by the CPU's node, for `n`
+// allocations alike.
+void zone_statistics(System& sys, int preferred, int nid, int cpu_nid, uint64_t n = 1) {
     if (nid == preferred)
-        ++sys.counters[Vm::numa_hit];
+        sys.counters[Vm::numa_hit] += n;
     else {
-        ++sys.counters[Vm::numa_miss];
-        ++sys.counters[Vm::numa_foreign];
+        sys.counters[Vm::numa_miss] += n;
+        sys.counters[Vm::numa_foreign] += n;
     }
-    ++sys.counters[nid == cpu_nid ? Vm::numa_local : Vm::numa_other];
+    sys.counters[nid == cpu_nid ? Vm::numa_local : Vm::numa_other] += n;
 }
 
 bool node_has_room(const NodeMemory& m, uint64_t nr, uint64_t wmark) {
@@ -63,13 +67,22 @@ MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int c
     return def;
 }
 
-int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
-    const MemPolicy pol = get_vma_policy(sys, p, vma, cpu);
-    const int cpu_nid = sys.cpu_to_node(cpu);
-    const uint64_t nr = uint64_t{1} << order;
-    int preferred = cpu_nid;
+namespace {
+
+// Where the policy asks for page `idx`: the preferred node, the allowed nodes, and whether it
+// interleaves.
+struct PolicyTarget {
+    int preferred;
     uint64_t allowed = ~uint64_t{0};
     bool interleave = false;
+};
+
+PolicyTarget policy_target(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
+                           int cpu) {
+    const MemPolicy pol = get_vma_policy(sys, p, vma, cpu);
+    const int cpu_nid = sys.cpu_to_node(cpu);
+    PolicyTarget t{cpu_nid};
+    int& preferred = t.preferred;
     switch (pol.mode) {
         case MpolMode::Default:
         case MpolMode::Local:
@@ -78,7 +91,7 @@ int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, in
             preferred = pol.first_node();
             break;
         case MpolMode::Bind:
-            allowed = pol.nodes;
+            t.allowed = pol.nodes;
             preferred = pol.has_node(cpu_nid) ? cpu_nid : -1;
             if (preferred < 0)  // nearest allowed node to the CPU
                 for (int nid : sys.mem.zonelist[cpu_nid])
@@ -89,13 +102,34 @@ int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, in
             break;
         case MpolMode::Interleave:
             preferred = interleave_nid(pol, vma, idx);
-            interleave = true;
+            t.interleave = true;
             break;
     }
     if (preferred < 0) preferred = cpu_nid;
-    const int nid = alloc_along_zonelist(sys, preferred, allowed, nr, cpu_nid);
-    if (interleave && nid >= 0 && nid == preferred) ++sys.counters[Vm::numa_interleave];
+    return t;
+}
+
+}  // namespace
+
+int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
+    const PolicyTarget t = policy_target(sys, p, vma, idx, cpu);
+    const int nid = alloc_along_zonelist(sys, t.preferred, t.allowed, uint64_t{1} << order,
+                                         sys.cpu_to_node(cpu));
+    if (t.interleave && nid >= 0 && nid == t.preferred) ++sys.counters[Vm::numa_interleave];
     return nid;
+}
+
+void alloc_pages_vma_repeat(System& sys, const Task& p, const Vma& vma, int nid, uint64_t n,
+                            int cpu) {
+    // Not interleaving, the target does not depend on the page.
+    const PolicyTarget t = policy_target(sys, p, vma, 0, cpu);
+    NodeMemory& m = sys.mem.nodes[nid];
+    if (t.interleave || m.free_pages < n || m.free_pages - n < m.wmark_low)
+        throw std::logic_error("alloc_pages_vma_repeat: the pages would not all take node " +
+                               std::to_string(nid));
+    m.free_pages -= n;
+    zone_statistics(sys, t.preferred, nid, sys.cpu_to_node(cpu), n);
+    sys.counters[Vm::pgalloc] += n;
 }
 
 int alloc_pages_node(System& sys, int nid, int order, int cpu) {

@@ -20,6 +20,12 @@ MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int c
 // -1 when no allowed node has room.
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu);
 
+// `n` more base pages for pages after `idx` of `vma` (a first-touch run, mm/fault.h), all on
+// `nid`, the node alloc_pages_vma gave idx's page: what n calls of alloc_pages_vma would do,
+// provided `nid` stays above its low watermark for all n and the policy is not interleave.
+void alloc_pages_vma_repeat(System& sys, const Task& p, const Vma& vma, int nid, uint64_t n,
+                            int cpu);
+
 // Allocates 2^order pages for the kernel's own use (__alloc_pages_node): `nid` first, then its
 // zonelist, without a memory policy. Returns the node, or -1.
 int alloc_pages_node(System& sys, int nid, int order, int cpu);
