@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "mm_fixture.h"
@@ -47,6 +48,20 @@ TEST(FirstTouchRun, StopsAboveTheLowWatermark) {
     EXPECT_EQ(anon_fault_run(a.w.sys, a.p, a.vma, 0, 512), 10u);
     n1.free_pages = n1.wmark_low;
     EXPECT_EQ(anon_fault_run(a.w.sys, a.p, a.vma, 0, 512), 0u);
+}
+
+TEST(FirstTouchRun, RepeatedAllocationsStayAboveTheWatermark) {
+    Anon a;
+    NodeMemory& n1 = a.w.sys.mem.nodes[1];
+    n1.free_pages = n1.wmark_low + 3;
+    // A fourth page would take node 1 below its low watermark, where the zonelist walk could
+    // choose another node: the run must not have reached it.
+    EXPECT_THROW(alloc_pages_vma_repeat(a.w.sys, a.p, a.vma, 1, 4, a.p.cpu), std::logic_error);
+    alloc_pages_vma_repeat(a.w.sys, a.p, a.vma, 1, 3, a.p.cpu);
+    EXPECT_EQ(n1.free_pages, n1.wmark_low);
+    EXPECT_EQ(a.w.c(Vm::numa_hit), 3u);  // node 1 is the preferred node of CPU 3
+    EXPECT_EQ(a.w.c(Vm::numa_local), 3u);
+    EXPECT_EQ(a.w.c(Vm::pgalloc), 3u);
 }
 
 TEST(FirstTouchRun, NoneWhereTwoPagesCouldDiffer) {
