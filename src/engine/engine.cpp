@@ -180,19 +180,10 @@ void Engine::apply_phase_setup(Task& p) {
         p.has_mempolicy = ph.set_mempolicy->mode != MpolMode::Default;
     }
     if (ph.set_affinity || ph.clear_affinity) {
-        std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
-        int n = 0;
-        if (ph.clear_affinity) {
-            for (int c = 0; c < sys_.nr_cpus(); ++c)
-                p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
-            n = sys_.nr_cpus();
-        } else {
-            for (int c : *ph.set_affinity) {
-                p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
-                ++n;
-            }
-        }
-        p.nr_cpus_allowed = n;
+        if (ph.clear_affinity)
+            p.allow_all(sys_.nr_cpus());
+        else
+            p.allow_only(*ph.set_affinity);
         if (!p.allowed(p.cpu)) move_task(sys_, p, find_idlest_cpu(sys_, p, p.cpu));
     }
     if (ph.exec) {

@@ -121,10 +121,7 @@ Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskP
     p.program = program;
     p.workload = workload;
     p.thread_index = thread_index;
-    p.cpus_allowed.assign((sys.nr_cpus() + 63) / 64, 0);
-    for (int c = 0; c < sys.nr_cpus(); ++c)
-        p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
-    p.nr_cpus_allowed = sys.nr_cpus();
+    p.allow_all(sys.nr_cpus());
     p.start_time = sys.now;
     if (parent) {
         p.cpu = parent->cpu;

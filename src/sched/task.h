@@ -3,6 +3,7 @@
 // is a program the engine drives (engine/program.h); the engine keeps its phase and cursors.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -107,6 +108,20 @@ struct Task {
     int thread_index = 0;    // index within its workload
 
     bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
+    // The cpumask a task may run on (set_cpus_allowed_ptr()): every CPU of an `nr_cpus` machine,
+    // or only `cpus` (within the mask's machine). Neither moves the task.
+    void allow_all(int nr_cpus) {
+        cpus_allowed.assign(static_cast<size_t>((nr_cpus + 63) / 64), 0);
+        for (int c = 0; c < nr_cpus; ++c)
+            cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+        nr_cpus_allowed = nr_cpus;
+    }
+    void allow_only(const std::vector<int>& cpus) {
+        std::fill(cpus_allowed.begin(), cpus_allowed.end(), 0);
+        for (int c : cpus)
+            cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
+        nr_cpus_allowed = static_cast<int>(cpus.size());
+    }
     bool exiting() const { return state == TaskState::Dead; }
 };
 

@@ -65,10 +65,7 @@ struct NumabWorld {
         p.tgid = mm.tasks.empty() ? pid : mm.tasks.front()->tgid;
         p.mm = &mm;
         p.cpu = cpu;
-        p.cpus_allowed.assign((sys.nr_cpus() + 63) / 64, 0);
-        for (int c = 0; c < sys.nr_cpus(); ++c)
-            p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
-        p.nr_cpus_allowed = sys.nr_cpus();
+        p.allow_all(sys.nr_cpus());
         p.numa_scan_period = sys.knobs.scan_delay_ms;
         mm.tasks.push_back(&p);
         ++mm.mm_users;

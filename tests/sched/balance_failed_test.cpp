@@ -33,8 +33,7 @@ struct TwoBusyOneIdleNode {
             t.avg.load_avg = 1024;
             t.avg.util_avg = 1024;
             t.state = TaskState::Running;
-            t.cpus_allowed.assign(1, (uint64_t{1} << sys.nr_cpus()) - 1);
-            t.nr_cpus_allowed = sys.nr_cpus();
+            t.allow_all(sys.nr_cpus());
             sys.rqs[cpu].curr = &t;
             sys.rqs[cpu].nr_running = 1;
         }

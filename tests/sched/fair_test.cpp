@@ -20,8 +20,6 @@
 namespace numasim {
 namespace {
 
-using schedtest::allow_only;
-
 // Pure CPU work for `cpu_ms` of CPU time.
 Phase busy(Nanos cpu_ms) {
     return schedtest::cpu_work(msecs_to_ns(cpu_ms));
@@ -73,7 +71,7 @@ TEST(ForkPlacement, FourNewTasksSpreadOverFourCpus) {
 TEST(ForkPlacement, ChildInheritsAffinityAndCpu) {
     SchedWorld w;
     Task& a = w.spawn(nullptr, {busy(100)});
-    allow_only(a, {3});
+    a.allow_only({3});
     Task& b = w.spawn(&a, {busy(100)});
     EXPECT_EQ(b.cpu, 3);
     EXPECT_EQ(b.nr_cpus_allowed, 1);
@@ -86,7 +84,7 @@ TEST(LoadBalance, CpuBoundPairOnOneCpuGetsSplit) {
     Phase free_run = busy(2000);
     free_run.clear_affinity = true;  // both start on CPU 0, then may go anywhere
     Task& a = w.spawn(nullptr, {free_run});
-    allow_only(a, {0});
+    a.allow_only({0});
     Task& b = w.spawn(&a, {free_run});
     ASSERT_EQ(a.cpu, 0);
     ASSERT_EQ(b.cpu, 0);
@@ -118,7 +116,7 @@ TEST(LoadBalance, TimeSharingCountsContextSwitches) {
     SchedWorld w;
     w.sys.knobs.sched_class = SchedClass::Cfs;
     Task& a = w.spawn(nullptr, {busy(2000)});
-    allow_only(a, {0});
+    a.allow_only({0});
     Task& b = w.spawn(&a, {busy(2000)});
     Engine eng(w.sys);
     eng.run(msecs_to_ns(300));
@@ -137,13 +135,13 @@ TEST(LoadBalance, TimeSharingCountsContextSwitches) {
 TEST(LoadBalance, AffinityMasksAreRespected) {
     SchedWorld w;
     Task& a = w.spawn(nullptr, {busy(2000)});
-    allow_only(a, {0, 1});
+    a.allow_only({0, 1});
     std::vector<Task*> ts{&a};
     for (int i = 0; i < 3; ++i)
         ts.push_back(&w.spawn(&a, {busy(2000)}));
     // A fifth task allowed only on CPU 3.
     Task& solo = w.spawn(nullptr, {busy(2000)});
-    allow_only(solo, {3});
+    solo.allow_only({3});
     if (solo.cpu != 3) move_task(w.sys, solo, 3);
     const uint64_t cpu2_switches = w.sys.rqs[2].nr_switches;  // fork placement may have used it
     Engine eng(w.sys);

@@ -39,7 +39,7 @@ struct World {
     // A task pinned to `cpu` running `phases` (a phase with clear_affinity frees it).
     Task& spawn_on(int cpu, std::vector<Phase> phases) {
         Task& p = programs.fork(sys, nullptr, std::move(phases));
-        schedtest::allow_only(p, {cpu});
+        p.allow_only({cpu});
         if (p.cpu != cpu) move_task(sys, p, cpu);
         return p;
     }

@@ -32,7 +32,7 @@ struct World {
     // A task pinned to `cpu` (the first one is created there, the others inherit it).
     Task& spawn(std::vector<Phase> phases, int cpu = 0) {
         Task& t = programs.fork(sys, parent, std::move(phases));
-        schedtest::allow_only(t, {cpu});
+        t.allow_only({cpu});
         if (!parent) parent = &t;
         return t;
     }
@@ -126,8 +126,7 @@ Outcome mixed_run(SchedClass c) {
         std::vector<Phase> rounds(60,
                                   cpu_work((2 + i) * NSEC_PER_MSEC, (1 + i % 3) * NSEC_PER_MSEC));
         Task& t = w.spawn(rounds);
-        std::fill(t.cpus_allowed.begin(), t.cpus_allowed.end(), ~uint64_t{0});
-        t.nr_cpus_allowed = w.sys.nr_cpus();
+        t.allow_all(w.sys.nr_cpus());
         ts.push_back(&t);
     }
     Engine eng(w.sys);
@@ -221,8 +220,7 @@ TEST(DelayedDequeue, WakeupWhileDelayedRequeuesInPlace) {
         dequeue_sleeping_task(s.w.sys, *s.a);
         schedule(s.w.sys, 0);
         const double v = s.a->vruntime, deadline = s.a->deadline;
-        std::fill(s.a->cpus_allowed.begin(), s.a->cpus_allowed.end(), ~uint64_t{0});
-        s.a->nr_cpus_allowed = s.w.sys.nr_cpus();
+        s.a->allow_all(s.w.sys.nr_cpus());
         try_to_wake_up(s.w.sys, *s.a);
         EXPECT_FALSE(s.a->sched_delayed);
         if (c == SchedClass::EevdfComplete) {

@@ -1,9 +1,8 @@
-// Helpers for the scheduler tests that run tasks through the engine: a phase of CPU work, an
-// affinity mask set by hand, and the programs of the processes a test forks, which must live as
-// long as the System that runs them.
+// Helpers for the scheduler tests that run tasks through the engine: a phase of CPU work and the
+// programs of the processes a test forks, which must live as long as the System that runs them.
+// (An affinity mask set by hand is Task::allow_only.)
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -22,14 +21,6 @@ inline Phase cpu_work(Nanos cpu_time, Nanos sleep_after = 0) {
     ph.cpu_time = cpu_time;
     ph.sleep_after = sleep_after;
     return ph;
-}
-
-// Only `cpus` may run p from now on (its cpus_allowed mask); p is not moved.
-inline void allow_only(Task& p, const std::vector<int>& cpus) {
-    std::fill(p.cpus_allowed.begin(), p.cpus_allowed.end(), 0);
-    for (int c : cpus)
-        p.cpus_allowed[c >> 6] |= uint64_t{1} << (c & 63);
-    p.nr_cpus_allowed = static_cast<int>(cpus.size());
 }
 
 // The programs of the processes a test forks, one per process, in fork order.
