@@ -42,6 +42,25 @@ void ensure_own(Vma& vma) {
     vma.own_mask = Bitmap(vma.nr_pages());
 }
 
+// Pages [first, first + nr) of `vma`, absent until now, get new frames on `nid` with `flags`,
+// each mapped once: in the mapping's own copies if `private_copy` (a private write to a file
+// page), else where new_frame_slot() puts them. Then the present bits, rss and region totals.
+void map_new_frames(Vma& vma, uint64_t first, uint64_t nr, int nid, uint8_t flags,
+                    bool private_copy) {
+    for (uint64_t i = first; i < first + nr; ++i) {
+        bool own;
+        PageFrame& f =
+            private_copy ? (vma.own_mask.set(i), vma.own->frames[i]) : new_frame_slot(vma, i, own);
+        f = PageFrame{};
+        f.nid = static_cast<uint8_t>(nid);
+        f.flags = flags;
+        f.mapcount = 1;
+    }
+    vma.present.set_range(first, first + nr);
+    vma.mm->rss_pages += nr;
+    account_region_pages(vma, first, nr, nid, +1);
+}
+
 double clear_ns(const System& sys, int cpu, int nid, double bytes) {
     return sys.cost.clear_ns(sys.cpu_to_node(cpu), nid, bytes);
 }
@@ -97,19 +116,9 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     if (thp_fault_block(vma, idx, first)) {
         const int nid = alloc_pages_vma(sys, p, vma, first, vma.pages.pmd_order, cpu);
         if (nid >= 0) {
-            for (uint64_t i = first; i < first + vma.pages.pmd_nr(); ++i) {
-                bool own;
-                PageFrame& f = new_frame_slot(vma, i, own);
-                f = PageFrame{};
-                f.nid = static_cast<uint8_t>(nid);
-                f.flags = PF_ALLOC | PF_THP;
-                f.mapcount = 1;
-            }
-            vma.present.set_range(first, first + vma.pages.pmd_nr());
-            vma.mm->rss_pages += vma.pages.pmd_nr();
+            map_new_frames(vma, first, vma.pages.pmd_nr(), nid, PF_ALLOC | PF_THP, false);
             vma.pmd_mapped.set((vma.page_addr(first) >> vma.pages.pmd_shift()) -
                                (vma.start >> vma.pages.pmd_shift()));
-            account_region_pages(vma, first, vma.pages.pmd_nr(), nid, +1);
             ++sys.counters[Vm::thp_fault_alloc];
             return ns + clear_ns(sys, cpu, nid, vma.pages.pmd_size());
         }
@@ -136,16 +145,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     if (vma.is_file() && private_write) ensure_own(vma);
     const int nid = alloc_pages_vma(sys, p, vma, idx, 0, cpu);
     if (nid < 0) return ns;  // out of memory: the access is retried on a later tick
-    bool own;
-    PageFrame& f = (vma.is_file() && private_write) ? (vma.own_mask.set(idx), vma.own->frames[idx])
-                                                    : new_frame_slot(vma, idx, own);
-    f = PageFrame{};
-    f.nid = static_cast<uint8_t>(nid);
-    f.flags = PF_ALLOC;
-    f.mapcount = 1;
-    vma.present.set(idx);
-    ++vma.mm->rss_pages;
-    account_region_pages(vma, idx, 1, nid, +1);
+    map_new_frames(vma, idx, 1, nid, PF_ALLOC, vma.is_file() && private_write);
     return ns + clear_ns(sys, cpu, nid, vma.pages.size());
 }
 
@@ -171,19 +171,9 @@ uint64_t anon_fault_run(const System& sys, const Task& p, const Vma& vma, uint64
 double repeat_anon_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr) {
     const int nid = vma.frame(idx).nid;
     alloc_pages_vma_repeat(sys, p, vma, nid, nr, p.cpu);
-    for (uint64_t i = idx + 1; i <= idx + nr; ++i) {
-        bool own;
-        PageFrame& f = new_frame_slot(vma, i, own);
-        f = PageFrame{};
-        f.nid = static_cast<uint8_t>(nid);
-        f.flags = PF_ALLOC;
-        f.mapcount = 1;
-    }
+    map_new_frames(vma, idx + 1, nr, nid, PF_ALLOC, false);
     sys.counters[Vm::pgfault] += nr;
     p.nr_faults += nr;
-    vma.present.set_range(idx + 1, idx + 1 + nr);
-    vma.mm->rss_pages += nr;
-    account_region_pages(vma, idx + 1, nr, nid, +1);
     return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +
            sys.cost.clear_ns(sys.cpu_to_node(p.cpu), nid, vma.pages.size(), nr);
 }

@@ -124,7 +124,7 @@ void alloc_pages_vma_repeat(System& sys, const Task& p, const Vma& vma, int nid,
     // Not interleaving, the target does not depend on the page.
     const PolicyTarget t = policy_target(sys, p, vma, 0, cpu);
     NodeMemory& m = sys.mem.nodes[nid];
-    if (t.interleave || m.free_pages < n || m.free_pages - n < m.wmark_low)
+    if (t.interleave || !node_has_room(m, n, m.wmark_low))
         throw std::logic_error("alloc_pages_vma_repeat: the pages would not all take node " +
                                std::to_string(nid));
     m.free_pages -= n;
