@@ -36,21 +36,25 @@ void BandwidthSolver::add_task(double fixed_ns, double duty) {
     tasks_.push_back(Task{fixed_ns, duty, static_cast<uint32_t>(uses_.size()), 0});
 }
 
-void BandwidthSolver::add_use(int resource, double stall_weight, double bytes) {
-    Task& t = tasks_.back();
-    for (uint32_t u = t.first; u < t.first + t.count; ++u)
-        if (uses_[u].resource == resource) {
-            uses_[u].stall_weight += stall_weight;
-            uses_[u].bytes += bytes;
-            return;
+bool BandwidthSolver::add_up(std::vector<Use>& uses, size_t first, const Use& u) {
+    for (size_t i = first; i < uses.size(); ++i)
+        if (uses[i].resource == u.resource) {
+            uses[i].stall_weight += u.stall_weight;
+            uses[i].bytes += u.bytes;
+            return false;
         }
-    uses_.push_back(Use{resource, stall_weight, bytes});
-    ++t.count;
+    uses.push_back(u);
+    return true;
 }
 
-void BandwidthSolver::add_distinct_use(int resource, double stall_weight, double bytes) {
-    uses_.push_back(Use{resource, stall_weight, bytes});
-    ++tasks_.back().count;
+void BandwidthSolver::add_use(int resource, double stall_weight, double bytes) {
+    Task& t = tasks_.back();
+    if (add_up(uses_, t.first, Use{resource, stall_weight, bytes})) ++t.count;
+}
+
+void BandwidthSolver::add_uses(std::span<const Use> summed) {
+    uses_.insert(uses_.end(), summed.begin(), summed.end());
+    tasks_.back().count += static_cast<uint32_t>(summed.size());
 }
 
 void BandwidthSolver::set_background(int resource, double bytes_per_ns) {

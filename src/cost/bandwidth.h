@@ -21,7 +21,9 @@
 // One pass costs O(sum over tasks of the resources each uses).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace numasim {
@@ -32,6 +34,16 @@ class BandwidthSolver {
         double bandwidth = 0;  // bytes per ns (GB/s)
         double knee_ns = 0;    // delay scale of the loaded-latency curve
     };
+    // A task's use of a resource: `stall_weight` ns of waiting per ns of its delay, and `bytes`
+    // through it, per line of progress.
+    struct Use {
+        int resource;
+        double stall_weight, bytes;
+        bool operator==(const Use&) const = default;
+    };
+    // Adds a use to `uses[first..]`: into the entry of the same resource if there is one, else
+    // as a new last entry (returns true then). How add_use adds up a task's repeated uses.
+    static bool add_up(std::vector<Use>& uses, size_t first, const Use& u);
 
     void init(std::vector<Resource> resources);
     int nr_resources() const { return static_cast<int>(res_.size()); }
@@ -44,9 +56,8 @@ class BandwidthSolver {
     // The last task added waits `stall_weight` ns per ns of delay at `resource` per line and moves
     // `bytes` through it per line. Repeated uses of one resource add up.
     void add_use(int resource, double stall_weight, double bytes);
-    // The same for a resource the last task has no use of yet (its uses already added up, as
-    // add_use would have): nothing to look for.
-    void add_distinct_use(int resource, double stall_weight, double bytes);
+    // The last task's uses, already added up per resource (add_up): nothing to look for.
+    void add_uses(std::span<const Use> summed);
     // Load that does not react to the delay (kernel copies and page clearing), bytes per ns.
     void set_background(int resource, double bytes_per_ns);
 
@@ -64,10 +75,6 @@ class BandwidthSolver {
     double residual(int r) const;  // |F_r| at the current delays
 
   private:
-    struct Use {
-        int resource;
-        double stall_weight, bytes;
-    };
     struct Task {
         double fixed_ns, duty;
         uint32_t first, count;

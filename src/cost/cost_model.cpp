@@ -196,16 +196,8 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
         d.uses.push_back({r, w, bytes});
     });
     d.per_resource.clear();
-    for (const Use& u : d.uses) {
-        auto same = std::find_if(d.per_resource.begin(), d.per_resource.end(),
-                                 [&](const Use& x) { return x.resource == u.resource; });
-        if (same == d.per_resource.end()) {
-            d.per_resource.push_back(u);
-            continue;
-        }
-        same->stall_weight += u.stall_weight;
-        same->bytes += u.bytes;
-    }
+    for (const Use& u : d.uses)
+        BandwidthSolver::add_up(d.per_resource, 0, u);
     d.streams.clear();
     for (const AccessStream& s : a.streams)
         d.streams.push_back(
@@ -407,8 +399,7 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
         const int c = static_cast<int>(cpu);
         const Demand& d = demand(*r.mix, c);
         solver_.add_task(d.lc.fixed_ns, r.user_share);
-        for (const Use& u : d.per_resource)
-            solver_.add_distinct_use(u.resource, u.stall_weight, u.bytes);
+        solver_.add_uses(d.per_resource);
         solved_task_[c] = r.task;
         solved_index_[c] = k++;
     }

@@ -139,11 +139,7 @@ class CostModel {
     void for_each_use(int cpu_node, F&& f) const;
 
     // One CPU's demand and what it was derived from.
-    struct Use {
-        int resource;
-        double stall_weight, bytes;
-        bool operator==(const Use&) const = default;
-    };
+    using Use = BandwidthSolver::Use;
     struct Demand {
         bool valid = false;
         // The key: the access mix (by value) with each stream's region and object-range
@@ -157,7 +153,7 @@ class CostModel {
         double core_mlp_sum = 0, core_mlp_cap = 0, llc_footprint = 0;
         int core_busy = 0;
         // The value: line_demand's result and for_each_use's calls, in order; and those calls
-        // added up per resource in the order of first use, as the solver's add_use adds them.
+        // added up per resource (BandwidthSolver::add_up), as the solve takes them.
         LineCost lc;
         std::vector<Use> uses;
         std::vector<Use> per_resource;

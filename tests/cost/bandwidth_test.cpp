@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace numasim {
 namespace {
@@ -145,8 +146,7 @@ TEST(BandwidthSolver, DistinctUsesAddedUpMatchRepeatedUses) {
         a.add_use(1, 0.1, 64.0);
         a.add_use(0, 0.0, 32.0);
         b.add_task(5.5, 1.0);
-        b.add_distinct_use(0, 0.1 + 0.0, 64.0 + 32.0);
-        b.add_distinct_use(1, 0.1, 64.0);
+        b.add_uses(std::vector<BandwidthSolver::Use>{{0, 0.1 + 0.0, 64.0 + 32.0}, {1, 0.1, 64.0}});
     }
     EXPECT_EQ(a.solve(8), b.solve(8));
     for (int r = 0; r < 2; ++r) {
