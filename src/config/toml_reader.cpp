@@ -226,11 +226,18 @@ TomlTable TomlTable::parse_text(std::string_view text, const std::string& name) 
 std::string read_input_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", fmt::format("cannot open file: {}", std::strerror(errno)));
-    // Read at most one byte more than allowed: a device such as /dev/zero never ends.
-    std::string text(kMaxInputFileBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (in.bad()) throw InputError(path, "", "cannot read file (is it a directory?)");
-    text.resize(static_cast<size_t>(in.gcount()));
+    // Read at most one byte more than allowed: a device such as /dev/zero never ends. Read in
+    // chunks, so that a small file does not pay for clearing a buffer of the largest.
+    constexpr size_t kChunk = size_t{64} << 10;
+    std::string text;
+    while (text.size() <= kMaxInputFileBytes) {
+        const size_t had = text.size();
+        text.resize(std::min<size_t>(had + kChunk, kMaxInputFileBytes + 1));
+        in.read(text.data() + had, static_cast<std::streamsize>(text.size() - had));
+        if (in.bad()) throw InputError(path, "", "cannot read file (is it a directory?)");
+        text.resize(had + static_cast<size_t>(in.gcount()));
+        if (!in) break;
+    }
     if (text.size() > kMaxInputFileBytes)
         throw InputError(
             path, "",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace numasim {
 
@@ -23,6 +24,7 @@ void BandwidthSolver::init(std::vector<Resource> resources) {
     load_.assign(n, 0.0);
     background_.assign(n, 0.0);
     f_prev_.assign(n, 0.0);
+    fixed_point_ = false;
     clear();
 }
 
@@ -89,8 +91,18 @@ double BandwidthSolver::residual(int r) const {
     return std::abs(d_[r] / res_[r].bandwidth - q_[r] / (res_[r].knee_ns + q_[r]));
 }
 
+namespace {
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
 int BandwidthSolver::solve(int max_passes) {
     const size_t n = res_.size();
+    q_start_ = q_;
+    f_start_ = f_prev_;
     int pass = 0;
     for (; pass < max_passes; ++pass) {
         evaluate(d_, &dd_);
@@ -109,6 +121,7 @@ int BandwidthSolver::solve(int max_passes) {
         }
         if (worst < kTolerance) break;
     }
+    fixed_point_ = same_bits(q_, q_start_) && same_bits(f_prev_, f_start_);
 
     // Backpressure: a resource still over its bandwidth slows every task that uses it.
     evaluate(d_, nullptr);

@@ -63,6 +63,9 @@ class BandwidthSolver {
 
     // Runs up to `max_passes` Newton passes, then sets the clips. Returns the passes used.
     int solve(int max_passes);
+    // Whether the last solve left the delays and its step memory bit for bit as it found them.
+    // Then solving the same demand again repeats that solve exactly, and may be skipped.
+    bool at_fixed_point() const { return fixed_point_; }
 
     // --- the result ---
     double delay(int r) const { return q_[r]; }
@@ -84,6 +87,8 @@ class BandwidthSolver {
 
     std::vector<Resource> res_;
     std::vector<double> q_, clip_, load_, background_, f_prev_;
+    std::vector<double> q_start_, f_start_;  // q_ and f_prev_ when the last solve began
+    bool fixed_point_ = false;
     std::vector<Task> tasks_;
     std::vector<Use> uses_;
     std::vector<double> rate_;

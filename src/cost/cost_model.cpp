@@ -86,6 +86,7 @@ void CostModel::init(const Topology& t) {
     solved_index_.assign(ncpu, -1);
     demand_.assign(ncpu, Demand{});
     sharing_input_.assign(ncpu, SharingInput{});
+    solved_input_.assign(ncpu, SolvedInput{});
     sharing_valid_ = false;
 }
 
@@ -261,6 +262,17 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
+double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte,
+                              RateNote& note) const {
+    if (note.cpu != cpu || note.generation != generation_ || note.epoch != PlacementStamp::epoch) {
+        double miss = 0;
+        const double npb = ns_per_byte(a, cpu, &miss);
+        note = RateNote{cpu, demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss};
+    }
+    if (miss_per_byte) *miss_per_byte = note.miss_per_byte;
+    return note.ns_per_byte;
+}
+
 double CostModel::rate_gbs(const AccessMix& a, int cpu, int task) const {
     if (task >= 0 && solved_task_[cpu] == task)
         return cost::CACHE_LINE_BYTES * solver_.task_rate(solved_index_[cpu]);
@@ -378,16 +390,45 @@ bool CostModel::same_sharing(std::span<const CpuRunning> running) {
     return same;
 }
 
-void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
+bool CostModel::repeats_last_solve(std::span<const CpuRunning> running) const {
+    if (!solver_.at_fixed_point() || solved_background_ || solved_epoch_ != PlacementStamp::epoch)
+        return false;
+    for (double bytes : kernel_bytes_)
+        if (bytes != 0) return false;
+    for (size_t cpu = 0; cpu < running.size(); ++cpu) {
+        const CpuRunning& r = running[cpu];
+        const SolvedInput& in = solved_input_[cpu];
+        const bool counted = r.task >= 0 && r.mix && !r.mix->streams.empty();
+        if (counted != in.counted ||
+            (counted && (r.mix->rate_gbs != in.rate_gbs || r.user_share != in.user_share)))
+            return false;
+    }
+    return true;
+}
+
+void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same_running) {
     const Nanos window = now - last_update_;
     // Footprints and SMT sharing depend only on what runs where.
-    if (!same_sharing(running) || !demand_cache_) update_llc_and_cores(running);
+    const bool same = ((same_running && sharing_valid_) || same_sharing(running)) && demand_cache_;
+    if (!same) {
+        update_llc_and_cores(running);
+        ++generation_;
+    }
+    // A solve given what the last one was, from the delays it ended at, would repeat it bit for
+    // bit: keep its result (a settled machine, where nothing moves, solves once).
+    if (same && repeats_last_solve(running)) {
+        ++solves_kept_;
+        last_update_ = now;
+        return;
+    }
 
     solver_.clear();
     // Kernel copies and clears since the last update load this solve (without an interval to
     // spread them over they wait for the next).
+    bool had_background = false;
     if (window > 0)
         for (int r = 0; r < solver_.nr_resources(); ++r) {
+            had_background |= kernel_bytes_[r] != 0;
             solver_.set_background(r, kernel_bytes_[r] / static_cast<double>(window));
             kernel_bytes_[r] = 0;
         }
@@ -395,7 +436,11 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
     int k = 0;
     for (size_t cpu = 0; cpu < running.size(); ++cpu) {
         const CpuRunning& r = running[cpu];
-        if (r.task < 0 || !r.mix || r.mix->streams.empty()) continue;
+        SolvedInput& in = solved_input_[cpu];
+        in.counted = r.task >= 0 && r.mix && !r.mix->streams.empty();
+        if (!in.counted) continue;
+        in.rate_gbs = r.mix->rate_gbs;
+        in.user_share = r.user_share;
         const int c = static_cast<int>(cpu);
         const Demand& d = demand(*r.mix, c);
         solver_.add_task(d.lc.fixed_ns, r.user_share);
@@ -404,6 +449,9 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now) {
         solved_index_[c] = k++;
     }
     solver_.solve(kSolverPasses);
+    ++generation_;
+    solved_epoch_ = PlacementStamp::epoch;
+    solved_background_ = had_background;
     last_update_ = now;
 }
 

@@ -51,10 +51,23 @@ class CostModel {
     void init(const Topology& t);
     // At every tick: LLC footprints, SMT sharing and the bandwidth solve for what runs now
     // (`running[cpu]`), with the kernel traffic since the last update as background load.
-    void update(std::span<const CpuRunning> running, Nanos now);
+    // `same_running` is the caller's word that every CPU runs the same task with the same mix
+    // (by content) as at the last update, so that the sharing need not be compared again.
+    void update(std::span<const CpuRunning> running, Nanos now, bool same_running = false);
     // CPU time per byte for access mix `a` on `cpu` under the current contention. If
     // `miss_per_byte` is given, it receives the LLC misses per byte of progress.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte = nullptr) const;
+    // What ns_per_byte gave for one access mix on one CPU, and when. The note stands while the
+    // mix is the same (its owner clears the note when it changes the mix), on the same CPU, and
+    // nothing the rate derives from moved since: no solve ran, the LLC and core sharing were not
+    // derived again, and no placement changed anywhere (PlacementStamp::epoch).
+    struct RateNote {
+        int cpu = -1;
+        uint64_t generation = 0, epoch = 0;
+        double ns_per_byte = 0, miss_per_byte = 0;
+    };
+    // ns_per_byte through `note`: the same numbers, taken from the note while it stands.
+    double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note) const;
     // Bytes per ns that `a` makes progress at on `cpu`: from the last solve if task `task` was
     // counted there, at the current delays otherwise.
     double rate_gbs(const AccessMix& a, int cpu, int task) const;
@@ -103,8 +116,13 @@ class CostModel {
     // Whether the per-CPU demand, and the LLC and core sharing, are kept between updates (on by
     // default); off, they are derived again at every use, which must give the same numbers
     // (tests).
-    void set_demand_cache(bool on) { demand_cache_ = on; }
+    void set_demand_cache(bool on) {
+        demand_cache_ = on;
+        ++generation_;
+    }
     uint64_t demand_hits() const { return demand_hits_; }
+    // Updates that kept the last solve, which they would have repeated bit for bit (tests).
+    uint64_t solves_kept() const { return solves_kept_; }
     uint64_t demand_misses() const { return demand_misses_; }
     // If the demand kept for `a` on cpu is still valid by its key but differs from the demand
     // derived again now (a page count changed without its stamp), what differs; else nullopt.
@@ -214,6 +232,24 @@ class CostModel {
     std::vector<int> solved_task_;
     std::vector<int> solved_index_;
     Nanos last_update_ = 0;
+
+    // What the last solve was given besides the demands, which the sharing and the placement
+    // epoch stand for: per CPU the mix's rate and the user-mode share, and the kernel traffic.
+    struct SolvedInput {
+        bool counted = false;
+        double rate_gbs = 0, user_share = 0;
+    };
+    std::vector<SolvedInput> solved_input_;
+    uint64_t solved_epoch_ = 0;
+    bool solved_background_ = false;
+    // Whether a solve of `running` now would be given exactly what the last one was: the same
+    // demands (same sharing, as same_sharing() found, and no placement change since), rates,
+    // shares and no kernel traffic. If that solve was at its fixed point, it would repeat it.
+    bool repeats_last_solve(std::span<const CpuRunning> running) const;
+    // Changes whenever a rate may have: a solve ran, the sharing was derived again, or the kept
+    // demands were switched. Starts at 1, so that a cleared RateNote never stands.
+    uint64_t generation_ = 1;
+    uint64_t solves_kept_ = 0;
 
     // Per CPU: the demand last derived there (rates are asked for in const paths, hence
     // mutable; a hit changes no number).

@@ -24,7 +24,10 @@ namespace {
 // accounting, as in the kernel, where numa_get_avg_runtime() and task_hot() read it.
 void account_exec(Task& p, Nanos delta, Nanos now) {
     p.sum_exec_runtime += delta;
-    p.vruntime += static_cast<double>(delta) * NICE_0_LOAD / static_cast<double>(p.weight);
+    // At nice 0 the scaling is by 1024 / 1024, exact in binary: the same bits without a divide.
+    p.vruntime += p.weight == NICE_0_LOAD
+                      ? static_cast<double>(delta)
+                      : static_cast<double>(delta) * NICE_0_LOAD / static_cast<double>(p.weight);
     p.exec_start = now;
 }
 
@@ -44,10 +47,15 @@ void Engine::check_invariants(const std::string& when) const {
             fmt::format("invariant violated {} (t = {} ns): {}", when, sys_.now, *f));
 }
 
-TaskRun& Engine::run_of(const Task& p) {
+inline TaskRun& Engine::run_of(const Task& p) {
+    const size_t i = static_cast<size_t>(p.index);
+    return i < runs_.size() && runs_[i] ? *runs_[i] : new_run(p);
+}
+
+TaskRun& Engine::new_run(const Task& p) {
     const size_t i = static_cast<size_t>(p.index);
     if (i >= runs_.size()) runs_.resize(sys_.tasks.size());
-    if (!runs_[i]) runs_[i] = std::make_unique<TaskRun>();
+    runs_[i] = std::make_unique<TaskRun>();
     return *runs_[i];
 }
 
@@ -156,17 +164,26 @@ void Engine::tick() {
     // The cost model sees what each CPU's current task touches, how much of its last tick it
     // spent in user mode, and an identity for it; nothing else of it.
     running_.assign(n, CpuRunning{});
+    running_id_.resize(static_cast<size_t>(n));
+    bool same_running = true;
     for (int c = 0; c < n; ++c) {
         const Task* t = sys_.rqs[c].curr;
-        if (!t) continue;
-        TaskRun& r = run_of(*t);
-        const double du = static_cast<double>(t->utime - r.utime_seen);
-        const double ds = static_cast<double>(t->stime - r.stime_seen);
-        r.utime_seen = t->utime;
-        r.stime_seen = t->stime;
-        running_[c] = CpuRunning{t->touches, t->index, du + ds > 0 ? du / (du + ds) : 1.0};
+        RunningId id;
+        if (t) {
+            TaskRun& r = run_of(*t);
+            const double du = static_cast<double>(t->utime - r.utime_seen);
+            const double ds = static_cast<double>(t->stime - r.stime_seen);
+            r.utime_seen = t->utime;
+            r.stime_seen = t->stime;
+            running_[c] = CpuRunning{t->touches, t->index, du + ds > 0 ? du / (du + ds) : 1.0};
+            id = RunningId{t->index, t->touches, r.phase_seq};
+        }
+        if (!(running_id_[c] == id)) {
+            same_running = false;
+            running_id_[c] = id;
+        }
     }
-    sys_.cost.update(running_, sys_.now);
+    sys_.cost.update(running_, sys_.now, same_running);
     // After the tick's scan work and the faults of the interval before it.
     if (check_invariants_ && cadence_.due(sys_, ticks_))
         check_invariants("after tick " + std::to_string(ticks_));
@@ -212,6 +229,8 @@ bool Engine::start_next_phase(Task& p) {
     }
     run.has_phase = true;
     run.access = run.phase.access();
+    run.rate_note = {};
+    ++run.phase_seq;
     p.touches = &run.access;
     run.phase_bytes = 0;
     run.phase_cpu = 0;
@@ -306,7 +325,7 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         }
         const Phase& ph = run.phase;
         double miss_per_byte = 0;
-        const double npb = sys_.cost.ns_per_byte(ph.access(), cpu, &miss_per_byte);
+        const double npb = sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note);
         double bytes = static_cast<double>(avail) / npb;
         bool ends = false;
         if (ph.work_bytes > 0 && run.phase_bytes + bytes >= ph.work_bytes) {
@@ -450,14 +469,14 @@ bool Engine::touch_streams(Task& p, double bytes) {
         Vma& vma = *r.vma;
         const double sb = bytes * s.share;
         if (s.pattern == Pattern::Sweep) {
-            const double pages_f =
-                (run.sweep_carry[i] + sb) / static_cast<double>(vma.pages.size());
+            const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
             uint64_t n = static_cast<uint64_t>(pages_f);
             run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
             if (n == 0 || r.count == 0) continue;
             n = std::min(n, r.count);
             const uint64_t start = run.sweep_pos[i];
-            run.sweep_pos[i] = (start + n) % r.count;
+            // The cursor stays below r.count, so only a wrap needs the remainder.
+            run.sweep_pos[i] = start + n < r.count ? start + n : (start + n) % r.count;
             const bool write = s.write_fraction >= 0.5;
             if (region_quiet(r, write)) continue;
             const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);

@@ -34,6 +34,8 @@ struct TaskRun {
     std::vector<double> sweep_carry;       // per stream: bytes short of the next page
     AccessMix access;                      // what the phase touches; Task::touches points here
     Nanos utime_seen = 0, stime_seen = 0;  // at the last tick it ran at (its user-mode share)
+    CostModel::RateNote rate_note;         // its rate on its CPU; cleared with `access`
+    uint64_t phase_seq = 0;                // phases started: `access` changes with it
 };
 
 // A run whose simulated time stopped: some CPU took kMaxStepsWithoutTime steps (phases started,
@@ -77,6 +79,7 @@ class Engine {
 
   private:
     TaskRun& run_of(const Task& p);
+    TaskRun& new_run(const Task& p);  // run_of's first call for p
     void tick();
     bool start_next_phase(Task& p);
     void finish_phase(Task& p);
@@ -97,6 +100,15 @@ class Engine {
     // By Task::index, each on its own so that references survive growth.
     std::vector<std::unique_ptr<TaskRun>> runs_;
     std::vector<CpuRunning> running_;  // per CPU, for the cost model
+    // Per CPU: what running_ held at the last update, by identity (the task, its mix and the
+    // phase that set the mix), to tell the cost model when nothing changed.
+    struct RunningId {
+        int task = -1;
+        const AccessMix* mix = nullptr;
+        uint64_t phase_seq = 0;
+        bool operator==(const RunningId&) const = default;
+    };
+    std::vector<RunningId> running_id_;
     uint64_t ticks_ = 0;
     double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
     bool sg_stats_cache_ = true;

@@ -2,6 +2,7 @@
 // kernel configurations (x86-64: 4 KiB and 2 MiB; ppc64 with 64 KiB pages: 16 MiB or 2 MiB).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace numasim {
@@ -20,6 +21,11 @@ struct PageGeometry {
     constexpr int pmd_shift() const { return shift + pmd_order; }               // PMD_SHIFT
     constexpr uint64_t pmd_size() const { return uint64_t{1} << pmd_shift(); }  // HPAGE_PMD_SIZE
     constexpr uint64_t kib() const { return size() / 1024; }  // a page in the KiB of /proc outputs
+    // 1 / PAGE_SIZE, built from its exponent: multiplying by it is dividing by the size, bit for
+    // bit, since both are powers of two.
+    constexpr double inverse_size() const {
+        return std::bit_cast<double>(static_cast<uint64_t>(1023 - shift) << 52);
+    }
     // The pages that hold `bytes`, rounded up.
     constexpr uint64_t pages(uint64_t bytes) const { return (bytes + size() - 1) >> shift; }
     bool operator==(const PageGeometry&) const = default;

@@ -32,8 +32,15 @@ struct Vma;
 // owner's changes, so an owner allocated where a freed one was does not take up its values.
 struct PlacementStamp {
     uint64_t value = fresh();
-    void bump() { ++value; }
+    void bump() {
+        ++value;
+        ++epoch;
+    }
     static uint64_t fresh();
+    // Moves with every stamp of the simulation running on this thread (a run stays on the
+    // thread it started on): while it holds still, no placement changed anywhere, and the cost
+    // model may keep what it derived from placements without looking at a single stamp.
+    static inline thread_local uint64_t epoch = 0;
 };
 
 // vm_flags, with the kernel's bit values where the kernel has them (include/linux/mm.h).

@@ -4,9 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 
 namespace numasim {
 namespace {
@@ -307,6 +311,37 @@ TEST(InputError, MessageFormat) {
     EXPECT_EQ(std::string(InputError("f.toml", "k", "bad").what()), "f.toml: k: bad");
     EXPECT_EQ(std::string(InputError("f.toml", "", "bad").what()), "f.toml: bad");
     EXPECT_EQ(std::string(InputError("", "k", "bad").what()), "<input>: k: bad");
+}
+
+// --- read_input_file ---
+
+TEST(ReadInputFile, WholeFilesUpToTheLimitAndNotAByteMore) {
+    // Sizes around the reader's 64 KiB chunks and the 4 MiB limit.
+    std::string name = "numasim-read-input-";
+    name += std::to_string(::getpid());
+    const auto dir = std::filesystem::temp_directory_path() / name;
+    std::filesystem::create_directories(dir);
+    const size_t chunk = size_t{64} << 10;
+    for (size_t n : {size_t{0}, size_t{1}, chunk - 1, chunk, chunk + 1, 3 * chunk + 7,
+                     size_t{kMaxInputFileBytes}, size_t{kMaxInputFileBytes} + 1}) {
+        std::string text(n, 'x');
+        for (size_t i = 0; i < n; i += 997)
+            text[i] = static_cast<char>('a' + i % 26);  // so that a misplaced chunk shows
+        const std::string path = (dir / std::to_string(n)).string();
+        std::ofstream(path, std::ios::binary) << text;
+        if (n <= kMaxInputFileBytes) {
+            EXPECT_EQ(read_input_file(path), text) << n << " bytes";
+        } else {
+            try {
+                read_input_file(path);
+                ADD_FAILURE() << n << " bytes were read";
+            } catch (const InputError& e) {
+                EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find("larger than 4 MiB"), std::string::npos);
+            }
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The cost model's kept demands (cost/cost_model.h: each CPU's memory demand, and the LLC and
-// core sharing, derived again only when what they depend on changed) change no outcome: the
+// core sharing, derived again only when what they depend on changed), with the solves kept on a
+// settled machine and the engine's rate notes that go with them, change no outcome: the
 // same workload run with them and deriving everything at every use ends in the same state,
 // counter by counter and task by task, down to the bytes each task moved. The runs check
 // every invariant, which includes each running task's kept demand against its recomputation.
@@ -28,7 +29,7 @@ struct Case {
 struct Outcome {
     std::vector<uint64_t> counters;
     std::vector<std::vector<uint64_t>> tasks;
-    uint64_t hits = 0, misses = 0;
+    uint64_t hits = 0, misses = 0, solves_kept = 0;
 };
 
 Outcome run(const Case& c, bool keep) {
@@ -48,6 +49,7 @@ Outcome run(const Case& c, bool keep) {
                            std::bit_cast<uint64_t>(p->avg.util_avg)});
     o.hits = sys.cost.demand_hits();
     o.misses = sys.cost.demand_misses();
+    o.solves_kept = sys.cost.solves_kept();
     return o;
 }
 
@@ -60,6 +62,9 @@ TEST_P(DemandCacheTest, SameOutcomeAsDerivingEveryTime) {
     EXPECT_GT(with.hits, with.misses);
     EXPECT_GT(with.misses, 0u);
     EXPECT_EQ(without.hits + without.misses, 0u);
+    // ... and once the machine settled, updates kept the solve they would have repeated.
+    EXPECT_GT(with.solves_kept, 0u);
+    EXPECT_EQ(without.solves_kept, 0u);
     EXPECT_GT(with.counters[static_cast<size_t>(Vm::numa_pages_migrated)], 0u);
     EXPECT_EQ(with.counters, without.counters);
     EXPECT_EQ(with.tasks, without.tasks);
