@@ -14,6 +14,10 @@ constexpr double kMaxBackgroundShare = 0.999;
 // A pass is close enough when every resource's utilisation is within this of its curve.
 constexpr double kTolerance = 1e-6;
 
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
 }  // namespace
 
 void BandwidthSolver::init(std::vector<Resource> resources) {
@@ -86,18 +90,15 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd) 
     }
 }
 
+bool BandwidthSolver::same_result(const BandwidthSolver& o) const {
+    return same_bits(q_, o.q_) && same_bits(clip_, o.clip_) && same_bits(load_, o.load_) &&
+           same_bits(rate_, o.rate_);
+}
+
 double BandwidthSolver::residual(int r) const {
     evaluate(d_, nullptr);
     return std::abs(d_[r] / res_[r].bandwidth - q_[r] / (res_[r].knee_ns + q_[r]));
 }
-
-namespace {
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-}  // namespace
 
 int BandwidthSolver::solve(int max_passes) {
     const size_t n = res_.size();

@@ -76,6 +76,8 @@ class BandwidthSolver {
     // Lines per ns of the i-th task added, after backpressure.
     double task_rate(int i) const { return rate_[i]; }
     double residual(int r) const;  // |F_r| at the current delays
+    // Whether `o` holds bit for bit the same delays, clips, loads and task rates.
+    bool same_result(const BandwidthSolver& o) const;
 
   private:
     struct Task {

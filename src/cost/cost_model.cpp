@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "cost/constants.h"
 #include "machine/topology.h"
 #include "mm/vma.h"
@@ -242,6 +244,44 @@ std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int 
            ") with the same placement stamps: a page count changed without Region::stamp";
 }
 
+std::optional<std::string> CostModel::find_stale_solve(Nanos now) const {
+    if (!kept_solve_ || now != last_update_) return std::nullopt;
+    // The solve the update skipped, on a copy: the same delays and step memory to start from.
+    BandwidthSolver fresh = solver_;
+    fresh.clear();
+    for (size_t cpu = 0; cpu < last_running_.size(); ++cpu) {
+        const CpuRunning& r = last_running_[cpu];
+        if (r.task < 0 || !r.mix || r.mix->streams.empty()) continue;
+        Demand d;
+        derive_demand(d, *r.mix, static_cast<int>(cpu));
+        fresh.add_task(d.lc.fixed_ns, r.user_share);
+        fresh.add_uses(d.per_resource);
+    }
+    fresh.solve(kSolverPasses);
+    if (fresh.same_result(solver_)) return std::nullopt;
+    return "the bandwidth solve kept at this update differs from a solve of its input: an input "
+           "changed without moving PlacementStamp::epoch or what runs on a CPU";
+}
+
+std::optional<std::string> CostModel::find_stale_note(const RateNote& note, const AccessMix& a,
+                                                      int cpu) const {
+    if (note.cpu != cpu || note.generation != generation_ || note.epoch != PlacementStamp::epoch)
+        return std::nullopt;
+    double npb = 1.0 / std::max(a.rate_gbs, 1e-9), miss = 0;
+    if (!a.streams.empty()) {
+        Demand d;
+        derive_demand(d, a, cpu);
+        const auto [t, theta] = loaded_line(d);
+        npb = t / (cost::CACHE_LINE_BYTES * theta);
+        miss = d.lc.misses / cost::CACHE_LINE_BYTES;
+    }
+    if (npb == note.ns_per_byte && miss == note.miss_per_byte) return std::nullopt;
+    return fmt::format(
+        "cpu {}: a rate note says {} ns and {} LLC misses per byte, the rate "
+        "derived now {} and {}, with nothing moved that it stands on",
+        cpu, note.ns_per_byte, note.miss_per_byte, npb, miss);
+}
+
 std::pair<double, double> CostModel::loaded_line(const Demand& d) const {
     double t = d.lc.fixed_ns, theta = 1.0;
     for (const Use& u : d.uses) {
@@ -416,7 +456,9 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
     }
     // A solve given what the last one was, from the delays it ended at, would repeat it bit for
     // bit: keep its result (a settled machine, where nothing moves, solves once).
-    if (same && repeats_last_solve(running)) {
+    last_running_.assign(running.begin(), running.end());
+    kept_solve_ = same && repeats_last_solve(running);
+    if (kept_solve_) {
         ++solves_kept_;
         last_update_ = now;
         return;

@@ -10,11 +10,12 @@
 // buffers. The queueing delays come from a closed-loop solve over all running tasks once per
 // tick (cost/bandwidth.h): delivered traffic never exceeds a DRAM's or a link's bandwidth.
 //
-// The solve itself runs at every tick, but what each CPU's task asks of the memory system (its
-// per-line CPU time and the stall weight and bytes it puts on each DRAM and link) is derived
-// again only when something it derives from changed: the task's access mix, the placement of
-// the pages of its regions (Region::stamp), or its core's and LLC's sharing. On a machine whose
-// tasks keep running with settled memory, each tick reuses every CPU's demand.
+// What each CPU's task asks of the memory system (its per-line CPU time and the stall weight
+// and bytes it puts on each DRAM and link) is derived again only when something it derives from
+// changed: the task's access mix, the placement of the pages of its regions (Region::stamp), or
+// its core's and LLC's sharing. The solve runs at every tick unless it would repeat the last one
+// bit for bit (the same input, and the last solve ended where it began). On a machine whose
+// tasks keep running with settled memory, each tick reuses every CPU's demand and the solve.
 //
 // The model sees no task: at each update the engine hands it, per CPU, the access mix of what
 // runs there, an identity to recognise it by and the share of its last tick it spent in user
@@ -128,6 +129,14 @@ class CostModel {
     // derived again now (a page count changed without its stamp), what differs; else nullopt.
     // The invariant checker asks this for every running task (kernel/invariants.h).
     std::optional<std::string> find_stale_demand(const AccessMix& a, int cpu) const;
+    // If the update at `now` kept the last solve but a solve of the input that update was
+    // given, from the same delays, gives other numbers (an input changed that the shortcut did
+    // not see), what differs; else nullopt. The invariant checker asks this after each update.
+    std::optional<std::string> find_stale_solve(Nanos now) const;
+    // If `note` stands for `a` on cpu but differs from the rate derived again now, what
+    // differs; else nullopt (the engine checks its tasks' notes with it).
+    std::optional<std::string> find_stale_note(const RateNote& note, const AccessMix& a,
+                                               int cpu) const;
 
     // Counts of the kernel cost paths since the start (tests, reports).
     struct KernelCostStats {
@@ -242,6 +251,9 @@ class CostModel {
     std::vector<SolvedInput> solved_input_;
     uint64_t solved_epoch_ = 0;
     bool solved_background_ = false;
+    // What the last update was given, and whether it kept the solve (for find_stale_solve).
+    std::vector<CpuRunning> last_running_;
+    bool kept_solve_ = false;
     // Whether a solve of `running` now would be given exactly what the last one was: the same
     // demands (same sharing, as same_sharing() found, and no placement change since), rates,
     // shares and no kernel traffic. If that solve was at its fixed point, it would repeat it.

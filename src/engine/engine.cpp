@@ -38,7 +38,18 @@ Engine::Engine(System& sys) : sys_(sys), check_invariants_(check_invariants_by_d
 }
 
 std::optional<std::string> Engine::find_invariant_violation() const {
-    return numasim::find_invariant_violation(sys_);
+    if (auto f = numasim::find_invariant_violation(sys_)) return f;
+    // The shortcuts of a settled machine (cost/cost_model.h): the solve an update kept, and each
+    // running task's rate note, against what solving and deriving again gives now.
+    if (auto f = sys_.cost.find_stale_solve(sys_.now)) return f;
+    for (const Rq& rq : sys_.rqs) {
+        const Task* t = rq.curr;
+        const size_t i = t ? static_cast<size_t>(t->index) : 0;
+        if (!t || !t->touches || i >= runs_.size() || !runs_[i]) continue;
+        if (auto f = sys_.cost.find_stale_note(runs_[i]->rate_note, *t->touches, rq.cpu))
+            return fmt::format("task {} ({}): {}", t->pid, t->comm, *f);
+    }
+    return std::nullopt;
 }
 
 void Engine::check_invariants(const std::string& when) const {

@@ -6,6 +6,7 @@
 // tiny-2n: L_local 90 ns, L_remote 140 ns, 10 line fill buffers, CPUs 0-1 on node 0, 2-3 on 1.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "cost/bandwidth.h"
@@ -134,6 +135,43 @@ TEST(SettledSolve, RateNoteStandsUntilSomethingMoves) {
     // On another CPU the note does not stand either.
     EXPECT_EQ(w.sys.cost.ns_per_byte(p.mix, 0, &miss, note), w.sys.cost.ns_per_byte(p.mix, 0));
     EXPECT_EQ(note.cpu, 0);
+}
+
+TEST(SettledSolve, ChangesBehindTheShortcutsBackAreReported) {
+    // A writer that changes a page count without its stamp leaves the placement epoch where it
+    // was: the next update keeps its solve and the note stands, and the invariant checker's
+    // questions must show both stale.
+    CostWorld w("tiny-2n");
+    Region& x = w.region_on(64, 0);
+    Runner& p = w.run_on(2, x, 8.0);
+    w.run_on(0, x, 8.0);
+    Nanos t = 0;
+    for (int i = 0; i < 40; ++i)
+        w.update(t += TICK_NSEC);
+    ASSERT_GT(w.sys.cost.solves_kept(), 0u);
+    CostModel::RateNote note;
+    double miss = 0;
+    w.sys.cost.ns_per_byte(p.mix, p.cpu, &miss, note);
+    EXPECT_EQ(w.sys.cost.find_stale_solve(t), std::nullopt);
+    EXPECT_EQ(w.sys.cost.find_stale_note(note, p.mix, p.cpu), std::nullopt);
+
+    x.node_pages[0] = 0;  // every page "moves" to node 1 without the stamp
+    x.node_pages[1] = x.count;
+    const uint64_t kept = w.sys.cost.solves_kept();
+    w.update(t += TICK_NSEC);
+    EXPECT_EQ(w.sys.cost.solves_kept(), kept + 1);
+    const auto solve = w.sys.cost.find_stale_solve(t);
+    ASSERT_TRUE(solve.has_value());
+    EXPECT_NE(solve->find("PlacementStamp::epoch"), std::string::npos) << *solve;
+    const auto stale = w.sys.cost.find_stale_note(note, p.mix, p.cpu);
+    ASSERT_TRUE(stale.has_value());
+    EXPECT_NE(stale->find("cpu 2"), std::string::npos) << *stale;
+    // Once the stamp moves, the next update solves and nothing is stale.
+    x.stamp.bump();
+    w.update(t += TICK_NSEC);
+    EXPECT_EQ(w.sys.cost.solves_kept(), kept + 1);
+    EXPECT_EQ(w.sys.cost.find_stale_solve(t), std::nullopt);
+    EXPECT_EQ(w.sys.cost.find_stale_note(note, p.mix, p.cpu), std::nullopt);
 }
 
 }  // namespace
