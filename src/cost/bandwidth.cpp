@@ -14,8 +14,10 @@ constexpr double kMaxBackgroundShare = 0.999;
 // A pass is close enough when every resource's utilisation is within this of its curve.
 constexpr double kTolerance = 1e-6;
 
+// memcmp may not be given the null data() of an empty vector, even for no bytes.
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 }  // namespace

@@ -122,7 +122,9 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
         }
         env.type = MigrationType::Task;
         if (busiest->type == GroupType::Overloaded && !sd.shares_llc && !force) {
-            // Fill the local group's spare capacity.
+            // Fill the local group's spare capacity: the kernel's migrate_util, counted here in
+            // tasks like migrate_task.
+            env.type = MigrationType::Util;
             env.imbalance = std::max(
                 1L, static_cast<long>(local->weight) - static_cast<long>(local->sum_nr_running));
             return busiest;
@@ -159,7 +161,7 @@ int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
         if (env.sd->numa && static_cast<int>(fbq_classify_rq(rq)) > static_cast<int>(env.fbq))
             continue;
         double v;
-        if (env.type == MigrationType::Task)
+        if (env.type == MigrationType::Task || env.type == MigrationType::Util)
             v = rq.nr_running;
         else {
             // A lone task is no source. The kernel makes it one when its load fits in the
@@ -253,7 +255,9 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* co
         if (env.type == MigrationType::LoadV54 && load / 2 > env.imbalance) continue;
         move_task(sys, *p, cpu);
         ++moved;
-        env.imbalance -= env.type == MigrationType::Task ? 1 : std::max(1L, load);
+        env.imbalance -= env.type == MigrationType::Task || env.type == MigrationType::Util
+                             ? 1
+                             : std::max(1L, load);
         if (idle == CpuIdleType::NewlyIdle) break;
     }
     if (moved) {
@@ -265,24 +269,26 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* co
     // out of work, and counting those would push tasks off their CPUs (cache-hot migrations and
     // active balances) far more often than the kernel does.
     if (idle != CpuIdleType::NewlyIdle) ++dst.nr_balance_failed[level];
-    // need_active_balance(): after cache_nice_tries + 2 failures, push the running task.
-    if (idle != CpuIdleType::NotIdle && src.curr && src.nr_running >= 1 &&
-        static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 2) {
-        Task* p = src.curr;
-        if (p->allowed(cpu)) {
-            const int deg = migrate_degrades_locality(sys, *p, src_cpu, cpu, sd, true);
-            if (deg != 1 ||
-                static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 4) {
-                move_task(sys, *p, cpu);
-                dst.nr_balance_failed[level] = sd.cache_nice_tries + 1;
-                // Having kicked active balance, the level backs off before v5.11 (doubling up
-                // to max_interval); from e9b9734b7465 (v5.11) it keeps its interval, since
-                // need_active_balance() no longer holds once the count was reset. lb_rework
-                // separates the two: every profile is either v4.x or v6.x.
-                if (!sys.knobs.lb_rework) back_off(dst, sd, level);
-                return true;
-            }
-        }
+    // need_active_balance(): after cache_nice_tries + 2 failures, push the running task, from
+    // whatever CPU balances. Before v5.11 any imbalance qualified; from e9b9734b7465 only one
+    // counted in tasks (imbalanced_active_balance()): an overloaded group has a waiting task,
+    // which detach_tasks() takes once the failures have relaxed its load test. (The kernel's
+    // other cases, asymmetric packing, misfit tasks and CPU capacity taken by IRQs or other
+    // classes, do not arise in the model.) The stopper then moves the task whatever its cache
+    // or locality (LBF_ACTIVE_LB; before it, the count reset to cache_nice_tries + 1 made
+    // can_migrate_task() agree).
+    const bool need_active =
+        (!sys.knobs.lb_rework || env.type == MigrationType::Task) &&
+        static_cast<int>(dst.nr_balance_failed[level]) > sd.cache_nice_tries + 2;
+    if (need_active && src.curr && src.curr->allowed(cpu)) {
+        move_task(sys, *src.curr, cpu);
+        dst.nr_balance_failed[level] = sd.cache_nice_tries + 1;
+        // Having kicked active balance, the level backs off before v5.11 (doubling up to
+        // max_interval); from e9b9734b7465 (v5.11) it keeps its interval, since
+        // need_active_balance() no longer holds once the count was reset. lb_rework separates
+        // the two: every profile is either v4.x or v6.x.
+        if (!sys.knobs.lb_rework) back_off(dst, sd, level);
+        return true;
     }
     dst.balance_interval_ms[level] = sd.min_interval_ms;
     return false;

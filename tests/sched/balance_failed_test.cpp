@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 #include "kernel/system.h"
 #include "machine/presets.h"
@@ -139,6 +140,76 @@ TEST(BalanceInterval, NotTheGroupsBalancerLeavesTheLevelsAbove) {
     std::fill(first.last_balance.begin(), first.last_balance.end(), 0);
     trigger_load_balance(sys, 0);
     EXPECT_EQ(first.last_balance[2], sys.now);
+}
+
+// need_active_balance() from a busy CPU. tiny-2n: CPUs 0 and 1 each run a task that may run
+// anywhere and have one more queued that is pinned to them; CPUs 2 and 3 each run one task.
+// CPU 2, busy, balances node 1 against node 0 (4 tasks on 2 CPUs against 2): the only tasks it
+// could pull are pinned, so every pass fails.
+struct BusyBalancer {
+    explicit BusyBalancer(bool lb_rework) : sys(load_preset("tiny-2n"), knobs(lb_rework), 1) {
+        for (int cpu = 0; cpu < 4; ++cpu)
+            for (int k = 0; k < (cpu < 2 ? 2 : 1); ++k) {
+                Task& t = tasks.emplace_back();
+                t.pid = 100 + 10 * cpu + k;
+                t.cpu = cpu;
+                t.avg.load_avg = 1024;
+                t.avg.util_avg = 1024;
+                t.avg.runnable_avg = 1024;
+                t.allow_all(sys.nr_cpus());
+                if (k == 0) {
+                    t.state = TaskState::Running;
+                    sys.rqs[cpu].curr = &t;
+                } else {
+                    t.state = TaskState::Runnable;
+                    t.allow_only(std::vector<int>{cpu});
+                    sys.rqs[cpu].queued.push_back(&t);
+                }
+                ++sys.rqs[cpu].nr_running;
+            }
+    }
+    static NumaBalancingKnobs knobs(bool lb_rework) {
+        NumaBalancingKnobs k = TwoBusyOneIdleNode::knobs();
+        k.lb_rework = lb_rework;
+        return k;
+    }
+    size_t numa_level() const { return sys.sched.domains[kDst].size() - 1; }
+    int tasks_on_node1() const { return sys.rqs[2].nr_running + sys.rqs[3].nr_running; }
+    void tick_balance() {
+        sys.now += NSEC_PER_SEC;
+        trigger_load_balance(sys, kDst);
+    }
+    static constexpr int kDst = 2;
+    System sys;
+    std::deque<Task> tasks;
+};
+
+TEST(ActiveBalance, BusyCpuPushesAfterRepeatedFailuresBeforeV511) {
+    // The balancer before v5.5: any imbalance, and any CPU, once cache_nice_tries + 2 periodic
+    // passes failed.
+    BusyBalancer w(false);
+    const int tries = w.sys.sched.domains[BusyBalancer::kDst][w.numa_level()].cache_nice_tries;
+    for (int i = 0; i < tries + 2; ++i)
+        w.tick_balance();
+    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[w.numa_level()],
+              static_cast<unsigned>(tries + 2));
+    EXPECT_EQ(w.tasks_on_node1(), 2);
+    w.tick_balance();
+    // One of node 0's running tasks was pushed to the busy CPU 2.
+    EXPECT_EQ(w.tasks_on_node1(), 3);
+    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_running, 2);
+}
+
+TEST(ActiveBalance, LoadImbalanceNeverPushesFromV511) {
+    // The reworked balancer: CPU 2's group is fully busy, so the imbalance is one of load, and
+    // imbalanced_active_balance() wants one counted in tasks: the failures pile up, nothing moves.
+    BusyBalancer w(true);
+    const int tries = w.sys.sched.domains[BusyBalancer::kDst][w.numa_level()].cache_nice_tries;
+    for (int i = 0; i < tries + 6; ++i)
+        w.tick_balance();
+    EXPECT_GT(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[w.numa_level()],
+              static_cast<unsigned>(tries + 2));
+    EXPECT_EQ(w.tasks_on_node1(), 2);
 }
 
 }  // namespace
