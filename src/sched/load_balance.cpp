@@ -251,7 +251,12 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* co
         if (env.imbalance <= 0) break;
         if (!can_migrate_task(sys, *p, cpu, sd, idle, dst.nr_balance_failed[level])) continue;
         const long load = static_cast<long>(task_h_load(sys, *p));
-        if (env.type == MigrationType::Load && load > env.imbalance && moved) continue;
+        // A load imbalance takes a task only if its load fits what is left to move, a test each
+        // failed pass halves (shr_bound(load, nr_balance_failed), v5.5+), so that a lone big
+        // task waits for the failures instead of overshooting at once.
+        if (env.type == MigrationType::Load &&
+            (std::max(1L, load) >> std::min(dst.nr_balance_failed[level], 63u)) > env.imbalance)
+            continue;
         if (env.type == MigrationType::LoadV54 && load / 2 > env.imbalance) continue;
         move_task(sys, *p, cpu);
         ++moved;

@@ -212,5 +212,29 @@ TEST(ActiveBalance, LoadImbalanceNeverPushesFromV511) {
     EXPECT_EQ(w.tasks_on_node1(), 2);
 }
 
+// detach_tasks() with a load imbalance (v5.5+): a task whose load exceeds what is left to move
+// stays until the failures have relaxed the test (load >> nr_balance_failed). tiny-2n: CPU 0
+// runs a task and has a queued one of load B = 2048, CPU 1 runs one task, node 1 runs one task
+// per CPU. Busy CPU 2 sees node 0 at avg_load (2048 + B) / 2 and node 1 at 1024 around an
+// average of (4096 + B) / 4, so the imbalance is B / 2: too little for the task, until one
+// failure halves its load in the test.
+TEST(DetachTasks, LoadTestRelaxesWithFailures) {
+    BusyBalancer w(true);
+    // Node 0 as above: CPU 0's queued task is the big one and may go anywhere; CPU 1's queued
+    // task leaves.
+    Task& big = *w.sys.rqs[0].queued.front();
+    big.avg.load_avg = 2048;
+    big.allow_all(w.sys.nr_cpus());
+    w.sys.rqs[1].queued.clear();
+    w.sys.rqs[1].nr_running = 1;
+    const size_t numa = w.numa_level();
+    w.tick_balance();
+    EXPECT_EQ(big.cpu, 0);
+    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[numa], 1u);
+    w.tick_balance();
+    EXPECT_EQ(big.cpu, BusyBalancer::kDst);
+    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[numa], 0u);
+}
+
 }  // namespace
 }  // namespace numasim
