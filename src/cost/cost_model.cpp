@@ -17,6 +17,11 @@ namespace {
 // tolerance; the cap bounds the work when the running set changed a lot.
 constexpr int kSolverPasses = 8;
 
+// Whether what runs on a CPU takes part in the solve: a task in a phase that touches memory.
+bool in_solve(const CpuRunning& r) {
+    return r.task >= 0 && r.mix && !r.mix->streams.empty();
+}
+
 // Fraction of a stream's accesses that hit the LLC: a region that fits in its share of the LLC
 // stays resident; a sweep larger than the cache evicts itself (LRU), random access hits in
 // proportion to the cached fraction.
@@ -251,7 +256,7 @@ std::optional<std::string> CostModel::find_stale_solve(Nanos now) const {
     fresh.clear();
     for (size_t cpu = 0; cpu < last_running_.size(); ++cpu) {
         const CpuRunning& r = last_running_[cpu];
-        if (r.task < 0 || !r.mix || r.mix->streams.empty()) continue;
+        if (!in_solve(r)) continue;
         Demand d;
         derive_demand(d, *r.mix, static_cast<int>(cpu));
         fresh.add_task(d.lc.fixed_ns, r.user_share);
@@ -265,15 +270,15 @@ std::optional<std::string> CostModel::find_stale_solve(Nanos now) const {
 
 std::optional<std::string> CostModel::find_stale_note(const RateNote& note, const AccessMix& a,
                                                       int cpu) const {
-    if (note.cpu != cpu || note.generation != generation_ || note.epoch != PlacementStamp::epoch)
-        return std::nullopt;
-    double npb = 1.0 / std::max(a.rate_gbs, 1e-9), miss = 0;
-    if (!a.streams.empty()) {
+    if (!note_stands(note, cpu)) return std::nullopt;
+    // Derived into a demand of its own, not through the kept one that ns_per_byte would use.
+    double npb, miss = 0;
+    if (a.streams.empty()) {
+        npb = ns_per_byte(a, cpu, &miss);
+    } else {
         Demand d;
         derive_demand(d, a, cpu);
-        const auto [t, theta] = loaded_line(d);
-        npb = t / (cost::CACHE_LINE_BYTES * theta);
-        miss = d.lc.misses / cost::CACHE_LINE_BYTES;
+        npb = demand_ns_per_byte(d, &miss);
     }
     if (npb == note.ns_per_byte && miss == note.miss_per_byte) return std::nullopt;
     return fmt::format(
@@ -296,15 +301,22 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
         if (miss_per_byte) *miss_per_byte = 0;
         return 1.0 / std::max(a.rate_gbs, 1e-9);
     }
-    const Demand& d = demand(a, cpu);
+    return demand_ns_per_byte(demand(a, cpu), miss_per_byte);
+}
+
+double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) const {
     const auto [t, theta] = loaded_line(d);
     if (miss_per_byte) *miss_per_byte = d.lc.misses / cost::CACHE_LINE_BYTES;
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
+bool CostModel::note_stands(const RateNote& note, int cpu) const {
+    return note.cpu == cpu && note.generation == generation_ && note.epoch == PlacementStamp::epoch;
+}
+
 double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte,
                               RateNote& note) const {
-    if (note.cpu != cpu || note.generation != generation_ || note.epoch != PlacementStamp::epoch) {
+    if (!note_stands(note, cpu)) {
         double miss = 0;
         const double npb = ns_per_byte(a, cpu, &miss);
         note = RateNote{cpu, demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss};
@@ -438,7 +450,7 @@ bool CostModel::repeats_last_solve(std::span<const CpuRunning> running) const {
     for (size_t cpu = 0; cpu < running.size(); ++cpu) {
         const CpuRunning& r = running[cpu];
         const SolvedInput& in = solved_input_[cpu];
-        const bool counted = r.task >= 0 && r.mix && !r.mix->streams.empty();
+        const bool counted = in_solve(r);
         if (counted != in.counted ||
             (counted && (r.mix->rate_gbs != in.rate_gbs || r.user_share != in.user_share)))
             return false;
@@ -456,9 +468,9 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
     }
     // A solve given what the last one was, from the delays it ended at, would repeat it bit for
     // bit: keep its result (a settled machine, where nothing moves, solves once).
-    last_running_.assign(running.begin(), running.end());
     kept_solve_ = same && repeats_last_solve(running);
     if (kept_solve_) {
+        last_running_.assign(running.begin(), running.end());  // for find_stale_solve
         ++solves_kept_;
         last_update_ = now;
         return;
@@ -479,7 +491,7 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
     for (size_t cpu = 0; cpu < running.size(); ++cpu) {
         const CpuRunning& r = running[cpu];
         SolvedInput& in = solved_input_[cpu];
-        in.counted = r.task >= 0 && r.mix && !r.mix->streams.empty();
+        in.counted = in_solve(r);
         if (!in.counted) continue;
         in.rate_gbs = r.mix->rate_gbs;
         in.user_share = r.user_share;

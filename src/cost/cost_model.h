@@ -192,6 +192,10 @@ class CostModel {
     const Demand& demand(const AccessMix& a, int cpu) const;
     // Line time under the current delays and the smallest clip on the way.
     std::pair<double, double> loaded_line(const Demand& d) const;
+    // ns_per_byte of a demand under the current delays.
+    double demand_ns_per_byte(const Demand& d, double* miss_per_byte) const;
+    // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
+    bool note_stands(const RateNote& note, int cpu) const;
     // Per-core streaming rate of kernel work between a CPU on `cpu_node` and memory on `nid`.
     double kernel_stream_gbs(int cpu_node, int nid) const;
     // Kernel traffic: bytes read from memory on `mem_node` into a CPU on `cpu_node`, and written
@@ -251,7 +255,7 @@ class CostModel {
     std::vector<SolvedInput> solved_input_;
     uint64_t solved_epoch_ = 0;
     bool solved_background_ = false;
-    // What the last update was given, and whether it kept the solve (for find_stale_solve).
+    // Whether the last update kept the solve, and what it was given then (for find_stale_solve).
     std::vector<CpuRunning> last_running_;
     bool kept_solve_ = false;
     // Whether a solve of `running` now would be given exactly what the last one was: the same

@@ -25,37 +25,53 @@
 namespace numasim {
 namespace {
 
-struct TwoBusyOneIdleNode {
-    TwoBusyOneIdleNode() : sys(load_preset("tiny-2n"), knobs(), 1) {
-        for (int cpu = 0; cpu < 2; ++cpu) {
-            Task& t = tasks.emplace_back();
-            t.pid = 100 + cpu;
-            t.cpu = cpu;
-            t.avg.load_avg = 1024;
-            t.avg.util_avg = 1024;
-            t.state = TaskState::Running;
-            t.allow_all(sys.nr_cpus());
-            sys.rqs[cpu].curr = &t;
-            sys.rqs[cpu].nr_running = 1;
-        }
-    }
-    static NumaBalancingKnobs knobs() {
+// tiny-2n with tasks placed by hand, and CPU 2 balancing as its periodic balance does.
+struct Tiny2nBalancing {
+    explicit Tiny2nBalancing(bool lb_rework) : sys(load_preset("tiny-2n"), knobs(lb_rework), 1) {}
+    static NumaBalancingKnobs knobs(bool lb_rework = false) {
         NumaBalancingKnobs k;
         k.numa_balancing = 0;
-        k.lb_rework = false;
+        k.lb_rework = lb_rework;
         return k;
+    }
+    // A task of load and utilisation 1024 on `cpu`: running there, or queued behind its task.
+    Task& add_task(int cpu, int pid, bool running) {
+        Task& t = tasks.emplace_back();
+        t.pid = pid;
+        t.cpu = cpu;
+        t.avg.load_avg = 1024;
+        t.avg.util_avg = 1024;
+        t.state = running ? TaskState::Running : TaskState::Runnable;
+        t.allow_all(sys.nr_cpus());
+        if (running)
+            sys.rqs[cpu].curr = &t;
+        else
+            sys.rqs[cpu].queued.push_back(&t);
+        ++sys.rqs[cpu].nr_running;
+        return t;
     }
     size_t numa_level() const { return sys.sched.domains[kDst].size() - 1; }
     unsigned failed() const { return sys.rqs[kDst].nr_balance_failed[numa_level()]; }
+    int cache_nice_tries() const { return sys.sched.domains[kDst][numa_level()].cache_nice_tries; }
     int tasks_on_node1() const { return sys.rqs[2].nr_running + sys.rqs[3].nr_running; }
-    // One periodic balance of CPU 2 with every level due.
-    void tick_balance() {
-        sys.now += NSEC_PER_SEC;
-        trigger_load_balance(sys, kDst);
+    // Periodic balances of CPU 2, one second apart: every level is due at each.
+    void tick_balance(int times = 1) {
+        for (int i = 0; i < times; ++i) {
+            sys.now += NSEC_PER_SEC;
+            trigger_load_balance(sys, kDst);
+        }
     }
-    static constexpr int kDst = 2;  // the first idle CPU of node 1: it balances for the group
+    static constexpr int kDst = 2;
     System sys;
     std::deque<Task> tasks;
+};
+
+struct TwoBusyOneIdleNode : Tiny2nBalancing {
+    // kDst is the first idle CPU of node 1: it balances for the group.
+    TwoBusyOneIdleNode() : Tiny2nBalancing(false) {
+        for (int cpu = 0; cpu < 2; ++cpu)
+            add_task(cpu, 100 + cpu, true);
+    }
 };
 
 TEST(BalanceFailed, NewidleBalanceCountsNoFailure) {
@@ -68,8 +84,7 @@ TEST(BalanceFailed, NewidleBalanceCountsNoFailure) {
 
 TEST(BalanceFailed, PeriodicFailuresLeadToActiveBalance) {
     TwoBusyOneIdleNode w;
-    const int tries =
-        w.sys.sched.domains[TwoBusyOneIdleNode::kDst][w.numa_level()].cache_nice_tries;
+    const int tries = w.cache_nice_tries();
     ASSERT_EQ(tries, SD_CACHE_NICE_TRIES_NUMA);
     // Newidle balancing in between changes nothing of the count.
     for (int i = 0; i < tries + 2; ++i) {
@@ -89,8 +104,7 @@ TEST(BalanceFailed, PeriodicFailuresLeadToActiveBalance) {
 // CPU behind node 1), the pass is balanced and the count goes back to 0.
 TEST(BalanceFailed, BalancedClearsTheCount) {
     TwoBusyOneIdleNode w;
-    for (int i = 0; i < SD_CACHE_NICE_TRIES_NUMA + 1; ++i)
-        w.tick_balance();
+    w.tick_balance(SD_CACHE_NICE_TRIES_NUMA + 1);
     ASSERT_EQ(w.failed(), static_cast<unsigned>(SD_CACHE_NICE_TRIES_NUMA + 1));
     w.sys.rqs[1].curr = nullptr;
     w.sys.rqs[1].nr_running = 0;
@@ -146,53 +160,25 @@ TEST(BalanceInterval, NotTheGroupsBalancerLeavesTheLevelsAbove) {
 // anywhere and have one more queued that is pinned to them; CPUs 2 and 3 each run one task.
 // CPU 2, busy, balances node 1 against node 0 (4 tasks on 2 CPUs against 2): the only tasks it
 // could pull are pinned, so every pass fails.
-struct BusyBalancer {
-    explicit BusyBalancer(bool lb_rework) : sys(load_preset("tiny-2n"), knobs(lb_rework), 1) {
-        for (int cpu = 0; cpu < 4; ++cpu)
-            for (int k = 0; k < (cpu < 2 ? 2 : 1); ++k) {
-                Task& t = tasks.emplace_back();
-                t.pid = 100 + 10 * cpu + k;
-                t.cpu = cpu;
-                t.avg.load_avg = 1024;
-                t.avg.util_avg = 1024;
-                t.avg.runnable_avg = 1024;
-                t.allow_all(sys.nr_cpus());
-                if (k == 0) {
-                    t.state = TaskState::Running;
-                    sys.rqs[cpu].curr = &t;
-                } else {
-                    t.state = TaskState::Runnable;
-                    t.allow_only(std::vector<int>{cpu});
-                    sys.rqs[cpu].queued.push_back(&t);
-                }
-                ++sys.rqs[cpu].nr_running;
-            }
+struct BusyBalancer : Tiny2nBalancing {
+    explicit BusyBalancer(bool lb_rework) : Tiny2nBalancing(lb_rework) {
+        for (int cpu = 0; cpu < 4; ++cpu) {
+            add_task(cpu, 100 + 10 * cpu, true).avg.runnable_avg = 1024;
+            if (cpu >= 2) continue;
+            Task& pinned = add_task(cpu, 101 + 10 * cpu, false);
+            pinned.avg.runnable_avg = 1024;
+            pinned.allow_only(std::vector<int>{cpu});
+        }
     }
-    static NumaBalancingKnobs knobs(bool lb_rework) {
-        NumaBalancingKnobs k = TwoBusyOneIdleNode::knobs();
-        k.lb_rework = lb_rework;
-        return k;
-    }
-    size_t numa_level() const { return sys.sched.domains[kDst].size() - 1; }
-    int tasks_on_node1() const { return sys.rqs[2].nr_running + sys.rqs[3].nr_running; }
-    void tick_balance() {
-        sys.now += NSEC_PER_SEC;
-        trigger_load_balance(sys, kDst);
-    }
-    static constexpr int kDst = 2;
-    System sys;
-    std::deque<Task> tasks;
 };
 
 TEST(ActiveBalance, BusyCpuPushesAfterRepeatedFailuresBeforeV511) {
     // The balancer before v5.5: any imbalance, and any CPU, once cache_nice_tries + 2 periodic
     // passes failed.
     BusyBalancer w(false);
-    const int tries = w.sys.sched.domains[BusyBalancer::kDst][w.numa_level()].cache_nice_tries;
-    for (int i = 0; i < tries + 2; ++i)
-        w.tick_balance();
-    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[w.numa_level()],
-              static_cast<unsigned>(tries + 2));
+    const int tries = w.cache_nice_tries();
+    w.tick_balance(tries + 2);
+    EXPECT_EQ(w.failed(), static_cast<unsigned>(tries + 2));
     EXPECT_EQ(w.tasks_on_node1(), 2);
     w.tick_balance();
     // One of node 0's running tasks was pushed to the busy CPU 2.
@@ -204,11 +190,9 @@ TEST(ActiveBalance, LoadImbalanceNeverPushesFromV511) {
     // The reworked balancer: CPU 2's group is fully busy, so the imbalance is one of load, and
     // imbalanced_active_balance() wants one counted in tasks: the failures pile up, nothing moves.
     BusyBalancer w(true);
-    const int tries = w.sys.sched.domains[BusyBalancer::kDst][w.numa_level()].cache_nice_tries;
-    for (int i = 0; i < tries + 6; ++i)
-        w.tick_balance();
-    EXPECT_GT(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[w.numa_level()],
-              static_cast<unsigned>(tries + 2));
+    const int tries = w.cache_nice_tries();
+    w.tick_balance(tries + 6);
+    EXPECT_GT(w.failed(), static_cast<unsigned>(tries + 2));
     EXPECT_EQ(w.tasks_on_node1(), 2);
 }
 
@@ -227,13 +211,12 @@ TEST(DetachTasks, LoadTestRelaxesWithFailures) {
     big.allow_all(w.sys.nr_cpus());
     w.sys.rqs[1].queued.clear();
     w.sys.rqs[1].nr_running = 1;
-    const size_t numa = w.numa_level();
     w.tick_balance();
     EXPECT_EQ(big.cpu, 0);
-    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[numa], 1u);
+    EXPECT_EQ(w.failed(), 1u);
     w.tick_balance();
     EXPECT_EQ(big.cpu, BusyBalancer::kDst);
-    EXPECT_EQ(w.sys.rqs[BusyBalancer::kDst].nr_balance_failed[numa], 0u);
+    EXPECT_EQ(w.failed(), 0u);
 }
 
 }  // namespace
