@@ -372,7 +372,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     double ns = 0;
     bool may_run = false;  // whether like pages after idx may repeat its hinting fault
     PageFrame before;      // idx's frame before that fault
-    NumaFaultOutcome outcome;
+    NumaFaultOutcome& outcome = fault_outcome_;
     const bool first_touch = !vma.present.test(idx);
     if (first_touch) {
         ns = handle_mm_fault(sys_, p, vma, idx, write);
@@ -404,7 +404,9 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         return true;
     }
     // Scanned only after a repeatable fault, so that each page is looked at about once.
-    const uint64_t run = may_run && outcome.repeatable ? numa_fault_run(vma, idx, hi, before) : 0;
+    const uint64_t run = may_run && outcome.repeatable
+                             ? std::min(numa_fault_run(vma, idx, hi, before), outcome.run_limit)
+                             : 0;
     if (run) {
         // The run's pages, each as the per-page path would have handled it right after idx: the
         // same decision, kernel time and lock words (numa_fault_run_allowed).
@@ -415,6 +417,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         p.kernel_debt += static_cast<Nanos>(ns) * static_cast<Nanos>(run);
         next = idx + 1 + run;
         fault_run_pages_ += run;
+        if (outcome.migrated) migrated_run_pages_ += run;
     }
     return true;
 }

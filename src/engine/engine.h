@@ -16,6 +16,7 @@
 #include "engine/invariants.h"
 #include "engine/program.h"
 #include "engine/sampler.h"
+#include "numab/numab.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -72,6 +73,8 @@ class Engine {
     void set_fault_runs(bool on) { fault_runs_ = on; }
     // Hinting faults handled by repeating the decision of the page before them (tests).
     uint64_t fault_run_pages() const { return fault_run_pages_; }
+    // Of those, pages that migrated as the run's first page did.
+    uint64_t migrated_run_pages() const { return migrated_run_pages_; }
     // First touches handled by repeating the fault of the page before them (tests).
     uint64_t first_touch_run_pages() const { return first_touch_run_pages_; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
@@ -114,6 +117,9 @@ class Engine {
     bool sg_stats_cache_ = true;
     bool fault_runs_ = true;
     uint64_t fault_run_pages_ = 0;
+    uint64_t migrated_run_pages_ = 0;
+    // handle_touch's record of the last hinting fault, kept so that its lists keep capacity.
+    NumaFaultOutcome fault_outcome_;
     uint64_t first_touch_run_pages_ = 0;
     bool check_invariants_;
     InvariantCadence cadence_;

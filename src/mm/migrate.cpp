@@ -1,6 +1,7 @@
 #include "mm/migrate.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "cost/constants.h"
 #include "kernel/system.h"
@@ -58,8 +59,23 @@ bool all_mappers_linked(const MemObject& o) {
 // part where m does not map them from the object (absent, or a private copy): the object's
 // totals counted the move for every mapping.
 void unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
-    for (uint64_t i = first; i < first + nr; ++i)
-        if (!m.present.test(i) || !m.shares_object_page(i)) account_region_move(m, i, 1, to, from);
+    // A run of such pages at a time: from the next absent or private page to the next page
+    // that is present and shared, found a word of the bitmaps at a time.
+    const uint64_t end = first + nr;
+    const bool copies = m.own_mask.size();
+    uint64_t i = first;
+    while (i < end) {
+        i = std::min(m.present.find_next_zero(i, end), copies ? m.own_mask.find_next(i, end) : end);
+        if (i >= end) break;
+        uint64_t j = i + 1;
+        while (j < end) {
+            j = m.present.find_next(j, end);
+            if (j >= end || !copies || !m.own_mask.test(j)) break;
+            j = m.own_mask.find_next_zero(j, end);
+        }
+        account_region_move(m, i, j - i, to, from);
+        i = j;
+    }
 }
 
 // Every mapping that sees the moved frames has its totals moved: once in the object's totals of
@@ -125,7 +141,7 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
 }
 
 int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int target,
-                            double& kernel_ns) {
+                            double& kernel_ns, MigrateCostRecord* record) {
     ++sys.counters.mm_migrate_pages;
     const bool thp = nr > 1;
     PageFrame& head = vma.frame(idx);
@@ -147,8 +163,30 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     sys.counters[Vm::numa_pages_migrated] += nr;
     if (thp) ++sys.counters[Vm::thp_migration_success];
     trace_mm_migrate_pages(sys, p, nr, 0, thp ? 1 : 0, 0);
-    kernel_ns += migrate_folio_cost(sys, p, vma, idx, nr, from, target, mapcount);
+    kernel_ns += migrate_folio_cost(sys, p, vma, idx, nr, from, target, mapcount, record);
     return MIGRATE_OK;
+}
+
+uint64_t migrate_room(const System& sys, int target) {
+    // The k-th page after passes while free_pages - (k - 1) >= wmark_high + 1.
+    const NodeMemory& m = sys.mem.nodes[target];
+    return m.free_pages > m.wmark_high ? m.free_pages - m.wmark_high : 0;
+}
+
+void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr,
+                                    const MigrateCostRecord& record) {
+    if (nr > migrate_room(sys, record.to))
+        throw std::logic_error("repeat_migrate_misplaced_folio: the run passes the watermark");
+    sys.counters.mm_migrate_pages += nr;
+    for (uint64_t k = 0; k < nr; ++k)
+        alloc_pages_thisnode(sys, record.to, 0, p.cpu);
+    free_pages(sys, record.from, nr);
+    account_move(vma, idx, nr, record.from, record.to);
+    sys.counters[Vm::pgmigrate_success] += nr;
+    sys.counters[Vm::numa_pages_migrated] += nr;
+    for (uint64_t k = 0; k < nr; ++k)
+        trace_mm_migrate_pages(sys, p, 1, 0, 0, 0);
+    repeat_migrate_folio_cost(sys, record, nr);
 }
 
 }  // namespace numasim

@@ -41,9 +41,47 @@ double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t id
 
 namespace {
 
+// How many pages after `i` of bitmap `b` hold the bit that `i` holds, counting at most `cap`.
+// An unused (empty) bitmap holds the same nothing everywhere.
+uint64_t like_bits_after(const Bitmap& b, uint64_t i, uint64_t cap) {
+    if (!b.size()) return cap;
+    const uint64_t end = std::min(b.size(), i + 1 + cap);
+    const uint64_t j = b.test(i) ? b.find_next_zero(i + 1, end) : b.find_next(i + 1, end);
+    return j - i - 1;
+}
+
+// How many object pages after `obj` mapping `m` maps as it maps `obj`: the same window, and the
+// same present, private-copy and PROT_NONE bits (what the rmap walk below reads of it).
+uint64_t like_mapping_after(const Vma& m, uint64_t obj, uint64_t cap) {
+    if (obj < m.pgoff) return std::min(cap, m.pgoff - obj - 1);
+    const uint64_t i = obj - m.pgoff;
+    if (i >= m.nr_pages()) return cap;
+    cap = std::min(cap, m.nr_pages() - i - 1);
+    cap = like_bits_after(m.present, i, cap);
+    cap = like_bits_after(m.own_mask, i, cap);
+    return like_bits_after(m.protnone, i, cap);
+}
+
+// How many pages after `i` of a stream's region `r` the stream sees as it sees `i`: inside the
+// region or not, and in the same part of a hot set (touch_probability's inputs).
+uint64_t like_stream_after(const AccessStream& s, uint64_t i, uint64_t cap) {
+    const Region& r = *s.region;
+    if (!r.contains(i)) return r.first > i ? std::min(cap, r.first - i - 1) : cap;
+    uint64_t end = r.first + r.count;
+    if (s.pattern == Pattern::HotSet) {
+        const uint64_t hot = std::clamp<uint64_t>(
+            static_cast<uint64_t>(std::llround(static_cast<double>(r.count) * s.hot_fraction)), 1,
+            r.count);
+        if (i - r.first < hot) end = r.first + hot;
+    }
+    return std::min(cap, end - i - 1);
+}
+
 // Running tasks of mapping `m` (other than `p`) that touch its pages [i, i + nr) while they are
-// a migration entry, for `d` ns, sleep on it until it is restored.
-void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64_t nr, double d) {
+// a migration entry, for `d` ns, sleep on it until it is restored. With `record`, logs the
+// charges and narrows record->alike to the pages after i that every such stream sees alike.
+void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64_t nr, double d,
+                    MigrateCostRecord* record) {
     if (!m.mm) return;
     const double kernel = sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) + 2 * cost::CONTEXT_SWITCH_NS;
     for (Task* t : m.mm->tasks) {
@@ -52,23 +90,29 @@ void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64
         double untouched = 1.0;
         double rate = -1;
         for (const AccessStream& s : t->touches->streams) {
-            if (s.region->vma != &m || !s.region->contains(i)) continue;
+            if (s.region->vma != &m) continue;
+            if (record)
+                record->alike = std::min(record->alike, like_stream_after(s, i, record->alike));
+            if (!s.region->contains(i)) continue;
             if (rate < 0) rate = sys.cost.rate_gbs(*t->touches, t->cpu, t->index);
             untouched *= 1 - touch_probability(s, rate, i, nr, d);
         }
         const double prob = 1 - untouched;
         if (prob <= 0) continue;
-        t->blocked_debt += static_cast<Nanos>(prob * d / 2 + 0.5);
-        t->kernel_debt += static_cast<Nanos>(prob * kernel + 0.5);
+        const auto blocked = static_cast<Nanos>(prob * d / 2 + 0.5);
+        const auto kernel_ns = static_cast<Nanos>(prob * kernel + 0.5);
+        t->blocked_debt += blocked;
+        t->kernel_debt += kernel_ns;
         sys.cost.stats().migration_waiters += prob;
         sys.cost.stats().migration_wait_ns += prob * d / 2;
+        if (record) record->waiters.push_back({t, blocked, kernel_ns, prob, prob * d / 2});
     }
 }
 
 }  // namespace
 
 double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
-                          int to, unsigned mapcount) {
+                          int to, unsigned mapcount, MigrateCostRecord* record) {
     // The mappings of the folio in rmap order: every mapper of a shared object that still maps
     // this frame, or the faulting mapping alone.
     struct Mapping {
@@ -77,10 +121,25 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
         double unmap_ns = 0, remap_ns = 0;
     };
     std::vector<Mapping> maps;
+    if (record) {
+        // A run never leaves the faulting page's page table, so no bound needs to look further.
+        // Cleared, not replaced: the caller keeps one record so that its lists keep capacity.
+        record->waiters.clear();
+        record->tlb.interrupted.clear();
+        record->tlb.shootdowns = record->tlb.ipis = 0;
+        record->alike = vma.pages.pmd_nr();
+        record->bytes = static_cast<double>(nr * vma.pages.size());
+        record->from = from;
+        record->to = to;
+    }
     if (vma.shares_object_page(idx) && vma.object->mappers.size() > 1) {
         const uint64_t obj = vma.pgoff + idx;
         for (const Vma* m : vma.object->mappers) {
-            if (obj < m->pgoff || obj - m->pgoff >= m->nr_pages()) continue;
+            const bool covers = obj >= m->pgoff && obj - m->pgoff < m->nr_pages();
+            // The pages after obj must be mapped by the same mappers with the same PTE state.
+            // The faulting mapping's own pages are the fault run's to compare (numa_fault_run).
+            if (record && m != &vma) record->alike = like_mapping_after(*m, obj, record->alike);
+            if (!covers) continue;
             const uint64_t i = obj - m->pgoff;
             if (m->present.test(i) && m->shares_object_page(i)) maps.push_back({m, i});
         }
@@ -99,19 +158,21 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
         Mapping& m = maps[j];
         if (j > 0) m.unmap_ns = m.remap_ns = step;
         if (!m.vma->mm) continue;
+        TlbFlushLog* log = record ? &record->tlb : nullptr;
         if (nr > 1 && m.vma == &vma) {
-            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu);
+            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu, log);
             continue;
         }
         if (m.vma->protnone.size() && m.vma->protnone.test(m.idx)) continue;
         // The batched flush interrupts the union of the batch's mm_cpumasks: an mm listed
         // twice changes nothing, so none is looked for.
         if (!sys.knobs.migrate_tlb_batch)
-            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu);
+            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu, log);
         else
             batch.push_back(m.vma->mm);
     }
-    double unmap = batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, p.cpu);
+    double unmap =
+        batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, p.cpu, record ? &record->tlb : nullptr);
     for (const Mapping& m : maps)
         unmap += m.unmap_ns;
     const double middle = cost::MIGRATE_FOLIO_OVERHEAD_NS +
@@ -121,10 +182,30 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
     double unmapped_before = 0, remapped = 0;
     for (const Mapping& m : maps) {
         remapped += m.remap_ns;
-        charge_waiters(sys, p, *m.vma, m.idx, nr, unmap - unmapped_before + middle + remapped);
+        charge_waiters(sys, p, *m.vma, m.idx, nr, unmap - unmapped_before + middle + remapped,
+                       record);
         unmapped_before += m.unmap_ns;
     }
     return unmap + middle + remapped;
+}
+
+void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uint64_t times) {
+    // The copies' traffic and the statistics are sums of doubles: added page by page, as the
+    // pages would have added them. Whole nanoseconds and counts are multiplied.
+    for (uint64_t k = 0; k < times; ++k)
+        sys.cost.copy_ns(record.bytes, record.from, record.to);
+    repeat_tlb_flushes(sys, record.tlb, times);
+    const auto n = static_cast<Nanos>(times);
+    for (const MigrateCostRecord::Waiter& w : record.waiters) {
+        w.task->blocked_debt += w.blocked * n;
+        w.task->kernel_debt += w.kernel * n;
+    }
+    auto& stats = sys.cost.stats();
+    for (uint64_t k = 0; k < times; ++k)
+        for (const MigrateCostRecord::Waiter& w : record.waiters) {
+            stats.migration_waiters += w.prob;
+            stats.migration_wait_ns += w.wait_ns;
+        }
 }
 
 }  // namespace numasim

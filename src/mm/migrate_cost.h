@@ -16,6 +16,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "mm/tlb.h"
+#include "sim/clock.h"
 
 namespace numasim {
 
@@ -23,10 +27,32 @@ struct System;
 struct Task;
 struct Vma;
 
+// What migrating one base page charged besides the migrating task's time, and for how many pages
+// after it the same migration would charge exactly the same: a run of like pages (fault runs,
+// docs/model.md) repeats it with repeat_migrate_folio_cost instead of walking the rmap again.
+struct MigrateCostRecord {
+    // Pages after the migrated one whose mappers hold the same PTE state and whose waiters see
+    // them through the same streams at the same touch probability.
+    uint64_t alike = 0;
+    double bytes = 0;  // the copy, from node `from` to node `to`
+    int from = 0, to = 0;
+    struct Waiter {
+        Task* task;
+        Nanos blocked, kernel;  // added to its debts
+        double prob, wait_ns;   // added to the cost statistics
+    };
+    std::vector<Waiter> waiters;  // in the order they were charged
+    TlbFlushLog tlb;
+};
+
 // Kernel ns of the migrating task `p` for moving the folio of `nr` pages at `idx` of `vma` from
-// node `from` to `to`; charges the TLB flush targets and the waiting mappers.
+// node `from` to `to`; charges the TLB flush targets and the waiting mappers. With `record` (a
+// base page only), also fills it in.
 double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
-                          int to, unsigned mapcount);
+                          int to, unsigned mapcount, MigrateCostRecord* record = nullptr);
+// Charges what the recorded migration charged, once for each of `times` like pages, in the order
+// migrating them one by one would: the copy traffic, the flush targets and the waiters.
+void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uint64_t times);
 
 // Probability that a stream over pages of a region touches pages [idx, idx + nr) of the
 // region's VMA within `window_ns`, progressing at `bytes_per_ns` (exposed for tests).

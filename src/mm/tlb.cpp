@@ -11,7 +11,7 @@ namespace numasim {
 namespace {
 
 // Sends the IPIs to the CPUs set in `words` (a cpumask), skipping `cpu`.
-double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu) {
+double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu, TlbFlushLog* log) {
     CostModel& cost = sys.cost;
     const int from = sys.cpu_to_node(cpu);
     double ns = 0;
@@ -22,12 +22,18 @@ double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu) {
             if (c == cpu || c >= sys.nr_cpus()) continue;
             ++targets;
             ns += 2 * cost.line_transfer_ns(from, sys.cpu_to_node(c));
-            if (Task* t = sys.rqs[c].curr)
+            if (Task* t = sys.rqs[c].curr) {
                 t->kernel_debt += static_cast<Nanos>(cost::TLB_FLUSH_IPI_NS);
+                if (log) log->interrupted.push_back(t);
+            }
         }
     if (!targets) return 0.0;
     ++cost.stats().tlb_shootdowns;
     cost.stats().tlb_ipis += targets;
+    if (log) {
+        ++log->shootdowns;
+        log->ipis += targets;
+    }
     return ns + cost::TLB_SHOOTDOWN_NS;
 }
 
@@ -46,11 +52,12 @@ void switch_mm_irqs_off(System& sys, int cpu, Mm* next) {
     loaded = next;
 }
 
-double flush_tlb_mm_range(System& sys, const Mm& mm, int cpu) {
-    return shootdown(sys, mm.cpumask.data(), mask_words(mm), cpu);
+double flush_tlb_mm_range(System& sys, const Mm& mm, int cpu, TlbFlushLog* log) {
+    return shootdown(sys, mm.cpumask.data(), mask_words(mm), cpu, log);
 }
 
-double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu) {
+double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu,
+                         TlbFlushLog* log) {
     std::vector<uint64_t> words;
     for (const Mm* mm : mms) {
         const size_t n = mask_words(*mm);
@@ -58,7 +65,14 @@ double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu
         for (size_t w = 0; w < n; ++w)
             words[w] |= mm->cpumask.data()[w];
     }
-    return shootdown(sys, words.data(), words.size(), cpu);
+    return shootdown(sys, words.data(), words.size(), cpu, log);
+}
+
+void repeat_tlb_flushes(System& sys, const TlbFlushLog& log, uint64_t times) {
+    for (Task* t : log.interrupted)
+        t->kernel_debt += static_cast<Nanos>(cost::TLB_FLUSH_IPI_NS) * static_cast<Nanos>(times);
+    sys.cost.stats().tlb_shootdowns += log.shootdowns * times;
+    sys.cost.stats().tlb_ipis += log.ipis * times;
 }
 
 }  // namespace numasim

@@ -15,12 +15,22 @@
 // leaves the one it ran before; an idle CPU keeps its mm (lazy TLB) and so stays a target.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace numasim {
 
 struct Mm;
 struct System;
+struct Task;
+
+// What flushes did to the other CPUs: the tasks they interrupted (once per IPI) and the
+// shootdown counts, so that a run of like migrations (fault runs) can charge them again
+// without building the masks again.
+struct TlbFlushLog {
+    std::vector<Task*> interrupted;
+    uint64_t shootdowns = 0, ipis = 0;
+};
 
 // The context switch on `cpu` to a task of `next` (nullptr: a kernel thread, which borrows the
 // previous mm as an idle CPU does).
@@ -28,8 +38,12 @@ void switch_mm_irqs_off(System& sys, int cpu, Mm* next);
 
 // Initiator's kernel ns for flushing `mm` everywhere but `cpu`; charges the targets. 0 if no
 // other CPU is in mm_cpumask.
-double flush_tlb_mm_range(System& sys, const Mm& mm, int cpu);
+// With `log`, also records what it charged.
+double flush_tlb_mm_range(System& sys, const Mm& mm, int cpu, TlbFlushLog* log = nullptr);
 // One flush for the CPUs of all of `mms` (the batched unmap flush, try_to_unmap_flush()).
-double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu);
+double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu,
+                         TlbFlushLog* log = nullptr);
+// Charges what the logged flushes charged, `times` times over.
+void repeat_tlb_flushes(System& sys, const TlbFlushLog& log, uint64_t times);
 
 }  // namespace numasim

@@ -152,7 +152,10 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
 double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
                     NumaFaultOutcome* outcome) {
     (void)write;  // writability comes from the saved protection, not the access (see pte_writable)
-    if (outcome) *outcome = NumaFaultOutcome{};
+    if (outcome) {
+        outcome->repeatable = outcome->migrated = false;
+        outcome->run_limit = UINT64_MAX;
+    }
     if (!vma.protnone.size() || !vma.protnone.test(idx)) return 0;  // PTE changed meanwhile
     // The caller (the engine's fault path) counts pgfault and the task's faults, as
     // handle_mm_fault() does in the kernel before dispatching here.
@@ -172,21 +175,33 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
         return ns;
     }
     const int nid = f.nid;
+    const bool in_thp = f.flags & PF_THP;  // before a migration splits its mappings
     int flags = 0;
     cpupid_t last_cpupid = CPUPID_UNSET;
     const int target = numa_migrate_check(sys, p, vma, first, thp, pte_writable(vma, f), nid,
                                           &flags, &last_cpupid);
-    // Whether a run of like pages may repeat this fault (fault runs): nothing was migrated,
-    // and no allocation was tried whose failure cost depends on the folio.
+    // Whether a run of like pages may repeat this fault (fault runs): no allocation failed
+    // whose cost depends on the folio (a migration sets its own bound below).
     bool repeatable = !thp;
     if (target != NUMA_NO_NODE) {
         if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target) != MIGRATE_OK) {
             flags |= TNF_MIGRATE_FAIL;
-        } else if (migrate_misplaced_folio(sys, p, vma, first, nr, target, ns) == MIGRATE_OK) {
+        } else if (migrate_misplaced_folio(sys, p, vma, first, nr, target, ns,
+                                           outcome && !thp ? &outcome->migration : nullptr) ==
+                   MIGRATE_OK) {
             // The new folio is mapped with the VMA's normal protection.
             restore_ptes(vma, first, nr);
             task_numa_fault(sys, p, last_cpupid, target, static_cast<int>(nr),
                             flags | TNF_MIGRATED);
+            // Like pages migrate alike while the target stays above its watermark, nothing in
+            // the rmap walk differs (the record's `alike`), and no THP needs splitting.
+            if (outcome && !thp && !in_thp) {
+                outcome->repeatable = outcome->migrated = true;
+                outcome->run_limit = std::min(outcome->migration.alike, migrate_room(sys, target));
+                outcome->nid = target;
+                outcome->flags = flags | TNF_MIGRATED;
+                outcome->last_cpupid = last_cpupid;
+            }
             return ns;
         } else {
             // The folio was put back untouched, so the PTE is still the one we faulted on.
@@ -196,7 +211,12 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
     }
     restore_ptes(vma, first, nr);
     task_numa_fault(sys, p, last_cpupid, nid, static_cast<int>(nr), flags);
-    if (outcome && repeatable) *outcome = NumaFaultOutcome{true, nid, flags, last_cpupid};
+    if (outcome && repeatable) {
+        outcome->repeatable = true;
+        outcome->nid = nid;
+        outcome->flags = flags;
+        outcome->last_cpupid = last_cpupid;
+    }
     return ns;
 }
 
@@ -210,7 +230,7 @@ bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, ui
     // by the page's offset), the task's placement and group state (task_numa_fault must change
     // neither), and for a write the copy-on-write state (do_wp_page must do nothing).
     if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return false;
-    if (!task_numa_fault_only_counts(sys, p, f.last_cpupid())) return false;
+    if (!task_numa_fault_only_counts(sys, p, f.last_cpupid(), pte_writable(vma, f))) return false;
     return !(write && do_wp_page_needed(vma, idx));
 }
 
@@ -248,6 +268,8 @@ void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr
     const PageFrame tagged = vma.frame(idx);
     for (uint64_t i = idx + 1; i <= idx + nr; ++i)
         vma.frame(i) = tagged;
+    if (outcome.migrated)
+        repeat_migrate_misplaced_folio(sys, p, vma, idx + 1, nr, outcome.migration);
     restore_ptes(vma, idx + 1, nr);
     task_numa_fault(sys, p, outcome.last_cpupid, outcome.nid, static_cast<int>(nr), outcome.flags);
 }

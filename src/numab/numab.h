@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "mm/cpupid.h"
+#include "mm/migrate_cost.h"
 
 namespace numasim {
 
@@ -80,10 +81,15 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
 // --- fault.cpp ---
 // What a base-page hinting fault did, for the like pages after it to repeat (fault runs).
 struct NumaFaultOutcome {
-    bool repeatable = false;  // not migrated, no allocation tried: a like page does the same
-    int nid = 0;              // the folio's node
-    int flags = 0;            // TNF_* passed to task_numa_fault
+    // The like pages after it would do the same: no allocation was tried, or the page migrated
+    // and the next `run_limit` pages would migrate alike.
+    bool repeatable = false;
+    bool migrated = false;
+    uint64_t run_limit = UINT64_MAX;
+    int nid = 0;    // the node the fault was accounted to (the target, if migrated)
+    int flags = 0;  // TNF_* passed to task_numa_fault
     cpupid_t last_cpupid = CPUPID_UNSET;
+    MigrateCostRecord migration;  // if migrated
 };
 // A hinting fault by `p` at page `idx` of `vma` (PTE or, if PMD-mapped, the huge path).
 // Returns kernel CPU time in ns. With `outcome`, also says what it did (see above).
@@ -111,8 +117,10 @@ void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, i
                      int flags);
 // Whether task_numa_fault for a fault tagged `last_cpupid`, now and again after it, changes
 // nothing but the fault counts it adds: no placement or task migration is due, and no group
-// is made or joined.
-bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last_cpupid);
+// is made or joined. `may_group`: the fault may go to the group step (its PTE is writable, so
+// no TNF_NO_GROUP).
+bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last_cpupid,
+                                 bool may_group);
 
 // --- placement.cpp ---
 int task_faults_idx(const System& sys, numa_faults_stats s, int nid, int priv);

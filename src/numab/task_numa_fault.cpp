@@ -53,7 +53,8 @@ void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, i
     p.numa_faults_locality[local] += static_cast<unsigned long>(pages);
 }
 
-bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last_cpupid) {
+bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last_cpupid,
+                                 bool may_group) {
     if (!sys.numa_balancing_enabled() || !p.mm) return true;
     // Placement and the task-migration retry: not due, or due but with nothing to do
     // (task_numa_placement ran for this scan sequence and numa_migrate_preferred returns at
@@ -62,10 +63,10 @@ bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last
     if (placement_due && (p.numa_scan_seq != p.mm->numa_scan_seq ||
                           (sys.knobs.numa_task_migrate && p.numa_preferred_nid != NUMA_NO_NODE)))
         return false;
-    // The group step runs for shared faults of writable pages (TNF_NO_GROUP is not known here:
-    // assume it runs).
+    // The group step runs for shared faults of writable pages (no TNF_NO_GROUP).
     const bool shared = last_cpupid != CPUPID_UNSET && !cpupid_match_pid(p.pid, last_cpupid);
-    return !shared || !sys.knobs.numa_groups || task_numa_group_settled(sys, p, last_cpupid);
+    return !shared || !may_group || !sys.knobs.numa_groups ||
+           task_numa_group_settled(sys, p, last_cpupid);
 }
 
 }  // namespace numasim

@@ -2,6 +2,7 @@
 // decision repeated leaves exactly the state of faulting the pages one by one, on hand-built
 // pages of every kind: local, remote and migrating, shared with another thread, tagged page by
 // page differently, across a page-table boundary, with placement due or not.
+#include <algorithm>
 #include <vector>
 
 #include "mm/fault_locks.h"
@@ -41,7 +42,19 @@ struct State {
     std::vector<uint64_t> free_pages;
     double ns = 0;
     uint64_t handled = 0;  // pages of repeated faults (0 one by one)
+    // Cost statistics (shootdowns, IPIs, expected waiters and their wait) and each task's debts.
+    std::vector<double> charges;
 };
+
+void note_charges(const System& sys, State& st) {
+    const auto& k = sys.cost.stats();
+    st.charges = {static_cast<double>(k.tlb_shootdowns), static_cast<double>(k.tlb_ipis),
+                  k.migration_waiters, k.migration_wait_ns};
+    for (const auto& t : sys.tasks) {
+        st.charges.push_back(static_cast<double>(t->kernel_debt));
+        st.charges.push_back(static_cast<double>(t->blocked_debt));
+    }
+}
 
 // Faults every PROT_NONE page of `vma` in order, as a sweep does: one by one, or (runs) taking
 // the run after each repeatable fault as the engine's handle_touch does.
@@ -58,7 +71,9 @@ void fault_pages(System& sys, Task& p, Vma& vma, bool runs, State& st) {
         const double ns = do_numa_page(sys, p, vma, j, false, may_run ? &o : nullptr);
         st.ns += ns;
         ++j;
-        const uint64_t run = may_run && o.repeatable ? numa_fault_run(vma, j - 1, n, before) : 0;
+        const uint64_t run = may_run && o.repeatable
+                                 ? std::min(numa_fault_run(vma, j - 1, n, before), o.run_limit)
+                                 : 0;
         if (run) {
             repeat_numa_fault(sys, p, vma, j - 1, run, o);
             st.ns += ns * static_cast<double>(run);
@@ -117,6 +132,7 @@ State fault_all(const Case& c, bool runs) {
         static_cast<int64_t>(p.numa_migrate_retry),     p.numa_group ? p.numa_group->nr_tasks : 0};
     for (const auto& n : w.sys.mem.nodes)
         st.free_pages.push_back(n.free_pages);
+    note_charges(w.sys, st);
     return st;
 }
 
@@ -136,6 +152,7 @@ TEST_P(FaultRunTest, SameStateAsOneByOne) {
     EXPECT_EQ(run.task, one.task);
     EXPECT_EQ(run.free_pages, one.free_pages);
     EXPECT_DOUBLE_EQ(run.ns, one.ns);
+    EXPECT_EQ(run.charges, one.charges);
 }
 
 // Jiffies at 10 s of simulated time (HZ 250): past a retry of 0, before one of 10^6.
@@ -182,7 +199,8 @@ TEST(NumaFaultRun, GroupJoinEndsTheRun) {
     };
     const std::vector<uint64_t> one = fault(false), run = fault(true);
     EXPECT_EQ(one, (std::vector<uint64_t>{63, 1, 0}));
-    EXPECT_EQ(run, one);
+    // Page 1 migrates in full, pages 2-63 repeat it.
+    EXPECT_EQ(run, (std::vector<uint64_t>{63, 1, 62}));
 }
 
 // A run never crosses a page table (one PTE lock), a page of another state, or a page that is
@@ -207,6 +225,97 @@ TEST(NumaFaultRun, StopsWhereTheStateOrTheTableChanges) {
     EXPECT_EQ(run(651, kPages), 48u);  // 700 is not PROT_NONE
     EXPECT_EQ(run(651, 660), 8u);
     EXPECT_EQ(run(659, 660), 0u);
+}
+
+// Migrating pages run only while the target stays above its high watermark: with room for
+// five pages, the first fault migrates, the run after it takes four more, and the sixth page's
+// refused migration starts a run of refusals.
+TEST(NumaFaultRun, MigratingRunStopsAtTheWatermark) {
+    auto fault = [](bool runs) {
+        NumabWorld w;
+        Mm& mm = w.new_mm();
+        Vma& vma = w.new_vma(mm, 64, 1);
+        Task& p = w.new_task(mm, kPid, 0, true);  // node 0; early in life: private faults move
+        NodeMemory& target = w.sys.mem.nodes[0];
+        target.free_pages = target.wmark_high + 5;
+        vma.protnone.set_range(0, 64);
+        vma.init_block_counts();
+        State st;
+        fault_pages(w.sys, p, vma, runs, st);
+        return std::vector<uint64_t>{w.sys.counters[Vm::numa_pages_migrated],
+                                     w.sys.counters[Vm::pgmigrate_success],
+                                     w.sys.counters.mm_migrate_pages,
+                                     p.numa_pages_migrated,
+                                     p.numa_faults_locality[2],
+                                     target.free_pages,
+                                     st.handled};
+    };
+    const std::vector<uint64_t> one = fault(false), run = fault(true);
+    const uint64_t wmark = NumabWorld().sys.mem.nodes[0].wmark_high;
+    EXPECT_EQ(one, (std::vector<uint64_t>{5, 5, 5, 5, 59, wmark, 0}));
+    EXPECT_EQ(run, (std::vector<uint64_t>{5, 5, 5, 5, 59, wmark, 4 + 58}));
+}
+
+// A page of an object that another process maps too (copy-on-write after fork) costs what its
+// mappers' PTEs make it cost: the other mapping's PTE is accessible on pages [20, 64), so their
+// migration flushes that process's TLB on the CPU where it runs. A run of migrating pages stops
+// where the other mapping's state changes, and the state, statistics and debts are those of
+// migrating page by page.
+TEST(NumaFaultRun, MigratingRunStopsWhereAnotherMapperDiffers) {
+    auto fault = [](bool runs) {
+        NumabWorld w;
+        Mm& mm = w.new_mm();
+        Vma& vma = w.new_vma(mm, 64, 1);
+        Task& p = w.new_task(mm, kPid, 0, true);  // node 0
+        Mm& other_mm = w.new_mm();
+        Task& q = w.new_task(other_mm, kOtherPid, 3, true);  // node 1
+        other_mm.cpumask = Bitmap(static_cast<uint64_t>(w.sys.nr_cpus()));
+        other_mm.cpumask.set(3);
+        // The other process's mapping of the same object: present, PROT_NONE on [0, 20).
+        auto v = std::make_unique<Vma>();
+        Vma& other = *v;
+        other.mm = &other_mm;
+        other.pages = vma.pages;
+        other.name = "anon";
+        other.start = vma.start;
+        other.end = vma.end;
+        other.vm_flags = vma.vm_flags;
+        other.object = vma.object;
+        other.object->mappers.push_back(&other);
+        other.present = Bitmap(64);
+        other.present.set_range(0, 64);
+        other.protnone = Bitmap(64);
+        other.protnone.set_range(0, 20);
+        other.pmd_mapped = Bitmap(1);
+        other.init_block_counts();
+        other_mm.vmas.push_back(std::move(v));
+        for (uint64_t i = 0; i < 64; ++i)
+            vma.frame(i).mapcount = 2;
+        vma.protnone.set_range(0, 64);
+        vma.init_block_counts();
+        State st;
+        fault_pages(w.sys, p, vma, runs, st);
+        note_charges(w.sys, st);
+        std::vector<double> out = st.charges;
+        out.push_back(static_cast<double>(w.sys.counters[Vm::numa_pages_migrated]));
+        out.push_back(static_cast<double>(q.kernel_debt));
+        out.push_back(st.ns);  // summed page by page or run by run: equal to a few ulps
+        out.push_back(static_cast<double>(st.handled));
+        return out;
+    };
+    std::vector<double> one = fault(false), run = fault(true);
+    EXPECT_DOUBLE_EQ(run[run.size() - 2], one[one.size() - 2]);
+    run[run.size() - 2] = one[one.size() - 2];
+    // Every page migrated; the 44 with an accessible PTE in the other mapping each interrupted
+    // CPU 3 once.
+    EXPECT_EQ(one[0], 44.0);               // shootdowns
+    EXPECT_EQ(one[1], 44.0);               // IPIs
+    EXPECT_EQ(one[one.size() - 4], 64.0);  // pages migrated
+    EXPECT_EQ(one.back(), 0.0);
+    // Pages 1-19 repeat page 0, pages 21-63 page 20.
+    EXPECT_EQ(run.back(), 19.0 + 43.0);
+    EXPECT_EQ(std::vector<double>(run.begin(), run.end() - 1),
+              std::vector<double>(one.begin(), one.end() - 1));
 }
 
 }  // namespace

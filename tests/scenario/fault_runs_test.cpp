@@ -26,8 +26,10 @@ struct Case {
     const char* machine;
     const char* profile;
     Nanos duration;
-    const char* toml;    // [[workload]] tables
-    bool runs_expected;  // sweeps over pages that do not all migrate
+    const char* toml;                     // [[workload]] tables
+    bool runs_expected;                   // sweeps over like pages
+    bool migrated_runs_expected = false;  // ... that migrate together
+    bool skip_shared_cow = true;          // false: shared copy-on-write pages migrate too
 };
 
 // perf bench numa mem -p 2 -t 4 -P 128: threads of a process walk its memory at random
@@ -37,6 +39,12 @@ constexpr const char* kPerfBench =
 constexpr const char* kPerfBenchSweep =
     "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
     "data_rand_walk=false\n";
+
+// Henry Willard's shared .data test (examples/cowsum.toml) scaled down: 16 processes sweep the
+// copy-on-write pages of one file mapping, so every migration walks 16 mappers (and flushes the
+// TLBs of those whose PTEs are accessible) and charges the mappers that touch the page meanwhile.
+constexpr const char* kCowsum =
+    "[[workload]]\ntype='cowsum'\nprocesses=16\nseconds=3\nmode='data'\n";
 
 // examples/streams.toml: file and THP regions, hot-set and random streams, write sweeps under a
 // bind policy, then an affinity change that makes every page remote.
@@ -96,11 +104,14 @@ struct Outcome {
     std::vector<double> kernel;   // cost stats
     uint64_t faults_noted = 0;
     uint64_t run_pages = 0;
+    uint64_t migrated_run_pages = 0;
     uint64_t first_touch_run_pages = 0;
 };
 
 Outcome run(const Case& c, bool runs) {
-    System sys(load_preset(c.machine), load_profile(c.profile), 5);
+    NumaBalancingKnobs knobs = load_profile(c.profile);
+    knobs.skip_shared_cow = c.skip_shared_cow;
+    System sys(load_preset(c.machine), knobs, 5);
     const auto workloads = sametest::setup_workloads(sys, c.toml);
     Engine eng(sys);
     eng.set_fault_runs(runs);
@@ -141,6 +152,7 @@ Outcome run(const Case& c, bool runs) {
                 k.fault_lock_wait_ns};
     o.faults_noted = sys.fault_locks.faults_noted();
     o.run_pages = eng.fault_run_pages();
+    o.migrated_run_pages = eng.migrated_run_pages();
     o.first_touch_run_pages = eng.first_touch_run_pages();
     return o;
 }
@@ -158,6 +170,10 @@ TEST_P(FaultRunsTest, SameOutcomeAsPageByPage) {
     EXPECT_EQ(without.first_touch_run_pages, 0u);
     if (GetParam().runs_expected) {
         EXPECT_GT(with.run_pages, 0u);
+    }
+    if (GetParam().migrated_runs_expected) {
+        EXPECT_GT(with.migrated_run_pages, 1000u);
+        EXPECT_GT(with.kernel[2], 0.0);  // pages migrated under other mappers' feet
     }
     EXPECT_EQ(with.counters, without.counters);
     EXPECT_EQ(with.tasks, without.tasks);
@@ -178,7 +194,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"PerfBenchV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBench, false},
         Case{"PerfBenchSweepV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBenchSweep, true},
         Case{"PerfBenchSweepV419", "haswell-2s", "v4.19", msecs_to_ns(3000), kPerfBenchSweep, true},
-        Case{"Streams", "tiny-2n", "v6.12", msecs_to_ns(3000), kStreams, false}),
+        Case{"Streams", "tiny-2n", "v6.12", msecs_to_ns(3000), kStreams, false},
+        Case{"CowsumSharedCowV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kCowsum, true, true,
+             false},
+        Case{"CowsumSharedCowV419", "haswell-2s", "v4.19", msecs_to_ns(3000), kCowsum, true, true,
+             false}),
     [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
 
 }  // namespace
