@@ -149,6 +149,57 @@ void BM_DoNumaPage(benchmark::State& state) {
 BENCHMARK(BM_DoNumaPage)->Arg(0)->Arg(1)->Arg(2);
 
 // ---------------------------------------------------------------------------------------------
+// BM_MigratingFaultRun: BM_DoNumaPage's remote case (every page migrates) taken as the engine's
+// handle_touch takes a sweep with fault runs (docs/model.md, "Fault runs"): the first page of a
+// page table is faulted in full, the like pages after it repeat its migration. One iteration is
+// one page table (512 pages); items = pages, so the rate compares with BM_DoNumaPage/1.
+void BM_MigratingFaultRun(benchmark::State& state) {
+    constexpr uint64_t kBytes = uint64_t{256} << 20;
+    OneVma s = one_vma("haswell-2s", 2, kBytes, kBytes, 0);
+    System& sys = *s.sys;
+    sys.now = 5 * NSEC_PER_SEC;
+    Vma& vma = *s.vma;
+    const int node1_cpu = sys.topo.nodes[1].cpus.front();
+    const int node0_cpu = sys.topo.nodes[0].cpus.front();
+    Task& p = *s.tasks[0];
+    move_task(sys, p, node1_cpu);
+    protect_all(sys, p, vma);
+    const uint64_t n = vma.nr_pages(), table = vma.pages.pmd_nr();
+    uint64_t idx = 0, pass = 0, pages = 0, repeated = 0;
+    double kernel_ns = 0;
+    NumaFaultOutcome outcome;
+    for (auto _ : state) {
+        if (idx == n) {
+            state.PauseTiming();
+            move_task(sys, p, ++pass % 2 ? node0_cpu : node1_cpu);
+            protect_all(sys, p, vma);
+            idx = 0;
+            state.ResumeTiming();
+        }
+        for (const uint64_t end = idx + table; idx < end;) {
+            const bool may_run = numa_fault_run_allowed(sys, p, vma, idx, false);
+            const PageFrame before = vma.frame(idx);
+            const double ns = do_numa_page(sys, p, vma, idx, false, may_run ? &outcome : nullptr);
+            const uint64_t run =
+                may_run && outcome.repeatable
+                    ? std::min(numa_fault_run(vma, idx, end, before), outcome.run_limit)
+                    : 0;
+            if (run) repeat_numa_fault(sys, p, vma, idx, run, outcome);
+            kernel_ns += ns * static_cast<double>(run + 1);
+            pages += run + 1;
+            repeated += run;
+            idx += run + 1;
+        }
+    }
+    benchmark::DoNotOptimize(kernel_ns);
+    state.SetItemsProcessed(static_cast<int64_t>(pages));
+    state.counters["run_frac"] =
+        static_cast<double>(repeated) / static_cast<double>(std::max<uint64_t>(1, pages));
+    state.SetLabel("remote+migrate, runs");
+}
+BENCHMARK(BM_MigratingFaultRun);
+
+// ---------------------------------------------------------------------------------------------
 // BM_ChangeProtNuma: change_prot_numa over a fully present VMA of `MiB` (256 MiB = the default
 // scan window, 2 GiB = the 8x virtual cap of one window), from a 2-thread process (so rule 5,
 // the single-threaded target_node check, does not apply). thp=1 maps the VMA with THPs.
