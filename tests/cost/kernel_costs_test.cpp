@@ -338,6 +338,58 @@ TEST(MigrationWait, OtherMappersSleepAndTheirTlbsAreFlushed) {
     EXPECT_NEAR(w.sys.cost.stats().migration_waiters, prob, 1e-12);
 }
 
+TEST(MigrationWait, RecordSaysHowFarTheChargesStayAlike) {
+    // tiny-4n, as above, but the child reads a hot set over the whole array and a random stream
+    // over pages [1000, 1200), and its PTEs of pages [300, 350) are PROT_NONE.
+    // A run of migrating pages after page idx may go only as far as every mapping's PTE state
+    // and every waiter's view of the pages stay those of idx (fault runs), and at most one page
+    // table (512 pages) ahead.
+    KWorld w("tiny-4n");
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = w.anon(mm, 4096);
+    add_region(w.sys, vma, 0, 4096, "r");
+    add_region(w.sys, vma, 1000, 200, "r2");
+    Task& parent = w.thread(mm, 2);
+    for (uint64_t i = 0; i < 4096; ++i)
+        handle_mm_fault(w.sys, parent, vma, i, true);
+    Mm& cmm = dup_mm(w.sys, mm);
+    Task& child = w.thread(cmm, 1);
+    Region& hot = *find_region(cmm, "r");
+    w.stream(child, hot, Pattern::HotSet);  // the hot 10 %: pages [0, 410)
+    w.stream(child, *find_region(cmm, "r2"), Pattern::Random);
+    hot.vma->protnone.set_range(300, 350);
+    w.update();
+    MigrateCostRecord rec;
+    auto alike = [&](uint64_t idx) {
+        vma.protnone.set(idx);
+        migrate_folio_cost(w.sys, parent, vma, idx, 1, 0, 2, 2, &rec);
+        return rec.alike;
+    };
+    EXPECT_EQ(alike(3), 300u - 3 - 1);         // the child's PTE of page 300 is PROT_NONE
+    EXPECT_EQ(alike(360), 410u - 360 - 1);     // the hot set ends at page 410
+    EXPECT_EQ(alike(500), 1000u - 500 - 1);    // the random stream starts at page 1000
+    EXPECT_EQ(alike(1100), 1200u - 1100 - 1);  // ... and ends at page 1200
+    EXPECT_EQ(alike(3900), 4096u - 3900 - 1);  // the mappings end at page 4096
+    EXPECT_EQ(alike(2000), 512u);              // one page table
+
+    // Repeating the record charges what that many more migrations of like pages would.
+    const Nanos blocked = child.blocked_debt, kernel = child.kernel_debt;
+    const auto stats = w.sys.cost.stats();
+    alike(2000);
+    const Nanos one_blocked = child.blocked_debt - blocked, one_kernel = child.kernel_debt - kernel;
+    const uint64_t one_ipis = w.sys.cost.stats().tlb_ipis - stats.tlb_ipis;
+    EXPECT_GT(one_blocked, 0);
+    EXPECT_EQ(one_ipis, 1u);  // the child's accessible PTE: its CPU is interrupted
+    repeat_migrate_folio_cost(w.sys, rec, 5);
+    EXPECT_EQ(child.blocked_debt - blocked, 6 * one_blocked);
+    EXPECT_EQ(child.kernel_debt - kernel, 6 * one_kernel);
+    EXPECT_EQ(w.sys.cost.stats().tlb_ipis - stats.tlb_ipis, 6 * one_ipis);
+    EXPECT_EQ(w.sys.cost.stats().tlb_shootdowns - stats.tlb_shootdowns, 6u);
+    EXPECT_EQ(rec.waiters.size(), 1u);
+    EXPECT_NEAR(w.sys.cost.stats().migration_waiters - stats.migration_waiters,
+                6 * rec.waiters[0].prob, 1e-12);
+}
+
 TEST(MigrationWait, UnbatchedFlushesEachMapping) {
     // Two children with accessible PTEs: v6.3+ sends one shootdown to both CPUs, older kernels
     // one per mapping.

@@ -3,10 +3,13 @@
 // pages of every kind: local, remote and migrating, shared with another thread, tagged page by
 // page differently, across a page-table boundary, with placement due or not.
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "mm/fault_locks.h"
 #include "numab_fixture.h"
+#include "sim/rng.h"
 
 namespace numasim::test {
 namespace {
@@ -41,7 +44,8 @@ struct State {
     std::vector<int64_t> task;  // pages migrated, hint faults, preferred node, retry, group size
     std::vector<uint64_t> free_pages;
     double ns = 0;
-    uint64_t handled = 0;  // pages of repeated faults (0 one by one)
+    uint64_t handled = 0;           // pages of repeated faults (0 one by one)
+    uint64_t migrated_handled = 0;  // of those, pages that repeated a migration
     // Cost statistics (shootdowns, IPIs, expected waiters and their wait) and each task's debts.
     std::vector<double> charges;
 };
@@ -78,6 +82,7 @@ void fault_pages(System& sys, Task& p, Vma& vma, bool runs, State& st) {
             repeat_numa_fault(sys, p, vma, j - 1, run, o);
             st.ns += ns * static_cast<double>(run);
             st.handled += run;
+            if (o.migrated) st.migrated_handled += run;
             j += run;
         }
     }
@@ -316,6 +321,119 @@ TEST(NumaFaultRun, MigratingRunStopsWhereAnotherMapperDiffers) {
     EXPECT_EQ(run.back(), 19.0 + 43.0);
     EXPECT_EQ(std::vector<double>(run.begin(), run.end() - 1),
               std::vector<double>(one.begin(), one.end() - 1));
+}
+
+// Runs of migrating pages across random worlds: an object mapped by up to four processes with
+// windows at random offsets, each mapping's present and PROT_NONE bits in random stretches, the
+// pages' nodes and tags in random stretches, the target's free pages near its watermark or not,
+// and the flush batched or not. Faulting the first mapping's pages with runs must leave what
+// faulting them one by one leaves, whatever the draw.
+TEST(NumaFaultRun, RandomSharedWorldsSameAsOneByOne) {
+    uint64_t migrated_in_runs = 0;
+    for (uint64_t seed = 1; seed <= 60; ++seed) {
+        auto fault = [seed](bool runs) {
+            Rng rng(seed, "fault-run-worlds");
+            NumaBalancingKnobs knobs;
+            knobs.migrate_tlb_batch = rng.bernoulli(0.5);
+            NumabWorld w(knobs);
+            const uint64_t n = 64 + rng.below(1100);
+            Mm& mm = w.new_mm();
+            Vma& vma = w.new_vma(mm, n, 0);
+            Task& p = w.new_task(mm, kPid, 0, true);  // node 0
+            // Stretches of random length: f(first, end) for each.
+            auto stretches = [&](uint64_t lo, uint64_t hi, auto f) {
+                for (uint64_t i = lo; i < hi;) {
+                    const uint64_t e = std::min(hi, i + 1 + rng.below(200));
+                    f(i, e);
+                    i = e;
+                }
+            };
+            const int others = static_cast<int>(rng.below(4));
+            std::vector<Vma*> maps;
+            for (int k = 0; k < others; ++k) {
+                Mm& omm = w.new_mm();
+                const int cpu = 1 + k % 3;
+                if (!w.sys.rqs[cpu].curr) w.new_task(omm, kOtherPid + k, cpu, true);
+                omm.cpumask = Bitmap(static_cast<uint64_t>(w.sys.nr_cpus()));
+                omm.cpumask.set(static_cast<uint64_t>(cpu));
+                if (rng.bernoulli(0.5)) omm.cpumask.set(0);
+                const uint64_t off = rng.below(n / 2), len = 1 + rng.below(n - off);
+                auto v = std::make_unique<Vma>();
+                Vma& o = *v;
+                o.mm = &omm;
+                o.pages = vma.pages;
+                o.name = "anon";
+                o.start = vma.start + off * vma.pages.size();
+                o.end = o.start + len * vma.pages.size();
+                o.pgoff = off;
+                o.vm_flags = vma.vm_flags;
+                o.object = vma.object;
+                o.object->mappers.push_back(&o);
+                o.present = Bitmap(len);
+                o.protnone = Bitmap(len);
+                o.pmd_mapped = Bitmap((len + vma.pages.pmd_nr() - 1) / vma.pages.pmd_nr());
+                stretches(0, len, [&](uint64_t a, uint64_t b) {
+                    if (rng.bernoulli(0.7)) o.present.set_range(a, b);
+                });
+                stretches(0, len, [&](uint64_t a, uint64_t b) {
+                    for (uint64_t i = a; i < b; ++i)
+                        if (o.present.test(i) && rng.bernoulli(0.5)) o.protnone.set(i);
+                });
+                o.init_block_counts();
+                maps.push_back(&o);
+                omm.vmas.push_back(std::move(v));
+            }
+            stretches(0, n, [&](uint64_t a, uint64_t b) {
+                const auto nid = static_cast<uint8_t>(rng.below(2));
+                const uint64_t tag = rng.below(3);
+                const cpupid_t c = tag == 0   ? CPUPID_UNSET
+                                   : tag == 1 ? cpu_pid_to_cpupid(0, kPid)
+                                              : cpu_pid_to_cpupid(3, 3000);
+                for (uint64_t i = a; i < b; ++i) {
+                    PageFrame& f = vma.frame(i);
+                    f.nid = nid;
+                    f.set_last_cpupid(c);
+                    f.mapcount = 1;
+                    for (const Vma* o : maps)
+                        if (i >= o->pgoff && i - o->pgoff < o->nr_pages() &&
+                            o->present.test(i - o->pgoff))
+                            ++f.mapcount;
+                }
+            });
+            stretches(0, n, [&](uint64_t a, uint64_t b) {
+                if (rng.bernoulli(0.8)) vma.protnone.set_range(a, b);
+            });
+            vma.init_block_counts();
+            if (rng.bernoulli(0.5)) {
+                NodeMemory& target = w.sys.mem.nodes[0];
+                target.free_pages = target.wmark_high + rng.below(n);
+            }
+            State st;
+            fault_pages(w.sys, p, vma, runs, st);
+            note_charges(w.sys, st);
+            st.counters.assign(w.sys.counters.vm.begin(), w.sys.counters.vm.end());
+            st.counters.push_back(w.sys.counters.mm_migrate_pages);
+            for (uint64_t i = 0; i < n; ++i) {
+                std::memcpy(&st.frames.emplace_back(), &vma.frame(i), sizeof(PageFrame));
+                st.protnone.push_back(vma.protnone.test(i));
+            }
+            for (const auto& node : w.sys.mem.nodes)
+                st.free_pages.push_back(node.free_pages);
+            st.numa_faults = p.numa_faults;
+            return st;
+        };
+        const State one = fault(false), run = fault(true);
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        EXPECT_EQ(run.counters, one.counters);
+        EXPECT_EQ(run.frames, one.frames);
+        EXPECT_EQ(run.protnone, one.protnone);
+        EXPECT_EQ(run.free_pages, one.free_pages);
+        EXPECT_EQ(run.charges, one.charges);
+        EXPECT_EQ(run.numa_faults, one.numa_faults);
+        EXPECT_DOUBLE_EQ(run.ns, one.ns);
+        migrated_in_runs += run.migrated_handled;
+    }
+    EXPECT_GT(migrated_in_runs, 1000u);  // the draws did make migrating runs
 }
 
 }  // namespace
