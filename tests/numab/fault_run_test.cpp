@@ -3,7 +3,6 @@
 // pages of every kind: local, remote and migrating, shared with another thread, tagged page by
 // page differently, across a page-table boundary, with placement due or not.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -50,7 +49,26 @@ struct State {
     std::vector<double> charges;
 };
 
-void note_charges(const System& sys, State& st) {
+// What faulting left, after fault_pages: the counters, `vma`'s frames and PTEs, p's fault
+// statistics, the nodes' free pages, and the charges (cost statistics, every task's debts).
+void note_state(const System& sys, const Task& p, const Vma& vma, State& st) {
+    st.counters.assign(sys.counters.vm.begin(), sys.counters.vm.end());
+    st.counters.push_back(sys.counters.mm_migrate_pages);
+    for (uint64_t i = 0; i < vma.nr_pages(); ++i) {
+        const PageFrame& f = vma.frame(i);
+        st.frames.push_back(uint64_t{f.inv_cpupid} << 32 | uint64_t{f.nid} << 24 |
+                            uint64_t{f.flags} << 16 | f.mapcount);
+        st.protnone.push_back(vma.protnone.test(i));
+    }
+    st.blk_protnone = vma.blk_protnone;
+    st.numa_faults = p.numa_faults;
+    st.locality.assign(std::begin(p.numa_faults_locality), std::end(p.numa_faults_locality));
+    st.task = {
+        static_cast<int64_t>(p.numa_pages_migrated),    static_cast<int64_t>(p.numa_hint_faults),
+        static_cast<int64_t>(p.numa_hint_faults_local), p.numa_preferred_nid,
+        static_cast<int64_t>(p.numa_migrate_retry),     p.numa_group ? p.numa_group->nr_tasks : 0};
+    for (const auto& n : sys.mem.nodes)
+        st.free_pages.push_back(n.free_pages);
     const auto& k = sys.cost.stats();
     st.charges = {static_cast<double>(k.tlb_shootdowns), static_cast<double>(k.tlb_ipis),
                   k.migration_waiters, k.migration_wait_ns};
@@ -120,24 +138,7 @@ State fault_all(const Case& c, bool runs) {
 
     State st;
     fault_pages(w.sys, p, vma, runs, st);
-    st.counters.assign(w.sys.counters.vm.begin(), w.sys.counters.vm.end());
-    st.counters.push_back(w.sys.counters.mm_migrate_pages);
-    for (uint64_t i = 0; i < kPages; ++i) {
-        const PageFrame& f = vma.frame(i);
-        st.frames.push_back(uint64_t{f.inv_cpupid} << 32 | uint64_t{f.nid} << 24 |
-                            uint64_t{f.flags} << 16 | f.mapcount);
-        st.protnone.push_back(vma.protnone.test(i));
-    }
-    st.blk_protnone = vma.blk_protnone;
-    st.numa_faults = p.numa_faults;
-    st.locality.assign(std::begin(p.numa_faults_locality), std::end(p.numa_faults_locality));
-    st.task = {
-        static_cast<int64_t>(p.numa_pages_migrated),    static_cast<int64_t>(p.numa_hint_faults),
-        static_cast<int64_t>(p.numa_hint_faults_local), p.numa_preferred_nid,
-        static_cast<int64_t>(p.numa_migrate_retry),     p.numa_group ? p.numa_group->nr_tasks : 0};
-    for (const auto& n : w.sys.mem.nodes)
-        st.free_pages.push_back(n.free_pages);
-    note_charges(w.sys, st);
+    note_state(w.sys, p, vma, st);
     return st;
 }
 
@@ -277,30 +278,17 @@ TEST(NumaFaultRun, MigratingRunStopsWhereAnotherMapperDiffers) {
         other_mm.cpumask = Bitmap(static_cast<uint64_t>(w.sys.nr_cpus()));
         other_mm.cpumask.set(3);
         // The other process's mapping of the same object: present, PROT_NONE on [0, 20).
-        auto v = std::make_unique<Vma>();
-        Vma& other = *v;
-        other.mm = &other_mm;
-        other.pages = vma.pages;
-        other.name = "anon";
-        other.start = vma.start;
-        other.end = vma.end;
-        other.vm_flags = vma.vm_flags;
-        other.object = vma.object;
-        other.object->mappers.push_back(&other);
-        other.present = Bitmap(64);
+        Vma& other = w.map_object(other_mm, vma, 0, 64);
         other.present.set_range(0, 64);
-        other.protnone = Bitmap(64);
         other.protnone.set_range(0, 20);
-        other.pmd_mapped = Bitmap(1);
         other.init_block_counts();
-        other_mm.vmas.push_back(std::move(v));
         for (uint64_t i = 0; i < 64; ++i)
             vma.frame(i).mapcount = 2;
         vma.protnone.set_range(0, 64);
         vma.init_block_counts();
         State st;
         fault_pages(w.sys, p, vma, runs, st);
-        note_charges(w.sys, st);
+        note_state(w.sys, p, vma, st);
         std::vector<double> out = st.charges;
         out.push_back(static_cast<double>(w.sys.counters[Vm::numa_pages_migrated]));
         out.push_back(static_cast<double>(q.kernel_debt));
@@ -358,20 +346,7 @@ TEST(NumaFaultRun, RandomSharedWorldsSameAsOneByOne) {
                 omm.cpumask.set(static_cast<uint64_t>(cpu));
                 if (rng.bernoulli(0.5)) omm.cpumask.set(0);
                 const uint64_t off = rng.below(n / 2), len = 1 + rng.below(n - off);
-                auto v = std::make_unique<Vma>();
-                Vma& o = *v;
-                o.mm = &omm;
-                o.pages = vma.pages;
-                o.name = "anon";
-                o.start = vma.start + off * vma.pages.size();
-                o.end = o.start + len * vma.pages.size();
-                o.pgoff = off;
-                o.vm_flags = vma.vm_flags;
-                o.object = vma.object;
-                o.object->mappers.push_back(&o);
-                o.present = Bitmap(len);
-                o.protnone = Bitmap(len);
-                o.pmd_mapped = Bitmap((len + vma.pages.pmd_nr() - 1) / vma.pages.pmd_nr());
+                Vma& o = w.map_object(omm, vma, off, len);
                 stretches(0, len, [&](uint64_t a, uint64_t b) {
                     if (rng.bernoulli(0.7)) o.present.set_range(a, b);
                 });
@@ -381,7 +356,6 @@ TEST(NumaFaultRun, RandomSharedWorldsSameAsOneByOne) {
                 });
                 o.init_block_counts();
                 maps.push_back(&o);
-                omm.vmas.push_back(std::move(v));
             }
             stretches(0, n, [&](uint64_t a, uint64_t b) {
                 const auto nid = static_cast<uint8_t>(rng.below(2));
@@ -410,16 +384,7 @@ TEST(NumaFaultRun, RandomSharedWorldsSameAsOneByOne) {
             }
             State st;
             fault_pages(w.sys, p, vma, runs, st);
-            note_charges(w.sys, st);
-            st.counters.assign(w.sys.counters.vm.begin(), w.sys.counters.vm.end());
-            st.counters.push_back(w.sys.counters.mm_migrate_pages);
-            for (uint64_t i = 0; i < n; ++i) {
-                std::memcpy(&st.frames.emplace_back(), &vma.frame(i), sizeof(PageFrame));
-                st.protnone.push_back(vma.protnone.test(i));
-            }
-            for (const auto& node : w.sys.mem.nodes)
-                st.free_pages.push_back(node.free_pages);
-            st.numa_faults = p.numa_faults;
+            note_state(w.sys, p, vma, st);
             return st;
         };
         const State one = fault(false), run = fault(true);
@@ -428,8 +393,11 @@ TEST(NumaFaultRun, RandomSharedWorldsSameAsOneByOne) {
         EXPECT_EQ(run.frames, one.frames);
         EXPECT_EQ(run.protnone, one.protnone);
         EXPECT_EQ(run.free_pages, one.free_pages);
+        EXPECT_EQ(run.blk_protnone, one.blk_protnone);
         EXPECT_EQ(run.charges, one.charges);
         EXPECT_EQ(run.numa_faults, one.numa_faults);
+        EXPECT_EQ(run.locality, one.locality);
+        EXPECT_EQ(run.task, one.task);
         EXPECT_DOUBLE_EQ(run.ns, one.ns);
         migrated_in_runs += run.migrated_handled;
     }

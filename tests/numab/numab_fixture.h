@@ -56,6 +56,28 @@ struct NumabWorld {
         return vma;
     }
 
+    // A mapping by `mm` of `pages` pages of `of`'s object from object page `pgoff`, as fork
+    // leaves one: in the object's reverse map, with nothing present yet. The caller sets its PTE
+    // bits, then calls init_block_counts().
+    Vma& map_object(Mm& mm, const Vma& of, uint64_t pgoff, uint64_t pages) {
+        auto v = std::make_unique<Vma>();
+        Vma& vma = *v;
+        vma.mm = &mm;
+        vma.pages = of.pages;
+        vma.name = of.name;
+        vma.start = of.start + (pgoff - of.pgoff) * of.pages.size();
+        vma.end = vma.start + pages * of.pages.size();
+        vma.pgoff = pgoff;
+        vma.vm_flags = of.vm_flags;
+        vma.object = of.object;
+        vma.object->mappers.push_back(&vma);
+        vma.present = Bitmap(pages);
+        vma.protnone = Bitmap(pages);
+        vma.pmd_mapped = Bitmap((pages + of.pages.pmd_nr() - 1) / of.pages.pmd_nr());
+        mm.vmas.push_back(std::move(v));
+        return vma;
+    }
+
     // A task of `mm` on `cpu`, running there (rq->curr) if `running`, else sleeping.
     Task& new_task(Mm& mm, int pid, int cpu, bool running = false) {
         sys.tasks.push_back(std::make_unique<Task>());
