@@ -25,6 +25,12 @@ GroupType group_classify(const SgStats& s, int imbalance_pct) {
     return GroupType::FullyBusy;
 }
 
+// Whether the imbalance is counted in tasks: migrate_task, and in this model migrate_util too
+// (the kernel counts that one in utilisation; docs/model.md).
+bool counted_in_tasks(MigrationType t) {
+    return t == MigrationType::Task || t == MigrationType::Util;
+}
+
 }  // namespace
 
 SgStats group_stats(System& sys, const SchedDomain& sd, size_t g) {
@@ -161,7 +167,7 @@ int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
         if (env.sd->numa && static_cast<int>(fbq_classify_rq(rq)) > static_cast<int>(env.fbq))
             continue;
         double v;
-        if (env.type == MigrationType::Task || env.type == MigrationType::Util)
+        if (counted_in_tasks(env.type))
             v = rq.nr_running;
         else {
             // A lone task is no source. The kernel makes it one when its load fits in the
@@ -260,9 +266,7 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* co
         if (env.type == MigrationType::LoadV54 && load / 2 > env.imbalance) continue;
         move_task(sys, *p, cpu);
         ++moved;
-        env.imbalance -= env.type == MigrationType::Task || env.type == MigrationType::Util
-                             ? 1
-                             : std::max(1L, load);
+        env.imbalance -= counted_in_tasks(env.type) ? 1 : std::max(1L, load);
         if (idle == CpuIdleType::NewlyIdle) break;
     }
     if (moved) {
