@@ -218,6 +218,7 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     d.core_busy = core_busy_[core];
     d.llc_footprint = llc_footprint_[llc_of_cpu_[cpu]];
     d.valid = true;
+    d.solved_mix = nullptr;
 }
 
 const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu) const {
@@ -229,6 +230,23 @@ const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu) const {
         }
         ++demand_misses_;
     }
+    derive_demand(d, a, cpu);
+    return d;
+}
+
+const CostModel::Demand& CostModel::restamped_demand(const AccessMix& a, int cpu) const {
+    Demand& d = demand_[cpu];
+    bool same = true;
+    for (size_t i = 0; i < a.streams.size() && same; ++i) {
+        const Region& r = *a.streams[i].region;
+        same = d.streams[i].region_stamp == r.stamp.value &&
+               d.streams[i].shared_stamp == (r.shared ? r.shared->stamp.value : 0);
+    }
+    if (same) {
+        ++demand_hits_;
+        return d;
+    }
+    ++demand_misses_;
     derive_demand(d, a, cpu);
     return d;
 }
@@ -270,6 +288,11 @@ std::optional<std::string> CostModel::find_stale_solve(Nanos now) const {
 
 std::optional<std::string> CostModel::find_stale_note(const RateNote& note, const AccessMix& a,
                                                       int cpu) const {
+    if (!a.streams.empty() && solve_took(a, cpu, note) && !demand_key_matches(demand_[cpu], a, cpu))
+        return fmt::format(
+            "cpu {}: the kept memory demand would be taken as the last solve's for this mix, "
+            "but its key no longer matches the mix",
+            cpu);
     if (!note_stands(note, cpu)) return std::nullopt;
     // Derived into a demand of its own, not through the kept one that ns_per_byte would use.
     double npb, miss = 0;
@@ -314,11 +337,26 @@ bool CostModel::note_stands(const RateNote& note, int cpu) const {
     return note.cpu == cpu && note.generation == generation_ && note.epoch == PlacementStamp::epoch;
 }
 
+// The solve compared the key (or derived the demand) for the mix at &a, and nothing the key
+// holds has moved since: not the sharing (generation), not a placement (epoch), not the kept
+// demand (derived again for another mix, solved_mix would be cleared). The mix itself changes
+// only with a cleared note, and a note taken after the solve would still stand here.
+bool CostModel::solve_took(const AccessMix& a, int cpu, const RateNote& note) const {
+    return demand_cache_ && note.cpu == cpu && generation_ == solve_generation_ &&
+           PlacementStamp::epoch == solved_epoch_ && demand_[cpu].solved_mix == &a;
+}
+
 double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte,
                               RateNote& note) const {
     if (!note_stands(note, cpu)) {
         double miss = 0;
-        const double npb = ns_per_byte(a, cpu, &miss);
+        double npb;
+        if (!a.streams.empty() && solve_took(a, cpu, note)) {
+            ++demand_hits_;  // what the key comparison would have found
+            npb = demand_ns_per_byte(demand_[cpu], &miss);
+        } else {
+            npb = ns_per_byte(a, cpu, &miss);
+        }
         note = RateNote{cpu, demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss};
     }
     if (miss_per_byte) *miss_per_byte = note.miss_per_byte;
@@ -460,6 +498,8 @@ bool CostModel::repeats_last_solve(std::span<const CpuRunning> running) const {
 
 void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same_running) {
     const Nanos window = now - last_update_;
+    // Whether the sharing is still what the last solve compared the kept demands' keys under.
+    const bool sharing_as_solved = generation_ == solve_generation_;
     // Footprints and SMT sharing depend only on what runs where.
     const bool same = ((same_running && sharing_valid_) || same_sharing(running)) && demand_cache_;
     if (!same) {
@@ -492,18 +532,27 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
         const CpuRunning& r = running[cpu];
         SolvedInput& in = solved_input_[cpu];
         in.counted = in_solve(r);
-        if (!in.counted) continue;
+        if (!in.counted) {
+            demand_[cpu].solved_mix = nullptr;
+            continue;
+        }
         in.rate_gbs = r.mix->rate_gbs;
         in.user_share = r.user_share;
         const int c = static_cast<int>(cpu);
-        const Demand& d = demand(*r.mix, c);
+        Demand& kept = demand_[cpu];
+        const bool as_solved = same && sharing_as_solved && r.mix_version != 0 &&
+                               kept.solved_mix == r.mix && kept.solved_version == r.mix_version;
+        const Demand& d = as_solved ? restamped_demand(*r.mix, c) : demand(*r.mix, c);
         solver_.add_task(d.lc.fixed_ns, r.user_share);
         solver_.add_uses(d.per_resource);
+        kept.solved_mix = r.mix;
+        kept.solved_version = r.mix_version;
         solved_task_[c] = r.task;
         solved_index_[c] = k++;
     }
     solver_.solve(kSolverPasses);
     ++generation_;
+    solve_generation_ = generation_;
     solved_epoch_ = PlacementStamp::epoch;
     solved_background_ = had_background;
     last_update_ = now;

@@ -45,6 +45,9 @@ struct CpuRunning {
     const AccessMix* mix = nullptr;  // what its phase touches; nullptr between phases
     int task = -1;                   // an identity (the task's index); -1: the CPU is idle
     double user_share = 1.0;         // share of its last tick spent in user mode
+    // The owner's version of *mix: it changes whenever *mix does (0: none, the mix is compared
+    // by content).
+    uint64_t mix_version = 0;
 };
 
 class CostModel {
@@ -184,18 +187,29 @@ class CostModel {
         LineCost lc;
         std::vector<Use> uses;
         std::vector<Use> per_resource;
+        // The mix the last solve took this demand for (nullptr once derived again since), and
+        // that mix's version then.
+        const AccessMix* solved_mix = nullptr;
+        uint64_t solved_version = 0;
     };
     bool demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const;
     // Derives `a`'s demand on cpu into `d` (key and value).
     void derive_demand(Demand& d, const AccessMix& a, int cpu) const;
     // `a`'s demand on cpu: the kept one if its key still matches, else derived again and kept.
     const Demand& demand(const AccessMix& a, int cpu) const;
+    // The same for a mix known to be the one the kept demand was last solved with, under the
+    // same sharing: only the placement stamps of its regions can have moved.
+    const Demand& restamped_demand(const AccessMix& a, int cpu) const;
     // Line time under the current delays and the smallest clip on the way.
     std::pair<double, double> loaded_line(const Demand& d) const;
     // ns_per_byte of a demand under the current delays.
     double demand_ns_per_byte(const Demand& d, double* miss_per_byte) const;
     // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
     bool note_stands(const RateNote& note, int cpu) const;
+    // Whether cpu's kept demand is the one the last solve took for `a`, with nothing it
+    // derives from moved since: the key need not be compared again. `note` is a's note on cpu
+    // from before that solve (not cleared since), which says `a` did not change meanwhile.
+    bool solve_took(const AccessMix& a, int cpu, const RateNote& note) const;
     // Per-core streaming rate of kernel work between a CPU on `cpu_node` and memory on `nid`.
     double kernel_stream_gbs(int cpu_node, int nid) const;
     // Kernel traffic: bytes read from memory on `mem_node` into a CPU on `cpu_node`, and written
@@ -265,6 +279,7 @@ class CostModel {
     // Changes whenever a rate may have: a solve ran, the sharing was derived again, or the kept
     // demands were switched. Starts at 1, so that a cleared RateNote never stands.
     uint64_t generation_ = 1;
+    uint64_t solve_generation_ = 0;  // generation_ right after the last solve
     uint64_t solves_kept_ = 0;
 
     // Per CPU: the demand last derived there (rates are asked for in const paths, hence

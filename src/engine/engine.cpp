@@ -103,7 +103,7 @@ Nanos Engine::run(Nanos end) {
         SgStatsCache& cache;
         ~CacheScope() { cache.disable(); }
     } cache_scope{sys_.sg_cache};
-    if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched.nr_groups, &sys_.sched.cpu_groups);
+    if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched.nr_groups, sys_.sched.cpu_groups);
     sys_.events.push(end, EV_STOP);
     // CPUs with nothing to run are in their idle loop from the start: with NO_HZ their ticks
     // stop at once (an idle CPU calls schedule() only when work arrives).
@@ -186,7 +186,8 @@ void Engine::tick() {
             const double ds = static_cast<double>(t->stime - r.stime_seen);
             r.utime_seen = t->utime;
             r.stime_seen = t->stime;
-            running_[c] = CpuRunning{t->touches, t->index, du + ds > 0 ? du / (du + ds) : 1.0};
+            running_[c] =
+                CpuRunning{t->touches, t->index, du + ds > 0 ? du / (du + ds) : 1.0, r.phase_seq};
             id = RunningId{t->index, t->touches, r.phase_seq};
         }
         if (!(running_id_[c] == id)) {

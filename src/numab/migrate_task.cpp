@@ -47,15 +47,9 @@ void read_node_stats(const System& sys, TaskNumaEnv& env, int nid) {
         read_remote_lines(sys, env, cpu, cost::NUMA_STATS_LINES_PER_CPU);
 }
 
-bool sched_smt_present(const System& sys) {
-    for (int c = 0; c < sys.nr_cpus(); ++c)
-        if (sys.topo.smt_siblings(c).size() > 1) return true;
-    return false;
-}
-
 // numa_idle_core(): prefer a CPU whose whole core is idle over packing SMT siblings.
 int numa_idle_core(const System& sys, int idle_core, int cpu) {
-    if (!sched_smt_present(sys) || idle_core >= 0 || !test_idle_cores(sys, cpu)) return idle_core;
+    if (!sys.sched.smt_present || idle_core >= 0 || !test_idle_cores(sys, cpu)) return idle_core;
     return is_core_idle(sys, cpu) ? cpu : idle_core;
 }
 

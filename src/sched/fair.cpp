@@ -218,7 +218,7 @@ bool idle_cpu(const System& sys, int cpu) {
 }
 
 bool is_core_idle(const System& sys, int cpu) {
-    for (int s : sys.topo.smt_siblings(cpu))
+    for (int s : sys.sched.cpu_smt_mask(cpu))
         if (!idle_cpu(sys, s)) return false;
     return true;
 }
@@ -413,7 +413,7 @@ namespace {
 // runs on the destination's SMT siblings now (they share its L1 and L2) and on its LLC.
 double move_refill_ns(const System& sys, const Task& p, int src_cpu, int dst_cpu) {
     std::vector<const AccessMix*> mates;
-    for (int c : sys.topo.smt_siblings(dst_cpu)) {
+    for (int c : sys.sched.cpu_smt_mask(dst_cpu)) {
         const Task* t = sys.rqs[c].curr;
         if (c != dst_cpu && t && t != &p && t->touches) mates.push_back(t->touches);
     }

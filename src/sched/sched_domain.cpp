@@ -69,10 +69,30 @@ void number_groups(SchedTopology& st, int nr_cpus) {
     st.nr_groups = static_cast<int>(ids.size());
 }
 
+// The CPUs of each core, LLC or node (indexed by its global number), ascending.
+std::vector<std::vector<int>> cpus_by(const Topology& t, int CpuInfo::*key) {
+    std::vector<std::vector<int>> out;
+    for (const auto& c : t.cpus) {
+        const size_t k = static_cast<size_t>(c.*key);
+        if (k >= out.size()) out.resize(k + 1);
+        out[k].push_back(c.id);
+    }
+    return out;
+}
+
 }  // namespace
 
 SchedTopology build_sched_domains(const Topology& t) {
     SchedTopology st;
+    const std::vector<std::vector<int>> core_cpus = cpus_by(t, &CpuInfo::core);
+    const std::vector<std::vector<int>> llc_cpus = cpus_by(t, &CpuInfo::llc);
+    const std::vector<std::vector<int>> node_cpus = cpus_by(t, &CpuInfo::node);
+    auto smt_of = [&](int cpu) -> const std::vector<int>& { return core_cpus[t.cpus[cpu].core]; };
+    auto llc_of = [&](int cpu) -> const std::vector<int>& { return llc_cpus[t.cpus[cpu].llc]; };
+    for (const auto& c : t.cpus) {
+        st.smt_mask.push_back(smt_of(c.id));
+        st.smt_present |= st.smt_mask.back().size() > 1;
+    }
     std::set<int> dset;
     for (int a = 0; a < t.nr_nodes(); ++a)
         for (int b = 0; b < t.nr_nodes(); ++b)
@@ -90,16 +110,16 @@ SchedTopology build_sched_domains(const Topology& t) {
         smt.name = "SMT";
         smt.shares_llc = true;
         smt.imbalance_pct = SD_IMBALANCE_PCT_SMT;
-        smt.span = t.smt_siblings(cpu.id);
+        smt.span = smt_of(cpu.id);
         all.push_back(smt);
         SchedDomain mc;
         mc.name = "MC";
         mc.shares_llc = true;
-        mc.span = t.llc_cpus(cpu.id);
+        mc.span = llc_of(cpu.id);
         all.push_back(mc);
         SchedDomain pkg;
         pkg.name = "PKG";
-        pkg.span = cpus_where(t, [&](const CpuInfo& c) { return c.node == cpu.node; });
+        pkg.span = node_cpus[cpu.node];
         all.push_back(pkg);
         for (int d : st.numa_distances) {
             if (d == st.numa_distances.front()) continue;  // the local distance
@@ -160,11 +180,11 @@ SchedTopology build_sched_domains(const Topology& t) {
                 if (l == 0) {
                     g = {c};
                 } else if (levels[l - 1].name == "SMT") {
-                    g = t.smt_siblings(c);
+                    g = smt_of(c);
                 } else if (levels[l - 1].name == "MC") {
-                    g = t.llc_cpus(c);
+                    g = llc_of(c);
                 } else if (levels[l - 1].name == "PKG") {
-                    g = cpus_where(t, [&](const CpuInfo& x) { return x.node == t.node_of(c); });
+                    g = node_cpus[t.node_of(c)];
                 } else {
                     // CPU c's own NUMA domain one level down: nodes within the child's reach.
                     int dchild = 0;

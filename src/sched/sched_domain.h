@@ -49,6 +49,11 @@ struct SchedTopology {
     // cpu_groups[cpu] lists the ids of the groups that contain the CPU (sched/sg_stats_cache.h).
     int nr_groups = 0;
     std::vector<std::vector<int>> cpu_groups;
+    // cpu_smt_mask(): each CPU's SMT siblings, itself included, ascending; and whether any CPU
+    // has a sibling (the sched_smt_present static key).
+    std::vector<std::vector<int>> smt_mask;
+    bool smt_present = false;
+    const std::vector<int>& cpu_smt_mask(int cpu) const { return smt_mask[cpu]; }
 
     const SchedDomain* sd_numa(int cpu) const;  // lowest SD_NUMA domain of cpu, or nullptr
     const SchedDomain* sd_llc(int cpu) const;   // highest domain sharing the LLC, or nullptr

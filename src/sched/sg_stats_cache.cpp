@@ -22,14 +22,22 @@ SgSums sum_group(const System& sys, const std::vector<int>& cpus) {
     return s;
 }
 
-void SgStatsCache::enable(int nr_groups, const std::vector<std::vector<int>>* cpu_groups) {
-    cpu_groups_ = cpu_groups;
+void SgStatsCache::enable(int nr_groups, const std::vector<std::vector<int>>& cpu_groups) {
+    enabled_ = true;
+    first_.assign(1, 0);
+    ids_.clear();
+    for (const auto& groups : cpu_groups) {
+        ids_.insert(ids_.end(), groups.begin(), groups.end());
+        first_.push_back(static_cast<uint32_t>(ids_.size()));
+    }
     sums_.assign(static_cast<size_t>(nr_groups), SgSums{});
     valid_.assign(static_cast<size_t>(nr_groups), 0);
 }
 
 void SgStatsCache::disable() {
-    cpu_groups_ = nullptr;
+    enabled_ = false;
+    first_.clear();
+    ids_.clear();
     sums_.clear();
     valid_.clear();
 }

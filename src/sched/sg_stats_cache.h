@@ -39,15 +39,22 @@ SgSums sum_group(const System& sys, const std::vector<int>& cpus);
 class SgStatsCache {
   public:
     // Empties the cache and turns it on for `nr_groups` groups listed per CPU in `cpu_groups`.
-    void enable(int nr_groups, const std::vector<std::vector<int>>* cpu_groups);
+    void enable(int nr_groups, const std::vector<std::vector<int>>& cpu_groups);
     void disable();
-    bool enabled() const { return cpu_groups_ != nullptr; }
+    bool enabled() const { return enabled_; }
 
-    // Something the sums of `cpu`'s groups read has changed.
+    // Something the sums of `cpu`'s groups read has changed. Called at every PELT update, so the
+    // lists are one flat array (a few KiB that stay in the host's cache).
     void cpu_changed(int cpu) {
-        if (!cpu_groups_) return;
-        for (int g : (*cpu_groups_)[static_cast<size_t>(cpu)])
-            valid_[static_cast<size_t>(g)] = 0;
+        if (!enabled_) return;
+        // Through local pointers: a byte store may alias the vectors' own members, which the
+        // compiler would otherwise load again after every store.
+        const size_t c = static_cast<size_t>(cpu);
+        const int* id = ids_.data() + first_[c];
+        const int* const end = ids_.data() + first_[c + 1];
+        uint8_t* const valid = valid_.data();
+        for (; id != end; ++id)
+            valid[*id] = 0;
     }
     // The sums of group `id` over `cpus`, from the cache or computed and kept.
     const SgSums& get(const System& sys, int id, const std::vector<int>& cpus);
@@ -62,7 +69,10 @@ class SgStatsCache {
     uint64_t misses() const { return misses_; }
 
   private:
-    const std::vector<std::vector<int>>* cpu_groups_ = nullptr;
+    bool enabled_ = false;
+    // The group ids of cpu are ids_[first_[cpu] .. first_[cpu + 1]).
+    std::vector<uint32_t> first_;
+    std::vector<int> ids_;
     std::vector<SgSums> sums_;
     std::vector<uint8_t> valid_;
     uint64_t hits_ = 0, misses_ = 0;

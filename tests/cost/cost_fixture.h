@@ -28,6 +28,7 @@ struct Runner {
     int id = 0;
     std::vector<AccessStream> streams;
     AccessMix mix;
+    uint64_t version = 0;  // CpuRunning::mix_version (0: the mix is compared by content)
 };
 
 struct CostWorld {
@@ -62,7 +63,7 @@ struct CostWorld {
     void update(Nanos now = 0) {
         std::vector<CpuRunning> running(static_cast<size_t>(sys.nr_cpus()));
         for (const auto& r : runners)
-            running[r->cpu] = CpuRunning{&r->mix, r->id, 1.0};
+            running[r->cpu] = CpuRunning{&r->mix, r->id, 1.0, r->version};
         sys.cost.update(running, now);
     }
 

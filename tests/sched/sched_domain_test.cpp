@@ -160,6 +160,24 @@ TEST(SchedDomains, GroupsPartitionNonOverlappingLevels) {
     }
 }
 
+TEST(SchedDomains, SmtMaskIsEachCpusCore) {
+    // cpu_smt_mask() against the topology's own sibling lists; sched_smt_present only where a
+    // core has more than one thread (tiny-2n has none, power8 eight per core).
+    for (const char* name : {"tiny-2n", "cascadelake-2s", "power8-2s4n", "epyc-7763-2s"}) {
+        SCOPED_TRACE(name);
+        const Topology t = load_preset(name);
+        const SchedTopology st = build_sched_domains(t);
+        ASSERT_EQ(st.smt_mask.size(), t.cpus.size());
+        bool smt = false;
+        for (int cpu = 0; cpu < t.nr_cpus(); ++cpu) {
+            EXPECT_EQ(st.cpu_smt_mask(cpu), t.smt_siblings(cpu)) << "cpu " << cpu;
+            smt |= t.smt_siblings(cpu).size() > 1;
+        }
+        EXPECT_EQ(st.smt_present, smt);
+        EXPECT_EQ(st.smt_present, std::string(name) != "tiny-2n");
+    }
+}
+
 TEST(AdjustNumaImbalance, Cases) {
     // dst_running > imb_numa_nr: no allowance, the imbalance stands.
     EXPECT_EQ(adjust_numa_imbalance(1, 3, 2), 1);
