@@ -77,10 +77,7 @@ const Phase* Engine::phase(const Task& p) const {
 }
 
 int Engine::live_tasks() const {
-    int n = 0;
-    for (const auto& t : sys_.tasks)
-        n += t->state != TaskState::Dead;
-    return n;
+    return static_cast<int>(sys_.tasks.size() - sys_.nr_exited_tasks);
 }
 
 void Engine::add_sampler(Sampler& s) {

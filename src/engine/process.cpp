@@ -233,6 +233,7 @@ void do_exit(System& sys, Task& p) {
     trace_sched_process_exit(sys, p);
     dequeue_sleeping_task(sys, p, /*exiting=*/true);
     p.state = TaskState::Dead;
+    ++sys.nr_exited_tasks;
     p.exit_time = sys.now;
     // The fault statistics die with the task; keep what /proc/<pid>/sched showed last.
     p.proc_sched_at_exit = sched_show_numa(sys, p);

@@ -353,6 +353,11 @@ struct Checker {
         std::map<const NumaGroup*, Sum> sums;
         for (const auto& g : sys.numa_groups)
             sums[g.get()].faults.assign(group_stats, 0);
+        const auto dead = std::count_if(sys.tasks.begin(), sys.tasks.end(),
+                                        [](const auto& t) { return t->state == TaskState::Dead; });
+        if (static_cast<size_t>(dead) != sys.nr_exited_tasks)
+            return fail("{} tasks are dead but nr_exited_tasks counts {}", dead,
+                        sys.nr_exited_tasks);
         for (const auto& tp : sys.tasks) {
             const Task& t = *tp;
             if (t.exiting()) {

@@ -56,6 +56,7 @@ struct System {
     PhysMem mem;
 
     std::vector<std::unique_ptr<Task>> tasks;
+    size_t nr_exited_tasks = 0;  // tasks in TaskState::Dead (do_exit counts them)
     std::vector<std::unique_ptr<Mm>> mms;
     std::vector<std::unique_ptr<NumaGroup>> numa_groups;
     // The page cache of the files processes map (executables, libraries), by path: every
