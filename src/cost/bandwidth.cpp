@@ -77,12 +77,17 @@ double BandwidthSolver::line_ns(const Task& t) const {
     return ns;
 }
 
-// Loads at the current delays and, if `dd` is given, their derivatives dD_r/dQ_r.
-void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd) const {
+// Loads at the current delays and, if `dd` is given, their derivatives dD_r/dQ_r; if `ns` is
+// given, each task's line time.
+void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
+                               std::vector<double>* ns_out) const {
     d = background_;
     if (dd) dd->assign(res_.size(), 0.0);
-    for (const Task& t : tasks_) {
+    if (ns_out) ns_out->resize(tasks_.size());
+    for (size_t i = 0; i < tasks_.size(); ++i) {
+        const Task& t = tasks_[i];
         const double ns = line_ns(t);
+        if (ns_out) (*ns_out)[i] = ns;
         const double lines = t.duty / ns;
         for (uint32_t u = t.first; u < t.first + t.count; ++u) {
             const Use& x = uses_[u];
@@ -127,7 +132,7 @@ int BandwidthSolver::solve(int max_passes) {
     fixed_point_ = same_bits(q_, q_start_) && same_bits(f_prev_, f_start_);
 
     // Backpressure: a resource still over its bandwidth slows every task that uses it.
-    evaluate(d_, nullptr);
+    evaluate(d_, nullptr, &ns_);
     for (size_t r = 0; r < n; ++r) {
         const double b = res_[r].bandwidth;
         clip_[r] = d_[r] > b ? (b - background_[r]) / (d_[r] - background_[r]) : 1.0;
@@ -139,7 +144,7 @@ int BandwidthSolver::solve(int max_passes) {
         double theta = 1.0;
         for (uint32_t u = t.first; u < t.first + t.count; ++u)
             theta = std::min(theta, clip_[uses_[u].resource]);
-        rate_[i] = theta / line_ns(t);
+        rate_[i] = theta / ns_[i];  // line_ns(t): the delays have not moved since
         for (uint32_t u = t.first; u < t.first + t.count; ++u)
             load_[uses_[u].resource] += t.duty * rate_[i] * uses_[u].bytes;
     }

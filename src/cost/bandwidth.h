@@ -85,7 +85,8 @@ class BandwidthSolver {
         uint32_t first, count;
     };
     double line_ns(const Task& t) const;
-    void evaluate(std::vector<double>& d, std::vector<double>* dd) const;
+    void evaluate(std::vector<double>& d, std::vector<double>* dd,
+                  std::vector<double>* ns = nullptr) const;
 
     std::vector<Resource> res_;
     std::vector<double> q_, clip_, load_, background_, f_prev_;
@@ -95,6 +96,7 @@ class BandwidthSolver {
     std::vector<Use> uses_;
     std::vector<double> rate_;
     mutable std::vector<double> d_, dd_;
+    std::vector<double> ns_;  // each task's line time at the final delays
 };
 
 }  // namespace numasim
