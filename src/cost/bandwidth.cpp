@@ -82,17 +82,31 @@ double BandwidthSolver::line_ns(const Task& t) const {
 void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
                                std::vector<double>* ns_out) const {
     d = background_;
-    if (dd) dd->assign(res_.size(), 0.0);
+    double* const load = d.data();
+    double* slope = nullptr;
+    if (dd) {
+        dd->assign(res_.size(), 0.0);
+        slope = dd->data();
+    }
     if (ns_out) ns_out->resize(tasks_.size());
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
         const double ns = line_ns(t);
         if (ns_out) (*ns_out)[i] = ns;
         const double lines = t.duty / ns;
-        for (uint32_t u = t.first; u < t.first + t.count; ++u) {
-            const Use& x = uses_[u];
-            d[x.resource] += lines * x.bytes;
-            if (dd) (*dd)[x.resource] -= lines * x.bytes * x.stall_weight / ns;
+        const Use* u = uses_.data() + t.first;
+        const Use* const end = u + t.count;
+        if (!slope) {
+            for (; u != end; ++u)
+                load[u->resource] += lines * u->bytes;
+            continue;
+        }
+        for (; u != end; ++u) {
+            const double moved = lines * u->bytes;
+            load[u->resource] += moved;
+            // A use the task does not wait on (a posted write-back) adds exactly nothing to the
+            // slope: skip its divide.
+            if (u->stall_weight != 0) slope[u->resource] -= moved * u->stall_weight / ns;
         }
     }
 }
