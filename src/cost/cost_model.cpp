@@ -381,30 +381,43 @@ double CostModel::kernel_stream_gbs(int cpu_node, int nid) const {
     return mlp_default_ * cost::CACHE_LINE_BYTES / lat * theta;
 }
 
-void CostModel::read_traffic(int mem_node, int cpu_node, double bytes) const {
-    kernel_bytes_[mem_node] += bytes;
-    for (const auto& h : net_.route(mem_node, cpu_node))
-        kernel_bytes_[nodes_ + h.link] += bytes * h.share;
+namespace {
+
+// Adds `v` to `sum` `times` times, one addition after the other: the sum that many transfers
+// reach bit for bit (a product would round differently).
+void add_times(double& sum, double v, uint64_t times) {
+    double s = sum;
+    for (uint64_t i = 0; i < times; ++i)
+        s += v;
+    sum = s;
 }
 
-void CostModel::write_traffic(int cpu_node, int mem_node, double bytes) const {
-    kernel_bytes_[mem_node] += bytes;
+}  // namespace
+
+void CostModel::read_traffic(int mem_node, int cpu_node, double bytes, uint64_t times) const {
+    add_times(kernel_bytes_[mem_node], bytes, times);
+    for (const auto& h : net_.route(mem_node, cpu_node))
+        add_times(kernel_bytes_[nodes_ + h.link], bytes * h.share, times);
+}
+
+void CostModel::write_traffic(int cpu_node, int mem_node, double bytes, uint64_t times) const {
+    add_times(kernel_bytes_[mem_node], bytes, times);
     for (const auto& h : net_.route(cpu_node, mem_node))
-        kernel_bytes_[nodes_ + h.link] += bytes * h.share;
+        add_times(kernel_bytes_[nodes_ + h.link], bytes * h.share, times);
 }
 
 double CostModel::clear_ns(int cpu_node, int nid, double bytes, uint64_t times) const {
     const double rate = kernel_stream_gbs(cpu_node, nid);
-    // Page by page, so that the traffic sums to what clearing them one at a time adds.
-    for (uint64_t i = 0; i < times; ++i)
-        write_traffic(cpu_node, nid, bytes);
+    write_traffic(cpu_node, nid, bytes, times);
     return bytes / rate;
 }
 
-double CostModel::copy_ns(double bytes, int from, int to) const {
+double CostModel::copy_ns(double bytes, int from, int to, uint64_t times) const {
     const double rate = std::min(kernel_stream_gbs(to, from), kernel_stream_gbs(to, to));
-    read_traffic(from, to, bytes);
-    write_traffic(to, to, bytes);
+    // The read loads `from` and the links back to `to`, the write only `to` (the write's route
+    // is empty): different sums, or with from == to the same bytes added to one, in any order.
+    read_traffic(from, to, bytes, times);
+    write_traffic(to, to, bytes, times);
     return bytes / (rate * cost::COPY_BANDWIDTH_FRACTION);
 }
 

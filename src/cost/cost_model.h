@@ -105,8 +105,9 @@ class CostModel {
     // fast string stores: one write per line, no read for ownership); `times` such pages, each
     // taking the time returned, load the next solve.
     double clear_ns(int cpu_node, int nid, double bytes, uint64_t times = 1) const;
-    // Copying `bytes` from node `from` to node `to` on one core of node `to` (migration, COW).
-    double copy_ns(double bytes, int from, int to) const;
+    // Copying `bytes` from node `from` to node `to` on one core of node `to` (migration, COW);
+    // `times` such copies, each taking the time returned, load the next solve.
+    double copy_ns(double bytes, int from, int to, uint64_t times = 1) const;
     // Average time to fetch one line of `a`'s working set into a CPU of `cpu_node`, from
     // wherever its pages are, under the current load (0 without streams).
     double working_set_line_ns(const AccessMix& a, int cpu_node) const;
@@ -213,9 +214,11 @@ class CostModel {
     // Per-core streaming rate of kernel work between a CPU on `cpu_node` and memory on `nid`.
     double kernel_stream_gbs(int cpu_node, int nid) const;
     // Kernel traffic: bytes read from memory on `mem_node` into a CPU on `cpu_node`, and written
-    // the other way; both load the DRAM and the links on the route at the next solve.
-    void read_traffic(int mem_node, int cpu_node, double bytes) const;
-    void write_traffic(int cpu_node, int mem_node, double bytes) const;
+    // the other way; both load the DRAM and the links on the route at the next solve. With
+    // `times`, as many transfers one after another: each resource on the way is a different
+    // sum, so adding them resource by resource gives the same bits as transfer by transfer.
+    void read_traffic(int mem_node, int cpu_node, double bytes, uint64_t times = 1) const;
+    void write_traffic(int cpu_node, int mem_node, double bytes, uint64_t times = 1) const;
     void update_llc_and_cores(std::span<const CpuRunning> running);
     // Whether update_llc_and_cores() would see what it saw last time: on every CPU the same
     // task, and the same streams and MLP (a region's size and object never change). Otherwise

@@ -192,8 +192,7 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
 void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uint64_t times) {
     // The copies' traffic and the statistics are sums of doubles: added page by page, as the
     // pages would have added them. Whole nanoseconds and counts are multiplied.
-    for (uint64_t k = 0; k < times; ++k)
-        sys.cost.copy_ns(record.bytes, record.from, record.to);
+    sys.cost.copy_ns(record.bytes, record.from, record.to, times);
     repeat_tlb_flushes(sys, record.tlb, times);
     const auto n = static_cast<Nanos>(times);
     for (const MigrateCostRecord::Waiter& w : record.waiters) {
