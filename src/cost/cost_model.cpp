@@ -187,10 +187,16 @@ bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu)
         d.core_busy != core_busy_[core] || d.llc_footprint != llc_footprint_[llc_of_cpu_[cpu]])
         return false;
     if (a.streams.size() != d.streams.size()) return false;
+    for (size_t i = 0; i < a.streams.size(); ++i)
+        if (!(a.streams[i] == d.streams[i].stream)) return false;
+    return stamps_match(d, a);
+}
+
+bool CostModel::stamps_match(const Demand& d, const AccessMix& a) {
     for (size_t i = 0; i < a.streams.size(); ++i) {
         const Demand::KeyStream& k = d.streams[i];
         const Region& r = *a.streams[i].region;
-        if (!(a.streams[i] == k.stream) || k.region_stamp != r.stamp.value ||
+        if (k.region_stamp != r.stamp.value ||
             k.shared_stamp != (r.shared ? r.shared->stamp.value : 0))
             return false;
     }
@@ -221,32 +227,15 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     d.solved_mix = nullptr;
 }
 
-const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu) const {
+const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu, bool stamps_only) const {
     Demand& d = demand_[cpu];
     if (demand_cache_) {
-        if (demand_key_matches(d, a, cpu)) {
+        if (stamps_only ? stamps_match(d, a) : demand_key_matches(d, a, cpu)) {
             ++demand_hits_;
             return d;
         }
         ++demand_misses_;
     }
-    derive_demand(d, a, cpu);
-    return d;
-}
-
-const CostModel::Demand& CostModel::restamped_demand(const AccessMix& a, int cpu) const {
-    Demand& d = demand_[cpu];
-    bool same = true;
-    for (size_t i = 0; i < a.streams.size() && same; ++i) {
-        const Region& r = *a.streams[i].region;
-        same = d.streams[i].region_stamp == r.stamp.value &&
-               d.streams[i].shared_stamp == (r.shared ? r.shared->stamp.value : 0);
-    }
-    if (same) {
-        ++demand_hits_;
-        return d;
-    }
-    ++demand_misses_;
     derive_demand(d, a, cpu);
     return d;
 }
@@ -555,7 +544,7 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
         Demand& kept = demand_[cpu];
         const bool as_solved = same && sharing_as_solved && r.mix_version != 0 &&
                                kept.solved_mix == r.mix && kept.solved_version == r.mix_version;
-        const Demand& d = as_solved ? restamped_demand(*r.mix, c) : demand(*r.mix, c);
+        const Demand& d = demand(*r.mix, c, as_solved);
         solver_.add_task(d.lc.fixed_ns, r.user_share);
         solver_.add_uses(d.per_resource);
         kept.solved_mix = r.mix;

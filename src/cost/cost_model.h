@@ -196,11 +196,13 @@ class CostModel {
     bool demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const;
     // Derives `a`'s demand on cpu into `d` (key and value).
     void derive_demand(Demand& d, const AccessMix& a, int cpu) const;
+    // Whether the placement stamps in `d`'s key are those of `a`'s regions now (`a` has the
+    // key's streams).
+    static bool stamps_match(const Demand& d, const AccessMix& a);
     // `a`'s demand on cpu: the kept one if its key still matches, else derived again and kept.
-    const Demand& demand(const AccessMix& a, int cpu) const;
-    // The same for a mix known to be the one the kept demand was last solved with, under the
-    // same sharing: only the placement stamps of its regions can have moved.
-    const Demand& restamped_demand(const AccessMix& a, int cpu) const;
+    // With `stamps_only`, the caller knows `a` is the mix the kept demand was last solved with,
+    // under the same sharing: only its regions' placement stamps are compared.
+    const Demand& demand(const AccessMix& a, int cpu, bool stamps_only = false) const;
     // Line time under the current delays and the smallest clip on the way.
     std::pair<double, double> loaded_line(const Demand& d) const;
     // ns_per_byte of a demand under the current delays.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,13 +73,39 @@ struct KWorld {
     // The refill p pays moving from src to dst, as move_task() asks for it.
     double refill(const Task& p, int src, int dst) {
         std::vector<const AccessMix*> mates;
-        for (int c : sys.topo.smt_siblings(dst))
+        for (int c : sys.sched.cpu_smt_mask(dst))
             if (const Task* t = sys.rqs[c].curr; c != dst && t && t != &p && t->touches)
                 mates.push_back(t->touches);
         return sys.cost.move_refill_ns(p.touches, p.index, src, dst, mates);
     }
     Vma& anon(Mm& mm, uint64_t pages) {
         return do_mmap(sys, mm, pages * kPages4K.size(), VM_READ | VM_WRITE | VM_MAYWRITE, "anon");
+    }
+    // A parent on `parent_cpu` that has written every page of a `pages`-page anonymous VMA
+    // (region "r" over all of it, and the `extra` regions), then forked a child running on
+    // `child_cpu` whose mm maps the same pages copy-on-write.
+    struct ExtraRegion {
+        uint64_t first, count;
+        const char* name;
+    };
+    struct Forked {
+        Vma& vma;
+        Task& parent;
+        Mm& child_mm;
+        Task& child;
+    };
+    Forked fork_after_writes(uint64_t pages, int parent_cpu, int child_cpu,
+                             std::initializer_list<ExtraRegion> extra = {}) {
+        Mm& mm = mm_create(sys);
+        Vma& vma = anon(mm, pages);
+        add_region(sys, vma, 0, pages, "r");
+        for (const ExtraRegion& e : extra)
+            add_region(sys, vma, e.first, e.count, e.name);
+        Task& parent = thread(mm, parent_cpu);
+        for (uint64_t i = 0; i < pages; ++i)
+            handle_mm_fault(sys, parent, vma, i, true);
+        Mm& cmm = dup_mm(sys, mm);
+        return {vma, parent, cmm, thread(cmm, child_cpu)};
     }
 
     struct Mix {
@@ -344,14 +371,7 @@ TEST(MigrationWait, OtherMappersSleepAndTheirTlbsAreFlushed) {
     // random on CPU 1. The parent migrates page 3 to node 2 from its hinting fault on CPU 2
     // (its own PTE is PROT_NONE: no flush for it), so the child's accessible PTE needs a flush.
     KWorld w("tiny-4n");
-    Mm& mm = mm_create(w.sys);
-    Vma& vma = w.anon(mm, 4096);
-    add_region(w.sys, vma, 0, 4096, "r");
-    Task& parent = w.thread(mm, 2);
-    for (uint64_t i = 0; i < 4096; ++i)
-        handle_mm_fault(w.sys, parent, vma, i, true);
-    Mm& cmm = dup_mm(w.sys, mm);
-    Task& child = w.thread(cmm, 1);
+    auto [vma, parent, cmm, child] = w.fork_after_writes(4096, 2, 1);
     w.stream(child, *find_region(cmm, "r"), Pattern::Random);
     w.update();
     vma.protnone.set(3);
@@ -376,15 +396,7 @@ TEST(MigrationWait, RecordSaysHowFarTheChargesStayAlike) {
     // and every waiter's view of the pages stay those of idx (fault runs), and at most one page
     // table (512 pages) ahead.
     KWorld w("tiny-4n");
-    Mm& mm = mm_create(w.sys);
-    Vma& vma = w.anon(mm, 4096);
-    add_region(w.sys, vma, 0, 4096, "r");
-    add_region(w.sys, vma, 1000, 200, "r2");
-    Task& parent = w.thread(mm, 2);
-    for (uint64_t i = 0; i < 4096; ++i)
-        handle_mm_fault(w.sys, parent, vma, i, true);
-    Mm& cmm = dup_mm(w.sys, mm);
-    Task& child = w.thread(cmm, 1);
+    auto [vma, parent, cmm, child] = w.fork_after_writes(4096, 2, 1, {{1000, 200, "r2"}});
     Region& hot = *find_region(cmm, "r");
     w.stream(child, hot, Pattern::HotSet);  // the hot 10 %: pages [0, 410)
     w.stream(child, *find_region(cmm, "r2"), Pattern::Random);
