@@ -78,10 +78,11 @@ uint64_t like_stream_after(const AccessStream& s, uint64_t i, uint64_t cap) {
 }
 
 // Running tasks of mapping `m` (other than `p`) that touch its pages [i, i + nr) while they are
-// a migration entry, for `d` ns, sleep on it until it is restored. With `record`, logs the
-// charges and narrows record->alike to the pages after i that every such stream sees alike.
+// a migration entry, for `d` ns, sleep on it until it is restored. Their expected number and
+// sleep are added to `waiters` and `wait_ns`. With `record`, logs the charges and narrows
+// record->alike to the pages after i that every such stream sees alike.
 void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64_t nr, double d,
-                    MigrateCostRecord* record) {
+                    double& waiters, double& wait_ns, MigrateCostRecord* record) {
     if (!m.mm) return;
     const double kernel = sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) + 2 * cost::CONTEXT_SWITCH_NS;
     for (Task* t : m.mm->tasks) {
@@ -103,8 +104,8 @@ void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64
         const auto kernel_ns = static_cast<Nanos>(prob * kernel + 0.5);
         t->blocked_debt += blocked;
         t->kernel_debt += kernel_ns;
-        sys.cost.stats().migration_waiters += prob;
-        sys.cost.stats().migration_wait_ns += prob * d / 2;
+        waiters += prob;
+        wait_ns += prob * d / 2;
         if (record) record->waiters.push_back({t, blocked, kernel_ns, prob, prob * d / 2});
     }
 }
@@ -120,7 +121,12 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
         uint64_t idx;
         double unmap_ns = 0, remap_ns = 0;
     };
-    std::vector<Mapping> maps;
+    // Kept between calls (per host thread: parallel runs each have their own): a page that
+    // hundreds of processes map would otherwise grow both lists from empty at every migration.
+    thread_local std::vector<Mapping> maps;
+    thread_local std::vector<const Mm*> batch;
+    maps.clear();
+    batch.clear();
     if (record) {
         // A run never leaves the faulting page's page table, so no bound needs to look further.
         // Cleared, not replaced: the caller keeps one record so that its lists keep capacity.
@@ -153,7 +159,6 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
     // invalidated and flushed in the faulting mm whatever its protection (pmdp_invalidate).
     const double extra = mapcount > 1 ? (mapcount - 1) * cost::MIGRATE_PER_MAPPING_NS : 0.0;
     const double step = maps.size() > 1 ? extra / static_cast<double>(maps.size() - 1) / 2 : 0.0;
-    std::vector<const Mm*> batch;
     for (size_t j = 0; j < maps.size(); ++j) {
         Mapping& m = maps[j];
         if (j > 0) m.unmap_ns = m.remap_ns = step;
@@ -180,12 +185,17 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
 
     // Mapping j is a migration entry from its own unmap step until its PTE is restored.
     double unmapped_before = 0, remapped = 0;
+    // The folio's waiters are summed apart and added to the statistics once, so that a run
+    // repeating this migration adds the same sum once per page (repeat_migrate_folio_cost).
+    double waiters = 0, wait_ns = 0;
     for (const Mapping& m : maps) {
         remapped += m.remap_ns;
         charge_waiters(sys, p, *m.vma, m.idx, nr, unmap - unmapped_before + middle + remapped,
-                       record);
+                       waiters, wait_ns, record);
         unmapped_before += m.unmap_ns;
     }
+    sys.cost.stats().migration_waiters += waiters;
+    sys.cost.stats().migration_wait_ns += wait_ns;
     return unmap + middle + remapped;
 }
 
@@ -199,14 +209,19 @@ void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uin
         w.task->blocked_debt += w.blocked * n;
         w.task->kernel_debt += w.kernel * n;
     }
-    // Locals, so that the sums stay in registers: the order of the additions is unchanged.
+    // The folio's sums, formed as migrate_folio_cost formed them (the same additions in the same
+    // order), then added once per page.
+    double folio_waiters = 0, folio_wait_ns = 0;
+    for (const MigrateCostRecord::Waiter& w : record.waiters) {
+        folio_waiters += w.prob;
+        folio_wait_ns += w.wait_ns;
+    }
     auto& stats = sys.cost.stats();
     double waiters = stats.migration_waiters, wait_ns = stats.migration_wait_ns;
-    for (uint64_t k = 0; k < times; ++k)
-        for (const MigrateCostRecord::Waiter& w : record.waiters) {
-            waiters += w.prob;
-            wait_ns += w.wait_ns;
-        }
+    for (uint64_t k = 0; k < times; ++k) {
+        waiters += folio_waiters;
+        wait_ns += folio_wait_ns;
+    }
     stats.migration_waiters = waiters;
     stats.migration_wait_ns = wait_ns;
 }
