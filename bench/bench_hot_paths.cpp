@@ -1,7 +1,8 @@
 // Micro-benchmarks of the simulator's hot paths, each driving the real kernel functions on a
 // System built directly (no scenario file): the NUMA hinting fault (do_numa_page), one scan
 // window (change_prot_numa / task_numa_work), task_numa_placement, the task_numa_migrate search,
-// one scheduler tick over every CPU, one full engine tick, and the cost model's per-tick update.
+// one scheduler tick over every CPU, one full engine tick, the cost model's per-tick update, and
+// the scheduling domains' construction.
 //
 // Pages are made present and PROT_NONE through the real paths (handle_mm_fault,
 // change_prot_numa); populations of busy tasks are produced by running the Engine. Anything a
@@ -441,6 +442,20 @@ void BM_TaskNumaMigrate(benchmark::State& state) {
                    " tasks");
 }
 BENCHMARK(BM_TaskNumaMigrate)->ArgName("tasks")->Arg(288)->Arg(576)->Unit(benchmark::kMicrosecond);
+
+// ---------------------------------------------------------------------------------------------
+// BM_BuildSchedDomains: build_sched_domains() for a preset, as each System's construction runs
+// it (every CPU's levels, their groups and the group ids); a scenario builds it once for its
+// memory check and once per run. items = CPUs.
+void BM_BuildSchedDomains(benchmark::State& state) {
+    static const char* const kPresets[] = {"cascadelake-2s", "epyc-7763-2s", "x86-8s-144c"};
+    const Topology t = load_preset(kPresets[state.range(0)]);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(build_sched_domains(t));
+    state.SetItemsProcessed(state.iterations() * t.nr_cpus());
+    state.SetLabel(t.name);
+}
+BENCHMARK(BM_BuildSchedDomains)->ArgName("preset")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
 // ---------------------------------------------------------------------------------------------
 // BM_SchedulerTick: scheduler_tick() on every CPU of x86-8s-144c (288 CPUs) with 288 or 576 busy

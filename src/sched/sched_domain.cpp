@@ -1,8 +1,9 @@
 #include "sched/sched_domain.h"
 
 #include <algorithm>
-#include <map>
+#include <cstdint>
 #include <set>
+#include <unordered_map>
 
 namespace numasim {
 
@@ -49,24 +50,46 @@ const SchedDomain* SchedTopology::sd_llc(int cpu) const {
 
 namespace {
 
-// One id per distinct group CPU set, whichever CPU's domain lists it.
+// One id per distinct group CPU set, whichever CPU's domains list it, numbered in the order the
+// sets first appear. Sets are found by a hash of their CPUs: a machine has a few hundred distinct
+// ones but lists them (CPUs x levels x groups) tens of thousands of times.
 void number_groups(SchedTopology& st, int nr_cpus) {
-    std::map<std::vector<int>, int> ids;
+    auto hash = [](const std::vector<int>& g) {
+        uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the CPU numbers
+        for (int c : g)
+            h = (h ^ static_cast<uint32_t>(c)) * 0x100000001b3ull;
+        return h;
+    };
+    std::unordered_map<uint64_t, std::vector<int>> ids_by_hash;
+    std::vector<std::vector<int>> sets;  // by id: the CPUs, ascending
+    std::vector<int> sorted;
     st.cpu_groups.assign(static_cast<size_t>(nr_cpus), {});
     for (auto& levels : st.domains)
         for (auto& sd : levels) {
             sd.group_ids.clear();
             for (const auto& g : sd.groups) {
-                std::vector<int> key = g;
-                std::sort(key.begin(), key.end());
-                const auto [it, added] = ids.emplace(key, static_cast<int>(ids.size()));
-                sd.group_ids.push_back(it->second);
-                if (added)
-                    for (int c : key)
-                        st.cpu_groups[static_cast<size_t>(c)].push_back(it->second);
+                // Groups are built ascending; the key is the sorted set whatever the order.
+                const std::vector<int>* key = &g;
+                if (!std::is_sorted(g.begin(), g.end())) {
+                    sorted = g;
+                    std::sort(sorted.begin(), sorted.end());
+                    key = &sorted;
+                }
+                std::vector<int>& same_hash = ids_by_hash[hash(*key)];
+                int id = -1;
+                for (int k : same_hash)
+                    if (sets[static_cast<size_t>(k)] == *key) id = k;
+                if (id < 0) {
+                    id = static_cast<int>(sets.size());
+                    sets.push_back(*key);
+                    same_hash.push_back(id);
+                    for (int c : *key)
+                        st.cpu_groups[static_cast<size_t>(c)].push_back(id);
+                }
+                sd.group_ids.push_back(id);
             }
         }
-    st.nr_groups = static_cast<int>(ids.size());
+    st.nr_groups = static_cast<int>(sets.size());
 }
 
 // The CPUs of each core, LLC or node (indexed by its global number), ascending.
@@ -100,6 +123,22 @@ SchedTopology build_sched_domains(const Topology& t) {
     st.numa_distances.assign(dset.begin(), dset.end());
     st.sched_max_numa_distance = st.numa_distances.back();
     st.numa_topology_type = numa_topology_type(t, st.numa_distances);
+    // within[node][k]: the CPUs of the nodes at most numa_distances[k] from `node`, ascending
+    // (sched_domains_numa_masks): the spans of the NUMA levels and of their groups.
+    std::vector<std::vector<std::vector<int>>> within(static_cast<size_t>(t.nr_nodes()));
+    for (int n = 0; n < t.nr_nodes(); ++n)
+        for (int d : st.numa_distances)
+            within[static_cast<size_t>(n)].push_back(
+                cpus_where(t, [&](const CpuInfo& c) { return t.node_distance(n, c.node) <= d; }));
+    auto within_of = [&](int node, int d) -> const std::vector<int>& {
+        const auto k = std::lower_bound(st.numa_distances.begin(), st.numa_distances.end(), d) -
+                       st.numa_distances.begin();
+        return within[static_cast<size_t>(node)][static_cast<size_t>(k)];
+    };
+    // Which CPUs a group of the level being built covers: stamped with that level's number, so
+    // that the array is cleared once, not per level.
+    std::vector<int> covered(static_cast<size_t>(t.nr_cpus()), -1);
+    int covering = 0;
 
     st.domains.resize(t.nr_cpus());
     for (const auto& cpu : t.cpus) {
@@ -128,8 +167,7 @@ SchedTopology build_sched_domains(const Topology& t) {
             nd.numa = true;
             nd.imbalance_pct = SD_IMBALANCE_PCT_NUMA;
             nd.cache_nice_tries = SD_CACHE_NICE_TRIES_NUMA;
-            nd.span = cpus_where(
-                t, [&](const CpuInfo& c) { return t.node_distance(cpu.node, c.node) <= d; });
+            nd.span = within_of(cpu.node, d);
             all.push_back(nd);
         }
         // imb_numa_nr (v5.18): at the first domain above the LLC, the number of LLCs it spans
@@ -171,11 +209,12 @@ SchedTopology build_sched_domains(const Topology& t) {
             auto& sd = levels[l];
             sd.level = static_cast<int>(l);
             sd.min_interval_ms = static_cast<unsigned>(sd.span.size());
-            std::vector<char> covered(t.nr_cpus(), 0);
+            const int stamp = covering++;
+            int dchild = -1;  // the reach of the NUMA level below, from this CPU's node
             auto pos = std::find(sd.span.begin(), sd.span.end(), cpu.id) - sd.span.begin();
             for (size_t k = 0; k < sd.span.size(); ++k) {
                 const int c = sd.span[(pos + k) % sd.span.size()];
-                if (covered[c]) continue;
+                if (covered[static_cast<size_t>(c)] == stamp) continue;
                 std::vector<int> g;
                 if (l == 0) {
                     g = {c};
@@ -187,15 +226,13 @@ SchedTopology build_sched_domains(const Topology& t) {
                     g = node_cpus[t.node_of(c)];
                 } else {
                     // CPU c's own NUMA domain one level down: nodes within the child's reach.
-                    int dchild = 0;
-                    for (int x : levels[l - 1].span)
-                        dchild = std::max(dchild, t.node_distance(cpu.node, t.node_of(x)));
-                    g = cpus_where(t, [&](const CpuInfo& x) {
-                        return t.node_distance(t.node_of(c), x.node) <= dchild;
-                    });
+                    if (dchild < 0)
+                        for (int x : levels[l - 1].span)
+                            dchild = std::max(dchild, t.node_distance(cpu.node, t.node_of(x)));
+                    g = within_of(t.node_of(c), dchild);
                 }
                 for (int x : g)
-                    covered[x] = 1;
+                    covered[static_cast<size_t>(x)] = stamp;
                 sd.groups.push_back(std::move(g));
             }
             // SD_PREFER_SIBLING: every non-NUMA level carries it; the parent reads the child's.
