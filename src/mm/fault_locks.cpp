@@ -12,24 +12,23 @@ namespace numasim {
 void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
                       uint32_t count) {
     const int node = sys.cpu_to_node(p.cpu);
-    const uintptr_t as = sys.knobs.per_vma_lock ? reinterpret_cast<uintptr_t>(&vma)
-                                                : reinterpret_cast<uintptr_t>(vma.mm);
-    add(Record{as, 0, kAddressSpace, p.index, node, count}, last_as_);
+    const int mm = vma.mm ? vma.mm->id : -1;
+    add(Record{sys.knobs.per_vma_lock ? vma.start : 0, 0, mm, kAddressSpace, p.index, node, count},
+        last_as_);
     uint64_t first = 0;
     const bool huge = vma.pmd_mapped_at(idx, first);
     // The lock of the PTE table (one PMD's pages) or, for a PMD-mapped THP, of the PMD table.
     const int pte_table = vma.pages.pmd_order, pmd_table = pte_table + vma.pages.pmd_table_order;
     const uint64_t table = huge ? (idx >> pmd_table) << 1 | 1 : (idx >> pte_table) << 1;
-    add(Record{reinterpret_cast<uintptr_t>(&vma), table, kPageTable, p.index, node, count},
-        last_pt_);
+    add(Record{vma.start, table, mm, kPageTable, p.index, node, count}, last_pt_);
     noted_ += count;
 }
 
 void FaultLocks::add(const Record& r, size_t& last) {
     if (last < records_.size()) {
         Record& l = records_[last];
-        if (l.kind == r.kind && l.object == r.object && l.sub == r.sub && l.task == r.task &&
-            l.node == r.node) {
+        if (l.kind == r.kind && l.mm == r.mm && l.vma == r.vma && l.sub == r.sub &&
+            l.task == r.task && l.node == r.node) {
             l.count += r.count;
             return;
         }
@@ -45,10 +44,10 @@ void FaultLocks::settle(System& sys) {
     if (records_.empty()) return;
     const CostModel& cost = sys.cost;
     const double t_window = static_cast<double>(window);
-    auto key = [](const Record& r) { return std::tie(r.kind, r.object, r.sub); };
+    auto key = [](const Record& r) { return std::tie(r.kind, r.mm, r.vma, r.sub); };
     std::sort(records_.begin(), records_.end(), [&](const Record& a, const Record& b) {
-        return std::tie(a.kind, a.object, a.sub, a.task) <
-               std::tie(b.kind, b.object, b.sub, b.task);
+        return std::tie(a.kind, a.mm, a.vma, a.sub, a.task) <
+               std::tie(b.kind, b.mm, b.vma, b.sub, b.task);
     });
     const int nodes = sys.nr_nodes();
     node_faults_.resize(static_cast<size_t>(nodes));

@@ -49,9 +49,12 @@ class FaultLocks {
 
   private:
     enum Kind : uint8_t { kAddressSpace, kPageTable };
+    // A lock word is named by simulated identities, not host addresses, so that the order in
+    // which the words are settled (and the waits summed) is the same on every host.
     struct Record {
-        uintptr_t object;  // the mm or VMA whose lock word was taken
-        uint64_t sub;      // page-table page within the VMA (kPageTable)
+        uint64_t vma;  // start address of the VMA whose lock word was taken; 0 for mmap_lock
+        uint64_t sub;  // page-table page within the VMA (kPageTable)
+        int mm;        // Mm::id of the address space
         Kind kind;
         int task;        // index in System::tasks
         int node;        // node of the CPU that faulted

@@ -180,11 +180,8 @@ TEST_P(FaultRunsTest, SameOutcomeAsPageByPage) {
     EXPECT_EQ(with.pages, without.pages);
     const char* kernel[] = {"tlb_shootdowns",    "tlb_ipis",       "migration_waiters",
                             "migration_wait_ns", "numa_search_ns", "fault_lock_wait_ns"};
-    for (size_t i = 0; i + 1 < with.kernel.size(); ++i)  // bit for bit
+    for (size_t i = 0; i < with.kernel.size(); ++i)  // bit for bit
         EXPECT_EQ(with.kernel[i], without.kernel[i]) << kernel[i];
-    // The lock waits are summed in the order of the lock words' host addresses, which differ
-    // between two simulations in one process; each task's wait is whole nanoseconds (above).
-    EXPECT_NEAR(with.kernel.back(), without.kernel.back(), 1e-9 * without.kernel.back());
     EXPECT_EQ(with.faults_noted, without.faults_noted);
 }
 
