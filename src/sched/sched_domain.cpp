@@ -135,8 +135,8 @@ SchedTopology build_sched_domains(const Topology& t) {
                        st.numa_distances.begin();
         return within[static_cast<size_t>(node)][static_cast<size_t>(k)];
     };
-    // Which CPUs a group of the level being built covers: stamped with that level's number, so
-    // that the array is cleared once, not per level.
+    // Which CPUs the groups of the level being built cover: each level (of each CPU) stamps with
+    // a number of its own, so that the array is never cleared.
     std::vector<int> covered(static_cast<size_t>(t.nr_cpus()), -1);
     int covering = 0;
 
