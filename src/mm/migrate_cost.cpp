@@ -106,7 +106,7 @@ void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64
         t->kernel_debt += kernel_ns;
         waiters += prob;
         wait_ns += prob * d / 2;
-        if (record) record->waiters.push_back({t, blocked, kernel_ns, prob, prob * d / 2});
+        if (record) record->waiters.push_back({t, blocked, kernel_ns});
     }
 }
 
@@ -196,6 +196,10 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
     }
     sys.cost.stats().migration_waiters += waiters;
     sys.cost.stats().migration_wait_ns += wait_ns;
+    if (record) {
+        record->stat_waiters = waiters;
+        record->stat_wait_ns = wait_ns;
+    }
     return unmap + middle + remapped;
 }
 
@@ -209,18 +213,12 @@ void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uin
         w.task->blocked_debt += w.blocked * n;
         w.task->kernel_debt += w.kernel * n;
     }
-    // The folio's sums, formed as migrate_folio_cost formed them (the same additions in the same
-    // order), then added once per page.
-    double folio_waiters = 0, folio_wait_ns = 0;
-    for (const MigrateCostRecord::Waiter& w : record.waiters) {
-        folio_waiters += w.prob;
-        folio_wait_ns += w.wait_ns;
-    }
+    // The folio's sums, once per page as migrate_folio_cost added them.
     auto& stats = sys.cost.stats();
     double waiters = stats.migration_waiters, wait_ns = stats.migration_wait_ns;
     for (uint64_t k = 0; k < times; ++k) {
-        waiters += folio_waiters;
-        wait_ns += folio_wait_ns;
+        waiters += record.stat_waiters;
+        wait_ns += record.stat_wait_ns;
     }
     stats.migration_waiters = waiters;
     stats.migration_wait_ns = wait_ns;

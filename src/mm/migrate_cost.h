@@ -39,9 +39,11 @@ struct MigrateCostRecord {
     struct Waiter {
         Task* task;
         Nanos blocked, kernel;  // added to its debts
-        double prob, wait_ns;   // added to the cost statistics
     };
     std::vector<Waiter> waiters;  // in the order they were charged
+    // The folio's sums of the waiters' expected number and sleep, which it added once to the
+    // cost statistics (migration_waiters, migration_wait_ns); a like page adds them again.
+    double stat_waiters = 0, stat_wait_ns = 0;
     TlbFlushLog tlb;
 };
 

@@ -430,7 +430,7 @@ TEST(MigrationWait, RecordSaysHowFarTheChargesStayAlike) {
     EXPECT_EQ(w.sys.cost.stats().tlb_shootdowns - stats.tlb_shootdowns, 6u);
     EXPECT_EQ(rec.waiters.size(), 1u);
     EXPECT_NEAR(w.sys.cost.stats().migration_waiters - stats.migration_waiters,
-                6 * rec.waiters[0].prob, 1e-12);
+                6 * rec.stat_waiters, 1e-12);
 }
 
 TEST(MigrationWait, UnbatchedFlushesEachMapping) {
