@@ -22,7 +22,7 @@ constexpr size_t kHeapReserveBytes = size_t{256} << 20;
 // adaptive threshold on 64-bit hosts (DEFAULT_MMAP_THRESHOLD_MAX).
 constexpr int kHeapMmapThreshold = 32 << 20;
 // Free memory at the heap's top is kept up to this size (M_TRIM_THRESHOLD) rather than given
-// back, which would break the huge pages up; a run's heap is freed only when the process ends.
+// back, which would break the huge pages up; what one run frees serves the next one's state.
 constexpr int kHeapTrimThreshold = 1 << 30;
 // A request larger than the heap's free top at start-up (132 KiB), so that it grows the heap.
 constexpr size_t kGrowRequestBytes = size_t{1} << 20;
