@@ -172,12 +172,19 @@ void update_load_avg(System& sys, Task& p) {
     const bool running = p.state == TaskState::Running;
     const bool runnable = running || p.state == TaskState::Runnable;
     const double w = static_cast<double>(p.weight);
-    p.avg.load_avg = p.avg.load_avg * decay + (runnable ? w : 0) * (1 - decay);
-    p.avg.runnable_avg = p.avg.runnable_avg * decay + (runnable ? 1024.0 : 0) * (1 - decay);
-    p.avg.util_avg = p.avg.util_avg * decay + (running ? 1024.0 : 0) * (1 - decay);
-    // load_sum is the geometric series behind load_avg, in LOAD_AVG_MAX units.
-    p.avg.load_sum = p.avg.runnable_avg / 1024.0 * LOAD_AVG_MAX;
+    const double load = p.avg.load_avg * decay + (runnable ? w : 0) * (1 - decay);
+    const double runnable_avg = p.avg.runnable_avg * decay + (runnable ? 1024.0 : 0) * (1 - decay);
+    const double util = p.avg.util_avg * decay + (running ? 1024.0 : 0) * (1 - decay);
     p.avg.last_update_time = sys.now;
+    // A task that has run without a break for a couple of seconds reaches the fixed point of
+    // the update (the same bits every tick); its groups' sums then still hold.
+    if (load == p.avg.load_avg && runnable_avg == p.avg.runnable_avg && util == p.avg.util_avg)
+        return;
+    p.avg.load_avg = load;
+    p.avg.runnable_avg = runnable_avg;
+    p.avg.util_avg = util;
+    // load_sum is the geometric series behind load_avg, in LOAD_AVG_MAX units.
+    p.avg.load_sum = runnable_avg / 1024.0 * LOAD_AVG_MAX;
     sys.sg_cache.cpu_changed(p.cpu);
 }
 

@@ -162,6 +162,53 @@ TEST(LoadBalance, AffinityMasksAreRespected) {
         EXPECT_NEAR(static_cast<double>(p->sum_exec_runtime), 200e6, 40e6);
 }
 
+// The groups holding CPU 0, with their sums cached now.
+void cache_groups_of_cpu0(System& sys) {
+    sys.sg_cache.enable(sys.sched.nr_groups, sys.sched.cpu_groups);
+    for (const SchedDomain& sd : sys.sched.domains[0])
+        for (size_t g = 0; g < sd.groups.size(); ++g)
+            sys.sg_cache.get(sys, sd.group_ids[g], sd.groups[g]);
+}
+
+bool groups_of_cpu0_cached(const System& sys) {
+    for (const SchedDomain& sd : sys.sched.domains[0])
+        for (size_t g = 0; g < sd.groups.size(); ++g)
+            if (!sys.sg_cache.cached(sd.group_ids[g])) return false;
+    return true;
+}
+
+TEST(Pelt, ATaskThatRunsOnReachesAFixedPointThatKeepsItsGroupsSums) {
+    SchedWorld w;
+    Task& p = w.spawn(nullptr, {busy(5000)});
+    ASSERT_EQ(p.cpu, 0);
+    Engine eng(w.sys);
+    // 100 ms in, util_avg still climbs from the 512 it started with: a tick's update changes
+    // the averages, so the sums of CPU 0's groups are stale.
+    eng.run(msecs_to_ns(100));
+    cache_groups_of_cpu0(w.sys);
+    ASSERT_TRUE(groups_of_cpu0_cached(w.sys));
+    w.sys.now = p.avg.last_update_time + TICK_NSEC;
+    const double util_before = p.avg.util_avg;
+    update_load_avg(w.sys, p);
+    EXPECT_GT(p.avg.util_avg, util_before);
+    EXPECT_FALSE(groups_of_cpu0_cached(w.sys));
+    w.sys.sg_cache.disable();
+    // Four seconds in (about 1000 ticks, each decaying by 2^(-4/32)), another tick's update gives
+    // back the same bits: the sums still hold and stay cached.
+    eng.run(msecs_to_ns(4000));
+    cache_groups_of_cpu0(w.sys);
+    const SchedAvg before = p.avg;
+    w.sys.now = p.avg.last_update_time + TICK_NSEC;
+    update_load_avg(w.sys, p);
+    EXPECT_EQ(p.avg.load_avg, before.load_avg);
+    EXPECT_EQ(p.avg.runnable_avg, before.runnable_avg);
+    EXPECT_EQ(p.avg.util_avg, before.util_avg);
+    EXPECT_NEAR(p.avg.util_avg, 1024.0, 1e-9);
+    EXPECT_EQ(p.avg.last_update_time, w.sys.now);
+    EXPECT_TRUE(groups_of_cpu0_cached(w.sys));
+    w.sys.sg_cache.disable();
+}
+
 TEST(Helpers, IdleAndCacheSharing) {
     SchedWorld w;
     EXPECT_TRUE(idle_cpu(w.sys, 0));
