@@ -33,7 +33,10 @@ void account_exec(Task& p, Nanos delta, Nanos now) {
 
 }  // namespace
 
-Engine::Engine(System& sys) : sys_(sys), check_invariants_(check_invariants_by_default()) {
+Engine::Engine(System& sys)
+    : sys_(sys),
+      llc_miss_carry_(static_cast<size_t>(sys.nr_cpus()), 0.0),
+      check_invariants_(check_invariants_by_default()) {
     sys_.events.push(TICK_NSEC, EV_TICK);
 }
 
@@ -355,10 +358,11 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         run.phase_cpu += used;
         p->total_bytes += bytes;
         p->total_ops += bytes * ph.ops_per_byte;
-        llc_miss_carry_ += bytes * miss_per_byte;
-        const double whole = std::floor(llc_miss_carry_);
+        double& carry = llc_miss_carry_[static_cast<size_t>(cpu)];
+        carry += bytes * miss_per_byte;
+        const double whole = std::floor(carry);
         sys_.counters.llc_misses += static_cast<uint64_t>(whole);
-        llc_miss_carry_ -= whole;
+        carry -= whole;
         touch_streams(*p, bytes);
         if (ends && run.has_phase) finish_phase(*p);
     }

@@ -113,7 +113,8 @@ class Engine {
     };
     std::vector<RunningId> running_id_;
     uint64_t ticks_ = 0;
-    double llc_miss_carry_ = 0;  // fractional cache misses not yet counted
+    // Per CPU, as each CPU's PMU counts its own: fractional cache misses not yet counted.
+    std::vector<double> llc_miss_carry_;
     bool sg_stats_cache_ = true;
     bool fault_runs_ = true;
     uint64_t fault_run_pages_ = 0;
