@@ -72,6 +72,8 @@ class CostModel {
     };
     // ns_per_byte through `note`: the same numbers, taken from the note while it stands.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note) const;
+    // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
+    bool note_stands(const RateNote& note, int cpu) const;
     // Bytes per ns that `a` makes progress at on `cpu`: from the last solve if task `task` was
     // counted there, at the current delays otherwise.
     double rate_gbs(const AccessMix& a, int cpu, int task) const;
@@ -207,8 +209,6 @@ class CostModel {
     std::pair<double, double> loaded_line(const Demand& d) const;
     // ns_per_byte of a demand under the current delays.
     double demand_ns_per_byte(const Demand& d, double* miss_per_byte) const;
-    // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
-    bool note_stands(const RateNote& note, int cpu) const;
     // Whether cpu's kept demand is the one the last solve took for `a`, with nothing it
     // derives from moved since: the key need not be compared again. `note` is a's note on cpu
     // from before that solve (not cleared since), which says `a` did not change meanwhile.

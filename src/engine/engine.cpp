@@ -35,6 +35,7 @@ void account_exec(Task& p, Nanos delta, Nanos now) {
 
 Engine::Engine(System& sys)
     : sys_(sys),
+      deferred_(static_cast<size_t>(sys.nr_cpus())),
       llc_miss_carry_(static_cast<size_t>(sys.nr_cpus()), 0.0),
       check_invariants_(check_invariants_by_default()) {
     sys_.events.push(TICK_NSEC, EV_TICK);
@@ -90,6 +91,7 @@ void Engine::add_sampler(Sampler& s) {
 void Engine::run_samplers(bool last) {
     for (SamplerSlot& slot : samplers_) {
         if (last ? slot.last == sys_.now : sys_.now < slot.next) continue;
+        catch_up_all();  // a sample reads every CPU
         slot.sampler->sample(sys_);
         slot.last = sys_.now;
         while (slot.next <= sys_.now)
@@ -104,6 +106,12 @@ Nanos Engine::run(Nanos end) {
         ~CacheScope() { cache.disable(); }
     } cache_scope{sys_.sg_cache};
     if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched.nr_groups, sys_.sched.cpu_groups);
+    // What changes a runqueue plays the ticks its CPU holds back first; between runs none is.
+    struct DeferScope {
+        System& sys;
+        ~DeferScope() { sys.play_deferred_ticks = nullptr; }
+    } defer_scope{sys_};
+    sys_.play_deferred_ticks = [this](int cpu) { catch_up(cpu); };
     sys_.events.push(end, EV_STOP);
     // CPUs with nothing to run are in their idle loop from the start: with NO_HZ their ticks
     // stop at once (an idle CPU calls schedule() only when work arrives).
@@ -115,12 +123,21 @@ Nanos Engine::run(Nanos end) {
         sys_.tracer.flush();
         const Event e = sys_.events.pop();
         sys_.now = e.when;
+        log_event(e.when, e.kind == EV_TICK);
         // Start the CPU walk at a random CPU each time so that no CPU always sees shared pages
         // first (on real hardware the order in which CPUs touch a page is a race).
-        const uint64_t first = sys_.rng_sched.below(static_cast<uint64_t>(sys_.nr_cpus()));
-        for (int c = 0; c < sys_.nr_cpus(); ++c)
-            advance_cpu(static_cast<int>((first + c) % static_cast<uint64_t>(sys_.nr_cpus())),
-                        e.when);
+        const int n = sys_.nr_cpus();
+        int c = static_cast<int>(sys_.rng_sched.below(static_cast<uint64_t>(n)));
+        for (int i = 0; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
+            if (deferred_[static_cast<size_t>(c)].task) {
+                if (advance_settled(c, e.when)) {
+                    deferred_[static_cast<size_t>(c)].through = event_no_;
+                    continue;
+                }
+                catch_up(c);
+            }
+            advance_cpu(c, e.when);
+        }
         if (e.kind == EV_STOP) break;
         if (live_tasks() == 0) {
             for (const auto& t : sys_.tasks)
@@ -138,6 +155,7 @@ Nanos Engine::run(Nanos end) {
                 try_to_wake_up(sys_, p);
         }
     }
+    catch_up_all();
     sys_.tracer.flush();
     run_samplers(true);
     sys_.tracer.flush();
@@ -149,8 +167,17 @@ void Engine::tick() {
     ++ticks_;
     const int n = sys_.nr_cpus();
     for (int c = 0; c < n; ++c) {
-        // NO_HZ: an idle CPU whose tick is stopped gets no tick at all.
-        if (tick_nohz_tick_stopped_cpu(sys_, c)) continue;
+        // A deferred CPU is busy, so its tick runs (or is held back).
+        if (deferred_[static_cast<size_t>(c)].task) {
+            if (tick_settled(c)) {
+                deferred_[static_cast<size_t>(c)].ticks_through = event_no_;
+                ++deferred_cpu_ticks_;
+                continue;
+            }
+            catch_up(c);
+        } else if (tick_nohz_tick_stopped_cpu(sys_, c)) {
+            continue;  // NO_HZ: an idle CPU whose tick is stopped gets no tick at all
+        }
         scheduler_tick(sys_, c);
         Rq& rq = sys_.rqs[c];
         if (rq.curr && rq.curr->numa_work_pending) {
@@ -180,7 +207,11 @@ void Engine::tick() {
     for (int c = 0; c < n; ++c) {
         const Task* t = sys_.rqs[c].curr;
         RunningId id;
-        if (t) {
+        if (const Deferred& d = deferred_[static_cast<size_t>(c)]; d.task) {
+            // A whole tick of user work, as a plain advance would have counted it.
+            running_[c] = d.running;
+            id = d.id;
+        } else if (t) {
             TaskRun& r = run_of(*t);
             const double du = static_cast<double>(t->utime - r.utime_seen);
             const double ds = static_cast<double>(t->stime - r.stime_seen);
@@ -195,10 +226,21 @@ void Engine::tick() {
             running_id_[c] = id;
         }
     }
+    const uint64_t kept_before = sys_.cost.solves_kept();
     sys_.cost.update(running_, sys_.now, same_running);
     // After the tick's scan work and the faults of the interval before it.
-    if (check_invariants_ && cadence_.due(sys_, ticks_))
+    if (check_invariants_ && cadence_.due(sys_, ticks_)) {
+        catch_up_all();
         check_invariants("after tick " + std::to_string(ticks_));
+    }
+    // Deferring pays only on a machine that has settled: the solve kept and no page placed
+    // anywhere since the last tick (otherwise the rate notes it needs fall at once).
+    const bool settled =
+        sys_.cost.solves_kept() != kept_before && PlacementStamp::epoch == epoch_at_last_tick_;
+    epoch_at_last_tick_ = PlacementStamp::epoch;
+    if (deferred_ticks_ && settled)
+        for (int c = 0; c < n; ++c)
+            if (!deferred_[static_cast<size_t>(c)].task && may_defer(c)) start_deferring(c);
 }
 
 void Engine::apply_phase_setup(Task& p) {
@@ -335,37 +377,45 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             start_next_phase(*p);
             continue;
         }
-        const Phase& ph = run.phase;
         double miss_per_byte = 0;
         const double npb = sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note);
-        double bytes = static_cast<double>(avail) / npb;
         bool ends = false;
-        if (ph.work_bytes > 0 && run.phase_bytes + bytes >= ph.work_bytes) {
-            bytes = ph.work_bytes - run.phase_bytes;
-            ends = true;
-        }
-        Nanos used = std::clamp<Nanos>(static_cast<Nanos>(std::ceil(bytes * npb)), 1, avail);
-        if (ph.cpu_time > 0 && run.phase_cpu + used >= ph.cpu_time) {
-            used = std::max<Nanos>(1, ph.cpu_time - run.phase_cpu);
-            used = std::min(used, avail);
-            bytes = static_cast<double>(used) / npb;
-            ends = true;
-        }
-        p->utime += used;
-        rq.clock += used;
-        account_exec(*p, used, rq.clock);
-        run.phase_bytes += bytes;
-        run.phase_cpu += used;
-        p->total_bytes += bytes;
-        p->total_ops += bytes * ph.ops_per_byte;
-        double& carry = llc_miss_carry_[static_cast<size_t>(cpu)];
-        carry += bytes * miss_per_byte;
-        const double whole = std::floor(carry);
-        sys_.counters.llc_misses += static_cast<uint64_t>(whole);
-        carry -= whole;
+        const double bytes = user_step(*p, run, cpu, avail, npb, miss_per_byte, ends);
         touch_streams(*p, bytes);
         if (ends && run.has_phase) finish_phase(*p);
     }
+}
+
+double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb,
+                         double miss_per_byte, bool& ends) {
+    Rq& rq = sys_.rqs[cpu];
+    const Phase& ph = run.phase;
+    double bytes = static_cast<double>(avail) / npb;
+    ends = false;
+    if (ph.work_bytes > 0 && run.phase_bytes + bytes >= ph.work_bytes) {
+        bytes = ph.work_bytes - run.phase_bytes;
+        ends = true;
+    }
+    Nanos used = std::clamp<Nanos>(static_cast<Nanos>(std::ceil(bytes * npb)), 1, avail);
+    if (ph.cpu_time > 0 && run.phase_cpu + used >= ph.cpu_time) {
+        used = std::max<Nanos>(1, ph.cpu_time - run.phase_cpu);
+        used = std::min(used, avail);
+        bytes = static_cast<double>(used) / npb;
+        ends = true;
+    }
+    p.utime += used;
+    rq.clock += used;
+    account_exec(p, used, rq.clock);
+    run.phase_bytes += bytes;
+    run.phase_cpu += used;
+    p.total_bytes += bytes;
+    p.total_ops += bytes * ph.ops_per_byte;
+    double& carry = llc_miss_carry_[static_cast<size_t>(cpu)];
+    carry += bytes * miss_per_byte;
+    const double whole = std::floor(carry);
+    sys_.counters.llc_misses += static_cast<uint64_t>(whole);
+    carry -= whole;
+    return bytes;
 }
 
 bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi,
@@ -476,6 +526,28 @@ bool region_quiet(const Region& r, bool write) {
 
 }  // namespace
 
+bool Engine::stream_quiet(const AccessStream& s) {
+    // The writes touch_streams() would make: a sweep writes when most of its accesses do, the
+    // other patterns draw each page's write.
+    return region_quiet(
+        *s.region, s.pattern == Pattern::Sweep ? s.write_fraction >= 0.5 : s.write_fraction > 0);
+}
+
+uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
+                              uint64_t& start) {
+    const Region& r = *s.region;
+    const Vma& vma = *r.vma;
+    const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
+    uint64_t n = static_cast<uint64_t>(pages_f);
+    run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
+    if (n == 0 || r.count == 0) return 0;
+    n = std::min(n, r.count);
+    start = run.sweep_pos[i];
+    // The cursor stays below r.count, so only a wrap needs the remainder.
+    run.sweep_pos[i] = start + n < r.count ? start + n : (start + n) % r.count;
+    return n;
+}
+
 bool Engine::touch_streams(Task& p, double bytes) {
     TaskRun& run = run_of(p);
     const Phase& ph = run.phase;
@@ -485,14 +557,9 @@ bool Engine::touch_streams(Task& p, double bytes) {
         Vma& vma = *r.vma;
         const double sb = bytes * s.share;
         if (s.pattern == Pattern::Sweep) {
-            const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
-            uint64_t n = static_cast<uint64_t>(pages_f);
-            run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
-            if (n == 0 || r.count == 0) continue;
-            n = std::min(n, r.count);
-            const uint64_t start = run.sweep_pos[i];
-            // The cursor stays below r.count, so only a wrap needs the remainder.
-            run.sweep_pos[i] = start + n < r.count ? start + n : (start + n) % r.count;
+            uint64_t start = 0;
+            const uint64_t n = sweep_cursor(run, i, s, sb, start);
+            if (n == 0) continue;
             const bool write = s.write_fraction >= 0.5;
             if (region_quiet(r, write)) continue;
             const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);

@@ -3,6 +3,14 @@
 // meanwhile (not yet present, PROT_NONE, or shared and written) go through the fault paths.
 // The global tick then runs scheduler_tick() and the NUMA scan work on every CPU whose tick is
 // not stopped (NO_HZ idle, sched/nohz.h), and the idle load balancer a busy tick kicked.
+//
+// Deferred ticks (engine/deferred_ticks.cpp): a CPU whose one task has settled (its PELT
+// averages at their fixed point, no debt, nothing to fault on, no scan or balance due, no idle
+// CPU to kick, the same memory rate) is neither advanced nor ticked while it stays so. What it
+// holds back is played, step for step as the events would have played it, when something
+// changes it (System::catch_up_cpu), when a check at an event finds it no longer settled, or
+// before anything reads the whole machine (samplers, the invariant checker, the end of a run).
+// Outputs are the same bit for bit as without deferring.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +79,11 @@ class Engine {
     // repeated (anon_fault_run); docs/model.md "Fault runs". On by default; off (the scenario
     // key `fault_runs = false`) only to check that runs change no outcome.
     void set_fault_runs(bool on) { fault_runs_ = on; }
+    // Whether run() defers the ticks of settled CPUs (above). On by default; off (the scenario
+    // key `deferred_ticks = false`) only to check that deferring changes no outcome.
+    void set_deferred_ticks(bool on) { deferred_ticks_ = on; }
+    // CPU-ticks that were held back and played later (tests).
+    uint64_t deferred_cpu_ticks() const { return deferred_cpu_ticks_; }
     // Hinting faults handled by repeating the decision of the page before them (tests).
     uint64_t fault_run_pages() const { return fault_run_pages_; }
     // Of those, pages that migrated as the run's first page did.
@@ -95,6 +108,34 @@ class Engine {
     // not handled. Returns false if p left the CPU.
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi, uint64_t& next);
     void apply_phase_setup(Task& p);
+    // One step of p's user work on `cpu` of at most `avail` ns at `npb` ns per byte: accounted,
+    // cut short where the phase's bytes or CPU time run out (`ends`). Returns the bytes done.
+    double user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb, double miss_per_byte,
+                     bool& ends);
+    // Moves sweep stream i's cursor by `sb` bytes; returns the pages it passed (0: none), the
+    // first of them (region-relative) in `start`.
+    uint64_t sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
+                          uint64_t& start);
+    // Whether touching stream s's region now could fault nowhere: every page present, none
+    // PROT_NONE, and no write that might find a page still shared after fork.
+    static bool stream_quiet(const AccessStream& s);
+
+    // --- deferred ticks (engine/deferred_ticks.cpp) ---
+    // Numbers the event about to be handled and logs its time, for the CPUs that defer it.
+    void log_event(Nanos t, bool tick);
+    // At the end of a tick: whether `cpu` has settled, and then its deferring starts.
+    bool may_defer(int cpu);
+    void start_deferring(int cpu);
+    // The last time the phase of `cpu`'s task is sure to go on to, advanced as it is now.
+    Nanos last_advance(int cpu) const;
+    // At an event's walk: whether advancing deferred `cpu` to `t` would be one plain user step
+    // at its noted rate that ends no phase and faults on nothing.
+    bool advance_settled(int cpu, Nanos t);
+    // At a tick: whether deferred `cpu`'s scheduler_tick() would be scheduler_tick_settled().
+    bool tick_settled(int cpu) const;
+    // Plays what `cpu` holds back and stops deferring it; catch_up_all() for every CPU.
+    void catch_up(int cpu);
+    void catch_up_all();
     // Throws InvariantViolation naming `when` (e.g. "after tick 120") and the simulated time.
     void check_invariants(const std::string& when) const;
     void run_samplers(bool last);
@@ -112,6 +153,32 @@ class Engine {
         bool operator==(const RunningId&) const = default;
     };
     std::vector<RunningId> running_id_;
+    // Per CPU: what it holds back while its ticks are deferred, and until when it may.
+    struct Deferred {
+        Task* task = nullptr;        // its one task; nullptr while not deferring
+        uint64_t first = 0;          // the first event it was not advanced for
+        uint64_t through = 0;        // the last event it was not advanced for (first - 1: none)
+        uint64_t ticks_through = 0;  // the last event whose tick it did not take
+        Nanos clock0 = 0;            // its clock when deferring started
+        Nanos last = 0;              // the last time it may be advanced to (its phase goes on)
+        Nanos tick_until = 0;        // its ticks are settled before this (settled_tick_until)
+        uint64_t quiet_epoch = 0;    // QuietStamp::epoch when its regions were last found quiet
+        Nanos next_balance = 0, scan_deadline = 0;  // what tick_until was derived from
+        bool nohz_kicks = false;                    // its ticks may kick an idle load balancer
+        CostModel::RateNote note;  // its task's rate note, which must stand throughout
+        CpuRunning running;        // what the cost model is told of it at each tick
+        RunningId id;
+    };
+    std::vector<Deferred> deferred_;
+    int nr_deferred_ = 0;
+    // The times of the events since the oldest one a CPU holds back (event event_base_ first),
+    // and whether each was a tick.
+    std::vector<Nanos> event_time_;
+    std::vector<uint8_t> event_tick_;
+    uint64_t event_base_ = 0, event_no_ = 0;
+    bool deferred_ticks_ = true;
+    uint64_t epoch_at_last_tick_ = 0;  // PlacementStamp::epoch after the last tick
+    uint64_t deferred_cpu_ticks_ = 0;
     uint64_t ticks_ = 0;
     // Per CPU, as each CPU's PMU counts its own: fractional cache misses not yet counted.
     std::vector<double> llc_miss_carry_;

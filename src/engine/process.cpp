@@ -154,6 +154,8 @@ Task& create_thread(System& sys, Task& parent, const std::string& comm, TaskProg
 }
 
 Mm& dup_mm(System& sys, Mm& parent) {
+    // The parent's private mappings start keeping copies: its writes may find shared pages.
+    QuietStamp::bump();
     Mm& child = mm_create(sys);
     const int fork_cpu = parent.tasks.empty() ? 0 : parent.tasks.front()->cpu;  // zone statistics
     child.mmap_base = parent.mmap_base;

@@ -52,6 +52,7 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
     if (observation) observation->add_samplers(engine);
     if (sc.check_invariants) engine.set_check_invariants(true);
     engine.set_fault_runs(sc.fault_runs);
+    engine.set_deferred_ticks(sc.deferred_ticks);
     RunResult r;
     r.seed = seed;
     r.elapsed = engine.run(sc.duration);

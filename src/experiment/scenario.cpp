@@ -141,6 +141,7 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     sc.seed = static_cast<uint64_t>(seed);
     sc.check_invariants = head->get_bool("check_invariants", false);
     sc.fault_runs = head->get_bool("fault_runs", true);
+    sc.deferred_ticks = head->get_bool("deferred_ticks", true);
     head->finish();
 
     if (auto nb = root.table("numa_balancing")) {
@@ -185,9 +186,9 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
 }  // namespace
 
 const std::vector<std::string_view>& scenario_head_keys() {
-    static const std::vector<std::string_view> keys = {"name",    "description",      "machine",
-                                                       "profile", "duration",         "iterations",
-                                                       "seed",    "check_invariants", "fault_runs"};
+    static const std::vector<std::string_view> keys = {
+        "name",       "description", "machine",          "profile",    "duration",
+        "iterations", "seed",        "check_invariants", "fault_runs", "deferred_ticks"};
     return keys;
 }
 

@@ -40,6 +40,7 @@ struct Scenario {
     uint64_t seed = 1;
     bool check_invariants = false;  // check the model's cached totals during every run
     bool fault_runs = true;         // hinting faults of like pages as one decision (docs/model.md)
+    bool deferred_ticks = true;     // settled CPUs' ticks held back and played later (same)
     std::vector<ScenarioWorkload> workloads;
     std::vector<Variant> variants;  // the [[variant]] tables, for `numasim compare`
 

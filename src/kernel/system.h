@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -78,6 +79,13 @@ struct System {
     int task_node(const Task& p) const { return cpu_to_node(p.cpu); }
     int64_t jiffies() const { return ns_to_jiffies(now); }
     Rq& cpu_rq(int cpu) { return rqs[cpu]; }
+    // The engine may hold back the ticks of a CPU whose one task has settled (engine/engine.h,
+    // "Deferred ticks"). Whatever is about to change such a CPU's runqueue, or read its clock
+    // or vruntimes, first calls catch_up_cpu(), which plays them.
+    std::function<void(int)> play_deferred_ticks;
+    void catch_up_cpu(int cpu) {
+        if (rqs[static_cast<size_t>(cpu)].ticks_deferred) play_deferred_ticks(cpu);
+    }
     bool numa_balancing_enabled() const { return knobs.enabled(); }
     const PageGeometry& pages() const { return topo.hw.pages; }  // the base page and PMD THP
 };

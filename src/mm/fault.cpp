@@ -40,6 +40,7 @@ void ensure_own(Vma& vma) {
     if (vma.own) return;
     vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
     vma.own_mask = Bitmap(vma.nr_pages());
+    QuietStamp::bump();  // its writes may now find pages still shared
 }
 
 // Pages [first, first + nr) of `vma`, absent until now, get new frames on `nid` with `flags`,
@@ -75,6 +76,7 @@ void split_huge_pmd(Vma& vma, uint64_t idx) {
 }
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {
+    if (delta < 0) QuietStamp::bump();
     vma.count_present(first, nr, delta);
     if (vma.node_pages.size() <= static_cast<size_t>(nid))
         vma.node_pages.resize(static_cast<size_t>(nid) + 1);
@@ -101,6 +103,7 @@ void account_region_move(Vma& vma, uint64_t first, uint64_t nr, int from, int to
 }
 
 void account_region_protnone(Vma& vma, uint64_t first, uint64_t nr, int delta) {
+    if (delta > 0) QuietStamp::bump();
     vma.count_protnone(first, nr, delta);
     vma.for_each_region_in(
         first, nr, [&](Region& r, uint64_t n) { r.protnone += delta * static_cast<int64_t>(n); });

@@ -92,6 +92,7 @@ void FaultLocks::settle(System& sys) {
             const double ns = mine * (wait + transfer * others / n_all);
             Task& t = *sys.tasks[records_[i].task];
             if (!t.exiting()) {
+                sys.catch_up_cpu(t.cpu);
                 t.kernel_debt += static_cast<Nanos>(std::llround(ns));
                 sys.cost.stats().fault_lock_wait_ns += ns;
             }

@@ -102,6 +102,7 @@ void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64
         if (prob <= 0) continue;
         const auto blocked = static_cast<Nanos>(prob * d / 2 + 0.5);
         const auto kernel_ns = static_cast<Nanos>(prob * kernel + 0.5);
+        sys.catch_up_cpu(t->cpu);  // the wait comes after what its CPU held back
         t->blocked_debt += blocked;
         t->kernel_debt += kernel_ns;
         waiters += prob;
@@ -210,6 +211,7 @@ void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uin
     repeat_tlb_flushes(sys, record.tlb, times);
     const auto n = static_cast<Nanos>(times);
     for (const MigrateCostRecord::Waiter& w : record.waiters) {
+        sys.catch_up_cpu(w.task->cpu);
         w.task->blocked_debt += w.blocked * n;
         w.task->kernel_debt += w.kernel * n;
     }

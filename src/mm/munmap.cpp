@@ -25,6 +25,7 @@ void free_object(MemObject& obj, std::vector<uint64_t>& freed) {
 }  // namespace
 
 void do_munmap(System& sys, Vma& vma) {
+    QuietStamp::bump();
     Mm& mm = *vma.mm;
     std::vector<uint64_t> freed(static_cast<size_t>(sys.nr_nodes()), 0);
     const uint64_t n = vma.nr_pages();

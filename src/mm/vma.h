@@ -43,6 +43,16 @@ struct PlacementStamp {
     static inline thread_local uint64_t epoch = 0;
 };
 
+// Moves whenever some region may have become one that touching can fault on again: pages
+// unmapped or made PROT_NONE, a mapping unmapped, a private mapping that starts keeping copies
+// (fork, a private write to a file page). While it holds still, a region once found with every
+// page present and none PROT_NONE stays so; the engine's deferred ticks rely on it. Per host
+// thread, like PlacementStamp::epoch.
+struct QuietStamp {
+    static inline thread_local uint64_t epoch = 0;
+    static void bump() { ++epoch; }
+};
+
 // vm_flags, with the kernel's bit values where the kernel has them (include/linux/mm.h).
 inline constexpr uint32_t VM_READ = 0x1;
 inline constexpr uint32_t VM_WRITE = 0x2;

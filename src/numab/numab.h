@@ -63,6 +63,9 @@ uint32_t hash_32(uint32_t val, unsigned bits);  // include/linux/hash.h, GOLDEN_
 // --- scan.cpp ---
 void init_numa_balancing(System& sys, Task& p, Task* parent, bool clone_vm);
 void task_tick_numa(System& sys, Task& curr);
+// The runtime (sum_exec_runtime) past which task_tick_numa() acts on curr: it starts the next
+// scan period and may queue task_numa_work. The largest Nanos if it never would as things stand.
+Nanos task_tick_numa_deadline(const System& sys, const Task& curr);
 // Runs the queued scan work on return to user mode; returns kernel CPU time in ns.
 double task_numa_work(System& sys, Task& p);
 bool vma_is_accessed(System& sys, Mm& mm, Vma& vma, Task& current);

@@ -2,6 +2,7 @@
 // task_tick_numa on every tick, task_scan_min/max/start, update_scan_period on a cross-node move.
 // The scan itself (task_numa_work) is in scan_work.cpp.
 #include <algorithm>
+#include <limits>
 
 #include "mm/mm.h"
 #include "numab/internal.h"
@@ -103,17 +104,19 @@ void init_numa_balancing(System& sys, Task& p, Task* parent, bool clone_vm) {
     }
 }
 
-void task_tick_numa(System& sys, Task& curr) {
-    if (!sys.numa_balancing_enabled()) return;
-    if (!curr.mm || curr.exiting() || curr.numa_work_pending) return;
+Nanos task_tick_numa_deadline(const System& sys, const Task& curr) {
+    if (!sys.numa_balancing_enabled() || !curr.mm || curr.exiting() || curr.numa_work_pending)
+        return std::numeric_limits<Nanos>::max();
     // Driven by task CPU time, so only tasks that actually run pay for scanning.
-    const Nanos now = curr.sum_exec_runtime;
+    return curr.node_stamp + static_cast<Nanos>(curr.numa_scan_period) * NSEC_PER_MSEC;
+}
+
+void task_tick_numa(System& sys, Task& curr) {
+    if (curr.sum_exec_runtime <= task_tick_numa_deadline(sys, curr)) return;
     const Nanos period = static_cast<Nanos>(curr.numa_scan_period) * NSEC_PER_MSEC;
-    if (now > curr.node_stamp + period) {
-        if (!curr.node_stamp) curr.numa_scan_period = task_scan_start(sys, curr);
-        curr.node_stamp += period;
-        if (!(jiffies_ns(sys) < curr.mm->numa_next_scan)) curr.numa_work_pending = true;
-    }
+    if (!curr.node_stamp) curr.numa_scan_period = task_scan_start(sys, curr);
+    curr.node_stamp += period;
+    if (!(jiffies_ns(sys) < curr.mm->numa_next_scan)) curr.numa_work_pending = true;
 }
 
 void update_scan_period(System& sys, Task& p, int new_cpu) {

@@ -178,8 +178,11 @@ void update_load_avg(System& sys, Task& p) {
     p.avg.last_update_time = sys.now;
     // A task that has run without a break for a couple of seconds reaches the fixed point of
     // the update (the same bits every tick); its groups' sums then still hold.
-    if (load == p.avg.load_avg && runnable_avg == p.avg.runnable_avg && util == p.avg.util_avg)
+    if (load == p.avg.load_avg && runnable_avg == p.avg.runnable_avg && util == p.avg.util_avg) {
+        p.avg.settled_delta = delta;
         return;
+    }
+    p.avg.settled_delta = 0;
     p.avg.load_avg = load;
     p.avg.runnable_avg = runnable_avg;
     p.avg.util_avg = util;
@@ -247,6 +250,7 @@ void wake_up_new_task(System& sys, Task& p) {
     p.avg.runnable_avg = 1024;
     p.avg.util_avg = 512;
     const int cpu = find_idlest_cpu(sys, p, p.cpu);
+    sys.catch_up_cpu(cpu);
     Rq& rq = sys.rqs[cpu];
     const SchedFeatures feat = sched_features(sys.knobs);
     if (feat.eevdf) {
@@ -271,6 +275,7 @@ void try_to_wake_up(System& sys, Task& p) {
     const SchedFeatures feat = sched_features(sys.knobs);
     if (p.sched_delayed) {
         // ttwu_runnable(): still queued, so it wakes where it is, without select_task_rq().
+        sys.catch_up_cpu(p.cpu);
         Rq& rq = sys.rqs[p.cpu];
         requeue_delayed_entity(sys, rq, p);
         trace_sched_wakeup(sys, p, p.cpu, p.cpu);
@@ -283,6 +288,9 @@ void try_to_wake_up(System& sys, Task& p) {
     const int prev = p.cpu;
     int cpu = select_idle_sibling(sys, p, prev);
     if (!p.allowed(cpu)) cpu = find_idlest_cpu(sys, p, prev);
+    // The wakee is placed against the target's vruntimes (and, with CFS, prev's min_vruntime).
+    sys.catch_up_cpu(cpu);
+    sys.catch_up_cpu(prev);
     Rq& rq = sys.rqs[cpu];
     if (feat.eevdf) {
         // The lag stored at the sleep is applied against this runqueue's V (e8f331bcc270).
@@ -344,6 +352,7 @@ void dequeue_sleeping_task(System& sys, Task& p, bool exiting) {
 }
 
 void schedule(System& sys, int cpu) {
+    sys.catch_up_cpu(cpu);
     // Whatever the CPU ends up running, sched_switch reports the change when this returns.
     const SettleOnReturn settle{sys, cpu};
     Rq& rq = sys.rqs[cpu];
@@ -412,6 +421,35 @@ void scheduler_tick(System& sys, int cpu) {
     trigger_load_balance(sys, cpu);
 }
 
+Nanos settled_tick_until(const System& sys, int cpu) {
+    const Rq& rq = sys.rqs[cpu];
+    const Task* curr = rq.curr;
+    // Alone on its runqueue and not asked to leave it: no tick preemption (EEVDF's needs a
+    // second task, CFS's check_preempt_tick a queued one) and no other task's PELT update; not
+    // still marked idle (nohz_balancer_kick would take it out).
+    if (!curr || !rq.queued.empty() || rq.need_resched || curr->state != TaskState::Running ||
+        rq.nohz_tick_stopped)
+        return sys.now;
+    // update_load_avg() a tick after an update that changed nothing changes nothing again.
+    if (curr->avg.last_update_time != sys.now || curr->avg.settled_delta != TICK_NSEC)
+        return sys.now;
+    // task_tick_numa() acts once the runtime passes its deadline; the runtime grows with time.
+    Nanos until = rq.next_balance;  // trigger_load_balance(): the earliest level falls due
+    const Nanos deadline = task_tick_numa_deadline(sys, *curr);
+    if (deadline - curr->sum_exec_runtime < until - sys.now)
+        until = sys.now + (deadline - curr->sum_exec_runtime) + 1;
+    return until;
+}
+
+void scheduler_tick_settled(System& sys, int cpu, Nanos now) {
+    Rq& rq = sys.rqs[cpu];
+    rq.curr->avg.last_update_time = now;
+    if (sched_features(sys.knobs).eevdf)
+        update_curr(sys, rq);
+    else
+        update_min_vruntime(rq);
+}
+
 // --- moving tasks ---
 
 namespace {
@@ -432,6 +470,8 @@ double move_refill_ns(const System& sys, const Task& p, int src_cpu, int dst_cpu
 void move_task(System& sys, Task& p, int dst_cpu) {
     const int src_cpu = p.cpu;
     if (src_cpu == dst_cpu) return;
+    sys.catch_up_cpu(src_cpu);
+    sys.catch_up_cpu(dst_cpu);
     Rq& src = sys.rqs[src_cpu];
     Rq& dst = sys.rqs[dst_cpu];
     const SchedFeatures feat = sched_features(sys.knobs);

@@ -58,7 +58,11 @@ void nohz_balancer_kick(System& sys, int cpu) {
     // rq->idle_balance: an idle CPU's tick kicks nobody.
     if (idle_cpu(sys, cpu)) return;
     nohz_balance_exit_idle(sys, cpu);
-    if (sys.nohz.nr_cpus == 0) return;
+    if (const unsigned flags = nohz_kick_flags(sys, cpu)) kick_ilb(sys, cpu, flags);
+}
+
+unsigned nohz_kick_flags(const System& sys, int cpu) {
+    if (sys.nohz.nr_cpus == 0) return 0;
     unsigned flags = 0;
     if (sys.now >= sys.nohz.next_balance) {
         const Rq& rq = sys.rqs[cpu];
@@ -74,7 +78,7 @@ void nohz_balancer_kick(System& sys, int cpu) {
         }
     }
     if (sys.nohz.needs_update) flags |= NOHZ_NEXT_KICK;
-    if (flags) kick_ilb(sys, cpu, flags);
+    return flags;
 }
 
 int find_new_ilb(const System& sys, int this_cpu) {

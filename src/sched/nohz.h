@@ -42,6 +42,8 @@ void nohz_balance_exit_idle(System& sys, int cpu);
 // From trigger_load_balance() on a ticking CPU: leaves nohz idle if busy, and kicks an idle
 // load balancer when this CPU has work to spare or its LLC has other busy CPUs.
 void nohz_balancer_kick(System& sys, int cpu);
+// The NOHZ_*_KICK flags that nohz_balancer_kick() on busy `cpu` would send now (0: none).
+unsigned nohz_kick_flags(const System& sys, int cpu);
 // The first CPU of nohz.idle_cpus_mask other than this_cpu that is idle, or -1.
 int find_new_ilb(const System& sys, int this_cpu);
 // Asks the ilb for `flags`; a CPU already kicked only gathers the new flags.

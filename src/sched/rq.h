@@ -39,6 +39,8 @@ struct Rq {
     bool nohz_tick_stopped = false;
     bool nohz_idle = false;   // sd->nohz_idle of the CPU's LLC domain: not in nr_busy_cpus
     unsigned nohz_flags = 0;  // NOHZ_*_KICK asked of this CPU as idle load balancer
+    // The engine holds back this CPU's ticks and clock (System::catch_up_cpu plays them).
+    bool ticks_deferred = false;
 };
 
 }  // namespace numasim

@@ -32,6 +32,9 @@ struct SchedAvg {
     double util_avg = 0;
     double load_sum = 0;  // read by numa_get_avg_runtime() on the first placement
     Nanos last_update_time = 0;
+    // The interval of the last update if it left the averages bit for bit as they were (their
+    // fixed point for that interval and state), else 0: the same update again changes nothing.
+    Nanos settled_delta = 0;
 };
 
 struct Task {

@@ -1,0 +1,178 @@
+// Deferred ticks (engine/engine.h): a settled CPU is left alone while it stays settled, and what
+// it holds back is played later in the order the events would have played it.
+//
+// Settled means: one task, alone on its runqueue and running, with no kernel, stall or blocked
+// time owed, whose PELT averages came out of the last tick's update bit for bit unchanged, whose
+// rate note still stands (no solve, sharing or placement change since it was taken) and whose
+// streams touch only regions where nothing can fault. Advancing such a CPU is then one plain
+// user step per event at the noted rate, and its tick changes only the PELT update's time, the
+// EEVDF deadline and min_vruntime, as long as no scan period, balance interval or idle-CPU kick
+// falls due (tick_is_settled). Each event checks both for every deferred CPU at the place the
+// CPU would have been advanced or ticked; the first check that fails, or the first change from
+// outside (System::catch_up_cpu), plays the held-back steps and the CPU goes on as usual.
+//
+// Debts that others charge to a deferred task (TLB shootdown IPIs, migration waits) need no
+// catching up: the steps it holds back came before them, and the next check sees the debt.
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "engine/engine.h"
+#include "kernel/system.h"
+#include "mm/vma.h"
+#include "sched/fair.h"
+#include "sched/nohz.h"
+
+namespace numasim {
+
+namespace {
+
+// Events logged before the log is trimmed to the oldest one a deferred CPU still holds back.
+constexpr size_t kEventLogTrim = size_t{1} << 14;
+
+}  // namespace
+
+void Engine::log_event(Nanos t, bool tick) {
+    ++event_no_;
+    if (nr_deferred_ == 0) {
+        event_time_.clear();
+        event_tick_.clear();
+        event_base_ = event_no_;
+    } else if (event_time_.size() >= kEventLogTrim) {
+        uint64_t oldest = event_no_;
+        for (const Deferred& d : deferred_)
+            if (d.task) oldest = std::min(oldest, d.first);
+        const auto drop = static_cast<std::ptrdiff_t>(oldest - event_base_);
+        event_time_.erase(event_time_.begin(), event_time_.begin() + drop);
+        event_tick_.erase(event_tick_.begin(), event_tick_.begin() + drop);
+        event_base_ = oldest;
+    }
+    event_time_.push_back(t);
+    event_tick_.push_back(tick ? 1 : 0);
+}
+
+bool Engine::may_defer(int cpu) {
+    const Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
+    const Task* p = rq.curr;
+    if (!p || rq.nohz_flags || rq.clock != sys_.now || p->kernel_debt || p->stall_debt ||
+        p->blocked_debt || p->numa_work_pending)
+        return false;
+    const size_t i = static_cast<size_t>(p->index);
+    if (i >= runs_.size() || !runs_[i]) return false;  // not advanced since it was picked
+    const TaskRun& run = *runs_[i];
+    if (!run.has_phase || !sys_.cost.note_stands(run.rate_note, cpu)) return false;
+    for (const AccessStream& s : run.phase.streams)
+        if (!stream_quiet(s)) return false;
+    // Worth it only if at least the next tick can be held back.
+    return settled_tick_until(sys_, cpu) > sys_.now + TICK_NSEC &&
+           last_advance(cpu) >= sys_.now + TICK_NSEC;
+}
+
+Nanos Engine::last_advance(int cpu) const {
+    // The last time its phase is sure to go on to: before its CPU time runs out, and before
+    // its bytes do by a margin far above the rounding of their step-by-step sum.
+    const Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
+    const TaskRun& run = *runs_[static_cast<size_t>(rq.curr->index)];
+    const Phase& ph = run.phase;
+    double last = static_cast<double>(std::numeric_limits<Nanos>::max() / 2);
+    if (ph.cpu_time > 0) last = static_cast<double>(ph.cpu_time - run.phase_cpu - 1);
+    if (ph.work_bytes > 0)
+        last = std::min(
+            last,
+            (ph.work_bytes - run.phase_bytes - 1) * run.rate_note.ns_per_byte / (1 + 1e-9) - 1);
+    return last < 0 ? rq.clock - 1 : rq.clock + static_cast<Nanos>(last);
+}
+
+void Engine::start_deferring(int cpu) {
+    Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
+    Task& p = *rq.curr;
+    const TaskRun& run = *runs_[static_cast<size_t>(p.index)];
+    Deferred& d = deferred_[static_cast<size_t>(cpu)];
+    d.task = &p;
+    d.first = event_no_ + 1;
+    d.through = d.ticks_through = event_no_;
+    d.clock0 = rq.clock;
+    d.last = last_advance(cpu);
+    d.tick_until = settled_tick_until(sys_, cpu);
+    d.next_balance = rq.next_balance;
+    d.scan_deadline = task_tick_numa_deadline(sys_, p);
+    d.quiet_epoch = QuietStamp::epoch;
+    d.nohz_kicks = sys_.knobs.nohz && !sys_.sched.domains[static_cast<size_t>(cpu)].empty();
+    d.note = run.rate_note;
+    d.running = CpuRunning{p.touches, p.index, 1.0, run.phase_seq};
+    d.id = running_id_[static_cast<size_t>(cpu)];
+    rq.ticks_deferred = true;
+    ++nr_deferred_;
+}
+
+bool Engine::advance_settled(int cpu, Nanos t) {
+    // Its task, runqueue and debts change only through System::catch_up_cpu, which ends the
+    // deferring first; what is left to check is what others may change without looking.
+    Deferred& d = deferred_[static_cast<size_t>(cpu)];
+    if (t > d.last || !sys_.cost.note_stands(d.note, cpu)) return false;
+    if (QuietStamp::epoch != d.quiet_epoch) {
+        for (const AccessStream& s : runs_[static_cast<size_t>(d.task->index)]->phase.streams)
+            if (!stream_quiet(s)) return false;
+        d.quiet_epoch = QuietStamp::epoch;
+    }
+    return true;
+}
+
+bool Engine::tick_settled(int cpu) const {
+    const Deferred& d = deferred_[static_cast<size_t>(cpu)];
+    return sys_.now < d.tick_until &&
+           (!d.nohz_kicks || sys_.nohz.nr_cpus == 0 || nohz_kick_flags(sys_, cpu) == 0);
+}
+
+void Engine::catch_up(int cpu) {
+    Deferred& d = deferred_[static_cast<size_t>(cpu)];
+    if (!d.task) return;
+    const Deferred held = d;
+    d.task = nullptr;
+    Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
+    rq.ticks_deferred = false;
+    --nr_deferred_;
+    Task& p = *held.task;
+    TaskRun& run = *runs_[static_cast<size_t>(p.index)];
+    // What the checks take on trust: nothing charged it a debt, took its task, moved its
+    // balance or scan deadlines without catching it up first, and no region turned where
+    // touching faults without moving QuietStamp.
+    bool quiet = true;
+    for (const AccessStream& s : run.phase.streams)
+        quiet = quiet && stream_quiet(s);
+    if (p.kernel_debt || p.stall_debt || p.blocked_debt || rq.curr != &p ||
+        p.state != TaskState::Running || rq.next_balance != held.next_balance ||
+        task_tick_numa_deadline(sys_, p) != held.scan_deadline ||
+        (!quiet && held.quiet_epoch == QuietStamp::epoch))
+        throw std::logic_error("deferred ticks: a deferred CPU changed without catching it up");
+    for (uint64_t k = held.first; k <= held.through; ++k) {
+        const size_t i = static_cast<size_t>(k - event_base_);
+        const Nanos t = event_time_[i];
+        // advance_cpu() at this event: user steps at the noted rate, and the sweeps' cursors
+        // (the regions were quiet, so touch_streams() did nothing else).
+        while (rq.clock < t) {
+            bool ends = false;
+            const double bytes = user_step(p, run, cpu, t - rq.clock, held.note.ns_per_byte,
+                                           held.note.miss_per_byte, ends);
+            if (ends) throw std::logic_error("deferred ticks: a phase ended in a held-back step");
+            for (size_t j = 0; j < run.phase.streams.size(); ++j) {
+                const AccessStream& s = run.phase.streams[j];
+                uint64_t start = 0;
+                if (s.pattern == Pattern::Sweep) sweep_cursor(run, j, s, bytes * s.share, start);
+            }
+        }
+        if (!event_tick_[i] || k > held.ticks_through) continue;
+        // tick() at this event: the settled scheduler_tick() and what the cost model was told.
+        scheduler_tick_settled(sys_, cpu, t);
+        run.utime_seen = p.utime;
+        run.stime_seen = p.stime;
+    }
+}
+
+void Engine::catch_up_all() {
+    if (nr_deferred_ == 0) return;
+    for (int c = 0; c < sys_.nr_cpus(); ++c)
+        catch_up(c);
+}
+
+}  // namespace numasim

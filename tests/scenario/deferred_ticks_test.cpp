@@ -1,0 +1,216 @@
+// Deferred ticks (Engine::set_deferred_ticks, docs/model.md "Deferred ticks") change no outcome:
+// the same workload run with settled CPUs' ticks held back and with every CPU ticked at every
+// tick ends in the same state, counter by counter, task by task (runtimes, vruntimes, PELT
+// averages, scan state) and page by page, with the same kernel-cost statistics, and a sampler
+// sees the same machine at every sample. The workloads settle (CPU-bound threads over memory
+// they own) and are disturbed: scans that mark their memory, balancing, sleeps and wakeups,
+// forks that share pages copy-on-write, migrations whose TLB shootdowns and waits charge the
+// tasks of deferred CPUs, and a CFS kernel as well as EEVDF ones.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/sampler.h"
+#include "kernel/system.h"
+#include "machine/presets.h"
+#include "mm/mm.h"
+#include "numab/profile.h"
+#include "same_outcome.h"
+
+namespace numasim {
+namespace {
+
+struct Case {
+    const char* name;
+    const char* machine;
+    const char* profile;
+    Nanos duration;
+    const char* toml;      // [[workload]] tables
+    bool defers_expected;  // CPUs settle for whole ticks
+};
+
+// NUMA01_THREADLOCAL: one thread per CPU, each over its own part of the buffer. Under v6.6 the
+// VMA selection leaves the buffer alone once the threads settle, so nothing disturbs them; the
+// v6.12 scanner marks their memory again and again.
+constexpr const char* kThreadlocal =
+    "[[workload]]\ntype='autonumabench'\ntest='NUMA01_THREADLOCAL'\nsize='256MiB'\n";
+
+// NUMA01: every thread sweeps the whole shared buffer, so pages migrate under the others' feet.
+constexpr const char* kNuma01 =
+    "[[workload]]\ntype='autonumabench'\ntest='NUMA01'\nsize='256MiB'\n";
+
+// Two JVMs whose threads sleep and wake all the time.
+constexpr const char* kSpecjbb =
+    "[[workload]]\ntype='specjbb2005'\nlayout='per_socket'\nwarehouses=8\nheap='128MiB'\n"
+    "ramp_up='100ms'\nduration='3s'\n";
+
+// perf bench numa mem -p 2 -t 4 -P 128 sweeping: faults, migrations and TLB shootdowns.
+constexpr const char* kPerfBenchSweep =
+    "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
+    "data_rand_walk=false\n";
+
+// 16 processes forked over copy-on-write pages of one file mapping.
+constexpr const char* kCowsum =
+    "[[workload]]\ntype='cowsum'\nprocesses=16\nseconds=4\nmode='data'\n";
+
+// Four threads settle on the four CPUs of tiny-2n; then two more wake every few seconds and
+// run for a while: they are placed on settled CPUs, and the balancer moves tasks off and onto
+// them.
+constexpr const char* kLateArrivals = R"([[workload]]
+type = "streams"
+[[workload.process]]
+name = "settled"
+threads = 4
+[[workload.process.region]]
+name = "own"
+size = "32MiB"
+[[workload.process.thread]]
+loop = true
+phases = [ { streams = [ { region = "own", per_thread = true } ], rate_gbs = 4.0, cpu_time = "10s" } ]
+[[workload.process]]
+name = "late"
+threads = 2
+[[workload.process.region]]
+name = "buf"
+size = "16MiB"
+[[workload.process.thread]]
+loop = true
+phases = [ { sleep = "2500ms" }, { streams = [ { region = "buf", per_thread = true } ], rate_gbs = 4.0, cpu_time = "700ms" } ]
+)";
+
+// Samples every 250 ms what a reader of the whole machine would see of every task.
+class TaskSampler : public Sampler {
+  public:
+    Nanos interval() const override { return msecs_to_ns(250); }
+    void sample(const System& sys) override {
+        for (const auto& p : sys.tasks) {
+            seen.push_back(p->sum_exec_runtime);
+            seen.push_back(p->utime);
+            seen.push_back(std::bit_cast<int64_t>(p->total_bytes));
+            seen.push_back(std::bit_cast<int64_t>(p->vruntime));
+            seen.push_back(p->avg.last_update_time);
+        }
+        seen.push_back(static_cast<int64_t>(sys.counters.llc_misses));
+    }
+    std::vector<int64_t> seen;
+};
+
+struct Outcome {
+    std::vector<uint64_t> counters;
+    std::vector<std::vector<int64_t>> tasks;
+    std::vector<uint64_t> pages;  // per VMA page: present, PROT_NONE and the frame's 8 bytes
+    std::vector<double> kernel;   // cost stats
+    std::vector<int64_t> samples;
+    uint64_t deferred = 0;
+};
+
+int64_t bits(double d) {
+    return std::bit_cast<int64_t>(d);
+}
+
+Outcome run(const Case& c, bool deferred) {
+    System sys(load_preset(c.machine), load_profile(c.profile), 9);
+    const auto workloads = sametest::setup_workloads(sys, c.toml);
+    Engine eng(sys);
+    eng.set_deferred_ticks(deferred);
+    eng.set_check_invariants(true);
+    TaskSampler sampler;
+    eng.add_sampler(sampler);
+    // In two parts: a run ends with every CPU caught up, and the next one starts over.
+    eng.run(c.duration / 2);
+    eng.run(c.duration);
+    Outcome o;
+    o.counters = sametest::counters(sys);
+    for (const auto& p : sys.tasks) {
+        std::vector<int64_t> t = {p->cpu,
+                                  static_cast<int64_t>(p->state),
+                                  p->sum_exec_runtime,
+                                  p->stime,
+                                  p->utime,
+                                  p->exec_start,
+                                  bits(p->vruntime),
+                                  bits(p->deadline),
+                                  bits(p->total_bytes),
+                                  bits(p->total_ops),
+                                  bits(p->avg.load_avg),
+                                  bits(p->avg.util_avg),
+                                  p->avg.last_update_time,
+                                  static_cast<int64_t>(p->nr_faults),
+                                  static_cast<int64_t>(p->numa_hint_faults),
+                                  static_cast<int64_t>(p->numa_pages_migrated),
+                                  static_cast<int64_t>(p->nvcsw),
+                                  static_cast<int64_t>(p->nivcsw),
+                                  static_cast<int64_t>(p->nr_migrations),
+                                  p->numa_preferred_nid,
+                                  p->numa_scan_seq,
+                                  p->node_stamp};
+        for (unsigned long f : p->numa_faults)
+            t.push_back(static_cast<int64_t>(f));
+        o.tasks.push_back(t);
+    }
+    for (const Rq& rq : sys.rqs) {
+        o.tasks.push_back({rq.clock, bits(rq.min_vruntime), rq.next_balance,
+                           static_cast<int64_t>(rq.nr_switches)});
+    }
+    for (const auto& mm : sys.mms)
+        for (const auto& v : mm->vmas)
+            for (uint64_t pg = 0; pg < v->nr_pages(); ++pg) {
+                const bool present = v->present.size() && v->present.test(pg);
+                uint64_t frame = 0;
+                if (present) std::memcpy(&frame, &v->frame(pg), sizeof frame);
+                o.pages.push_back(present | (v->protnone.size() && v->protnone.test(pg)) << 1);
+                o.pages.push_back(frame);
+            }
+    const auto& k = sys.cost.stats();
+    o.kernel = {static_cast<double>(k.tlb_shootdowns),
+                static_cast<double>(k.tlb_ipis),
+                k.migration_waiters,
+                k.migration_wait_ns,
+                k.numa_search_ns,
+                k.fault_lock_wait_ns};
+    o.samples = std::move(sampler.seen);
+    o.deferred = eng.deferred_cpu_ticks();
+    return o;
+}
+
+class DeferredTicksTest : public testing::TestWithParam<Case> {};
+
+TEST_P(DeferredTicksTest, SameOutcomeAsTickingEveryCpu) {
+    const Outcome with = run(GetParam(), true);
+    const Outcome without = run(GetParam(), false);
+    EXPECT_EQ(without.deferred, 0u);
+    if (GetParam().defers_expected) {
+        EXPECT_GT(with.deferred, 1000u);
+    }
+    EXPECT_EQ(with.counters, without.counters);
+    EXPECT_EQ(with.tasks, without.tasks);
+    EXPECT_EQ(with.pages, without.pages);
+    const char* kernel[] = {"tlb_shootdowns",    "tlb_ipis",       "migration_waiters",
+                            "migration_wait_ns", "numa_search_ns", "fault_lock_wait_ns"};
+    for (size_t i = 0; i < with.kernel.size(); ++i)  // bit for bit
+        EXPECT_EQ(with.kernel[i], without.kernel[i]) << kernel[i];
+    EXPECT_EQ(with.samples, without.samples);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Workloads, DeferredTicksTest,
+    testing::Values(
+        Case{"ThreadlocalV66", "haswell-2s", "v6.6", msecs_to_ns(4000), kThreadlocal, true},
+        Case{"ThreadlocalV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kThreadlocal, true},
+        Case{"ThreadlocalV419Cfs", "haswell-2s", "v4.19", msecs_to_ns(4000), kThreadlocal, true},
+        Case{"Numa01V612", "haswell-2s", "v6.12", msecs_to_ns(4000), kNuma01, false},
+        Case{"SpecjbbV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kSpecjbb, false},
+        Case{"PerfBenchSweepV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBenchSweep,
+             false},
+        Case{"CowsumV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kCowsum, false},
+        Case{"LateArrivalsV612", "tiny-2n", "v6.12", msecs_to_ns(8000), kLateArrivals, true},
+        Case{"LateArrivalsV419Cfs", "tiny-2n", "v4.19", msecs_to_ns(8000), kLateArrivals, true}),
+    [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace numasim
