@@ -99,8 +99,8 @@ void Engine::start_deferring(int cpu) {
     d.quiet_epoch = QuietStamp::epoch;
     d.nohz_kicks = sys_.knobs.nohz && !sys_.sched.domains[static_cast<size_t>(cpu)].empty();
     d.note = run.rate_note;
-    d.running = CpuRunning{p.touches, p.index, 1.0, run.phase_seq};
-    d.id = running_id_[static_cast<size_t>(cpu)];
+    // What the cost model is told of it at each tick it holds back (Engine::tick skips it).
+    running_[static_cast<size_t>(cpu)] = CpuRunning{p.touches, p.index, 1.0, run.phase_seq};
     rq.ticks_deferred = true;
     ++nr_deferred_;
 }

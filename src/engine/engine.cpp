@@ -201,17 +201,17 @@ void Engine::tick() {
     sys_.fault_locks.settle(sys_);
     // The cost model sees what each CPU's current task touches, how much of its last tick it
     // spent in user mode, and an identity for it; nothing else of it.
-    running_.assign(n, CpuRunning{});
+    running_.resize(static_cast<size_t>(n));
     running_id_.resize(static_cast<size_t>(n));
     bool same_running = true;
     for (int c = 0; c < n; ++c) {
+        // A deferred CPU's entry was set when its deferring started: a whole tick of user work
+        // of the same task, as a plain advance would have counted it, under the same identity.
+        if (deferred_[static_cast<size_t>(c)].task) continue;
         const Task* t = sys_.rqs[c].curr;
         RunningId id;
-        if (const Deferred& d = deferred_[static_cast<size_t>(c)]; d.task) {
-            // A whole tick of user work, as a plain advance would have counted it.
-            running_[c] = d.running;
-            id = d.id;
-        } else if (t) {
+        running_[c] = CpuRunning{};
+        if (t) {
             TaskRun& r = run_of(*t);
             const double du = static_cast<double>(t->utime - r.utime_seen);
             const double ds = static_cast<double>(t->stime - r.stime_seen);

@@ -166,8 +166,6 @@ class Engine {
         Nanos next_balance = 0, scan_deadline = 0;  // what tick_until was derived from
         bool nohz_kicks = false;                    // its ticks may kick an idle load balancer
         CostModel::RateNote note;  // its task's rate note, which must stand throughout
-        CpuRunning running;        // what the cost model is told of it at each tick
-        RunningId id;
     };
     std::vector<Deferred> deferred_;
     int nr_deferred_ = 0;

@@ -14,7 +14,7 @@ struct Task;
 
 inline constexpr unsigned long SCHED_CAPACITY_SCALE = 1024;  // capacity of one CPU
 
-struct Rq {
+struct alignas(64) Rq {
     int cpu = 0;
     Task* curr = nullptr;               // nullptr when idle
     std::vector<Task*> queued;          // runnable, not running; unordered (few per CPU)
@@ -23,6 +23,14 @@ struct Rq {
     unsigned nr_preferred_running = 0;  // tasks running on their preferred node
     bool numa_migrate_on = false;       // a NUMA search has picked this CPU as destination
     bool need_resched = false;
+    // NO_HZ idle (sched/nohz.h): the tick is stopped and the CPU is in nohz.idle_cpus_mask; it
+    // stays set until the CPU's first busy tick (nohz_balance_exit_idle).
+    bool nohz_tick_stopped = false;
+    bool nohz_idle = false;  // sd->nohz_idle of the CPU's LLC domain: not in nr_busy_cpus
+    // The engine holds back this CPU's ticks and clock (System::catch_up_cpu plays them).
+    bool ticks_deferred = false;
+    unsigned nohz_flags = 0;  // NOHZ_*_KICK asked of this CPU as idle load balancer
+    // (The fields above are what every tick reads of every CPU: one cache line.)
     double min_vruntime = 0;
     Nanos clock = 0;  // time up to which this CPU has been simulated
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
@@ -34,13 +42,6 @@ struct Rq {
     Nanos next_balance = 0;  // rq->next_balance: when the earliest level falls due
     std::vector<unsigned> balance_interval_ms;
     std::vector<unsigned> nr_balance_failed;
-    // NO_HZ idle (sched/nohz.h): the tick is stopped and the CPU is in nohz.idle_cpus_mask; it
-    // stays set until the CPU's first busy tick (nohz_balance_exit_idle).
-    bool nohz_tick_stopped = false;
-    bool nohz_idle = false;   // sd->nohz_idle of the CPU's LLC domain: not in nr_busy_cpus
-    unsigned nohz_flags = 0;  // NOHZ_*_KICK asked of this CPU as idle load balancer
-    // The engine holds back this CPU's ticks and clock (System::catch_up_cpu plays them).
-    bool ticks_deferred = false;
 };
 
 }  // namespace numasim
