@@ -20,7 +20,25 @@ BUILD_DIR="${BUILD_DIR:-build}"
 NUMASIM="$BUILD_DIR/numasim"
 OUT="${OUT:-$(mktemp -d /tmp/numasim-targets.XXXXXX)}"
 mkdir -p "$OUT"
-[[ -x /usr/bin/time ]] || { echo "bench-targets.sh: /usr/bin/time (Debian 'time') is needed" >&2; exit 1; }
+
+# Runs a command and writes its CPU time and peak RSS to the file $1, in the words of
+# /usr/bin/time -v but to the microsecond (time -v prints hundredths of a second, too coarse for
+# rows that take a tenth of a second).
+rusage() {
+    local log=$1
+    shift
+    python3 -c '
+import os, subprocess, sys
+# The usage of this child alone (Python may have run others of its own).
+child = subprocess.Popen(sys.argv[2:])
+_, status, r = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"\tUser time (seconds): {r.ru_utime:.6f}\n"
+            f"\tSystem time (seconds): {r.ru_stime:.6f}\n"
+            f"\tMaximum resident set size (kbytes): {r.ru_maxrss}\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+' "$log" "$@"
+}
 if [[ ! -x "$NUMASIM" ]]; then
     cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >&2
     cmake --build "$BUILD_DIR" --target numasim >&2
@@ -101,7 +119,7 @@ for row in "${rows[@]}"; do
     best="" failed=""
     for ((k = 1; k <= ${RUNS:-1}; k++)); do
         # shellcheck disable=SC2086
-        if ! /usr/bin/time -v -o "$OUT/$row.try.time" "$NUMASIM" run "${FILE[$row]}" \
+        if ! rusage "$OUT/$row.try.time" "$NUMASIM" run "${FILE[$row]}" \
                 ${ARGS[$row]:-} "${extra[@]}" --json -j 1 > "$OUT/$row.try.json" 2> "$OUT/$row.err"; then
             failed=1
             break
@@ -134,7 +152,7 @@ hint = sum(int(r["vmstat"]["numa_hint_faults"]) for r in runs)
 pages = max(1, max(int(r["vmstat"]["numa_hit"]) + int(r["vmstat"]["numa_miss"]) for r in runs))
 ratio = sim / max(cpu, 1e-9)
 mark = "met" if ratio >= target else "MISSED"
-print(f"{row:<22} {sim:8.1f} {cpu:8.2f} {ratio:9.1f}x {target:6.0f}x {hint / max(cpu, 1e-9):14.3g} "
+print(f"{row:<22} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {target:6.0f}x {hint / max(cpu, 1e-9):14.3g} "
       f"{rss / 2**20:6.0f} MiB {rss / pages:10.2f}  {mark}")
 PY
 done

@@ -6,13 +6,15 @@
 // rate note still stands (no solve, sharing or placement change since it was taken) and whose
 // streams touch only regions where nothing can fault. Advancing such a CPU is then one plain
 // user step per event at the noted rate, and its tick changes only the PELT update's time, the
-// EEVDF deadline and min_vruntime, as long as no scan period, balance interval or idle-CPU kick
-// falls due (tick_is_settled). Each event checks both for every deferred CPU at the place the
-// CPU would have been advanced or ticked; the first check that fails, or the first change from
-// outside (System::catch_up_cpu), plays the held-back steps and the CPU goes on as usual.
-//
-// Debts that others charge to a deferred task (TLB shootdown IPIs, migration waits) need no
-// catching up: the steps it holds back came before them, and the next check sees the debt.
+// EEVDF deadline and min_vruntime (scheduler_tick_settled) as long as no scan period falls due
+// and no idle CPU is to be kicked. Its periodic balancing reads nothing it holds back, so it
+// runs in place when due. Each event checks what others may change without looking (the rate
+// note, QuietStamp, the deadlines, the NO_HZ state) at the place where the CPU would have been
+// advanced or ticked; the first check that fails plays the held-back steps and the CPU goes on
+// as usual. Whatever changes the CPU's runqueue or charges its task a debt (the scheduler, TLB
+// shootdowns, migration waits, fault-lock waits) calls System::catch_up_cpu first; catch_up()
+// checks that nothing did so behind its back.
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>

@@ -168,17 +168,24 @@ void Engine::tick() {
     const int n = sys_.nr_cpus();
     for (int c = 0; c < n; ++c) {
         // A deferred CPU is busy, so its tick runs (or is held back).
-        if (deferred_[static_cast<size_t>(c)].task) {
-            if (tick_settled(c)) {
-                deferred_[static_cast<size_t>(c)].ticks_through = event_no_;
-                ++deferred_cpu_ticks_;
-                continue;
+        if (Deferred& d = deferred_[static_cast<size_t>(c)]; d.task && tick_settled(c)) {
+            d.ticks_through = event_no_;
+            ++deferred_cpu_ticks_;
+            // trigger_load_balance(): its balancing reads no held-back state, so it runs here
+            // and now; whatever it moves onto or off the CPU catches it up first.
+            if (sys_.now >= d.next_balance) {
+                rebalance_domains(sys_, c, CpuIdleType::NotIdle);
+                if (d.task) d.next_balance = sys_.rqs[c].next_balance;
             }
-            catch_up(c);
-        } else if (tick_nohz_tick_stopped_cpu(sys_, c)) {
-            continue;  // NO_HZ: an idle CPU whose tick is stopped gets no tick at all
+            if (d.task) continue;  // its task has no scan work pending: none fell due
+        } else {
+            if (d.task) {
+                catch_up(c);
+            } else if (tick_nohz_tick_stopped_cpu(sys_, c)) {
+                continue;  // NO_HZ: an idle CPU whose tick is stopped gets no tick at all
+            }
+            scheduler_tick(sys_, c);
         }
-        scheduler_tick(sys_, c);
         Rq& rq = sys_.rqs[c];
         if (rq.curr && rq.curr->numa_work_pending) {
             // task_numa_work runs from task_work on the way back to user mode.
@@ -410,11 +417,13 @@ double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb
     run.phase_cpu += used;
     p.total_bytes += bytes;
     p.total_ops += bytes * ph.ops_per_byte;
+    // The carry is never negative, so truncation is the floor (and shorter than std::floor's
+    // emulation without SSE4.1, on the chain every step waits for).
     double& carry = llc_miss_carry_[static_cast<size_t>(cpu)];
     carry += bytes * miss_per_byte;
-    const double whole = std::floor(carry);
+    const auto whole = static_cast<int64_t>(carry);
     sys_.counters.llc_misses += static_cast<uint64_t>(whole);
-    carry -= whole;
+    carry -= static_cast<double>(whole);
     return bytes;
 }
 
@@ -538,7 +547,8 @@ uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, dou
     const Region& r = *s.region;
     const Vma& vma = *r.vma;
     const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
-    uint64_t n = static_cast<uint64_t>(pages_f);
+    // Never negative: the signed conversion truncates the same, in fewer steps.
+    uint64_t n = static_cast<uint64_t>(static_cast<int64_t>(pages_f));
     run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
     if (n == 0 || r.count == 0) return 0;
     n = std::min(n, r.count);

@@ -163,9 +163,10 @@ class Engine {
         Nanos last = 0;              // the last time it may be advanced to (its phase goes on)
         Nanos tick_until = 0;        // its ticks are settled before this (settled_tick_until)
         uint64_t quiet_epoch = 0;    // QuietStamp::epoch when its regions were last found quiet
-        Nanos next_balance = 0, scan_deadline = 0;  // what tick_until was derived from
-        bool nohz_kicks = false;                    // its ticks may kick an idle load balancer
-        CostModel::RateNote note;  // its task's rate note, which must stand throughout
+        Nanos next_balance = 0;      // rq->next_balance, whose balancing runs in place
+        Nanos scan_deadline = 0;     // task_tick_numa_deadline(), which tick_until stands on
+        bool nohz_kicks = false;     // its ticks may kick an idle load balancer
+        CostModel::RateNote note;    // its task's rate note, which must stand throughout
     };
     std::vector<Deferred> deferred_;
     int nr_deferred_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 
 #include "cost/constants.h"
 #include "kernel/system.h"
@@ -434,11 +435,9 @@ Nanos settled_tick_until(const System& sys, int cpu) {
     if (curr->avg.last_update_time != sys.now || curr->avg.settled_delta != TICK_NSEC)
         return sys.now;
     // task_tick_numa() acts once the runtime passes its deadline; the runtime grows with time.
-    Nanos until = rq.next_balance;  // trigger_load_balance(): the earliest level falls due
     const Nanos deadline = task_tick_numa_deadline(sys, *curr);
-    if (deadline - curr->sum_exec_runtime < until - sys.now)
-        until = sys.now + (deadline - curr->sum_exec_runtime) + 1;
-    return until;
+    if (deadline == std::numeric_limits<Nanos>::max()) return deadline;
+    return sys.now + (deadline - curr->sum_exec_runtime) + 1;
 }
 
 void scheduler_tick_settled(System& sys, int cpu, Nanos now) {
