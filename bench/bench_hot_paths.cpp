@@ -495,6 +495,47 @@ void BM_EngineTick(benchmark::State& state) {
 BENCHMARK(BM_EngineTick)->ArgName("tasks")->Arg(48)->Arg(288)->Unit(benchmark::kMicrosecond);
 
 // ---------------------------------------------------------------------------------------------
+// BM_SettledTicks: one simulated second of 48 CPU-bound threads, each sweeping its own 64 MiB
+// on haswell-2s, once their PELT averages have settled (4 s of warm-up), with deferred ticks
+// (Arg 1) and with every CPU advanced and ticked at every tick (Arg 0). The v6.12 scanner still
+// marks their memory now and then, which ends the deferring for a while.
+Population make_settled(bool deferred) {
+    Population pop;
+    pop.sys = make_system("haswell-2s");
+    System& sys = *pop.sys;
+    Mm& mm = mm_create(sys);
+    Task* leader = nullptr;
+    for (int t = 0; t < 48; ++t) {
+        Vma& v = do_mmap(sys, mm, uint64_t{64} << 20, VM_READ | VM_WRITE, "slice");
+        Region& r = add_region(sys, v, 0, v.nr_pages(), "slice" + std::to_string(t));
+        pop.programs.push_back(std::make_unique<PhaseList>(
+            std::vector<Phase>{endless({AccessStream{&r, Pattern::Sweep, 1.0, 0.0}}, 4.0)}));
+        leader =
+            t == 0 ? &create_process(sys, mm, nullptr, "proc", pop.programs.back().get(), 0, 0)
+                   : (create_thread(sys, *leader, "thread", pop.programs.back().get(), t), leader);
+    }
+    pop.engine = std::make_unique<Engine>(sys);
+    pop.engine->set_deferred_ticks(deferred);
+    pop.engine->run(4 * NSEC_PER_SEC);
+    return pop;
+}
+
+void BM_SettledTicks(benchmark::State& state) {
+    static Population on = make_settled(true), off = make_settled(false);
+    Population& pop = state.range(0) ? on : off;
+    System& sys = *pop.sys;
+    const uint64_t held_before = pop.engine->deferred_cpu_ticks();
+    for (auto _ : state)
+        pop.engine->run(sys.now + NSEC_PER_SEC);
+    state.counters["sim_x_realtime"] =
+        benchmark::Counter(1.0, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["held_back_share"] =
+        static_cast<double>(pop.engine->deferred_cpu_ticks() - held_before) /
+        (static_cast<double>(state.iterations()) * HZ * sys.nr_cpus());
+}
+BENCHMARK(BM_SettledTicks)->ArgName("deferred")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// ---------------------------------------------------------------------------------------------
 // BM_CostModelUpdate: CostModel::update() with 48 running tasks (haswell-2s) and 288 running
 // tasks (x86-8s-144c): LLC footprints, SMT sharing and the closed-loop bandwidth solve.
 void BM_CostModelUpdate(benchmark::State& state) {
