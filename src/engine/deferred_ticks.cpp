@@ -53,21 +53,39 @@ void Engine::log_event(Nanos t, bool tick) {
     event_tick_.push_back(tick ? 1 : 0);
 }
 
-bool Engine::may_defer(int cpu) {
-    const Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
-    const Task* p = rq.curr;
+void Engine::try_deferring(int cpu) {
+    Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
+    Task* p = rq.curr;
     if (!p || rq.nohz_flags || rq.clock != sys_.now || p->kernel_debt || p->stall_debt ||
         p->blocked_debt || p->numa_work_pending)
-        return false;
+        return;
     const size_t i = static_cast<size_t>(p->index);
-    if (i >= runs_.size() || !runs_[i]) return false;  // not advanced since it was picked
+    if (i >= runs_.size() || !runs_[i]) return;  // not advanced since it was picked
     const TaskRun& run = *runs_[i];
-    if (!run.has_phase || !sys_.cost.note_stands(run.rate_note, cpu)) return false;
+    if (!run.has_phase || !sys_.cost.note_stands(run.rate_note, cpu)) return;
     for (const AccessStream& s : run.phase.streams)
-        if (!stream_quiet(s)) return false;
+        if (!stream_quiet(s)) return;
     // Worth it only if at least the next tick can be held back.
-    return settled_tick_until(sys_, cpu) > sys_.now + TICK_NSEC &&
-           last_advance(cpu) >= sys_.now + TICK_NSEC;
+    const Nanos tick_until = settled_tick_until(sys_, cpu);
+    const Nanos last = last_advance(cpu);
+    if (tick_until <= sys_.now + TICK_NSEC || last < sys_.now + TICK_NSEC) return;
+
+    Deferred& d = deferred_[static_cast<size_t>(cpu)];
+    d.task = p;
+    d.first = event_no_ + 1;
+    d.through = d.ticks_through = event_no_;
+    d.clock0 = rq.clock;
+    d.last = last;
+    d.tick_until = tick_until;
+    d.next_balance = rq.next_balance;
+    d.scan_deadline = task_tick_numa_deadline(sys_, *p);
+    d.quiet_epoch = QuietStamp::epoch;
+    d.nohz_kicks = sys_.knobs.nohz && !sys_.sched.domains[static_cast<size_t>(cpu)].empty();
+    d.note = run.rate_note;
+    // What the cost model is told of it at each tick it holds back (Engine::tick skips it).
+    running_[static_cast<size_t>(cpu)] = CpuRunning{p->touches, p->index, 1.0, run.phase_seq};
+    rq.ticks_deferred = true;
+    ++nr_deferred_;
 }
 
 Nanos Engine::last_advance(int cpu) const {
@@ -83,28 +101,6 @@ Nanos Engine::last_advance(int cpu) const {
             last,
             (ph.work_bytes - run.phase_bytes - 1) * run.rate_note.ns_per_byte / (1 + 1e-9) - 1);
     return last < 0 ? rq.clock - 1 : rq.clock + static_cast<Nanos>(last);
-}
-
-void Engine::start_deferring(int cpu) {
-    Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
-    Task& p = *rq.curr;
-    const TaskRun& run = *runs_[static_cast<size_t>(p.index)];
-    Deferred& d = deferred_[static_cast<size_t>(cpu)];
-    d.task = &p;
-    d.first = event_no_ + 1;
-    d.through = d.ticks_through = event_no_;
-    d.clock0 = rq.clock;
-    d.last = last_advance(cpu);
-    d.tick_until = settled_tick_until(sys_, cpu);
-    d.next_balance = rq.next_balance;
-    d.scan_deadline = task_tick_numa_deadline(sys_, p);
-    d.quiet_epoch = QuietStamp::epoch;
-    d.nohz_kicks = sys_.knobs.nohz && !sys_.sched.domains[static_cast<size_t>(cpu)].empty();
-    d.note = run.rate_note;
-    // What the cost model is told of it at each tick it holds back (Engine::tick skips it).
-    running_[static_cast<size_t>(cpu)] = CpuRunning{p.touches, p.index, 1.0, run.phase_seq};
-    rq.ticks_deferred = true;
-    ++nr_deferred_;
 }
 
 bool Engine::advance_settled(int cpu, Nanos t) {

@@ -247,7 +247,7 @@ void Engine::tick() {
     epoch_at_last_tick_ = PlacementStamp::epoch;
     if (deferred_ticks_ && settled)
         for (int c = 0; c < n; ++c)
-            if (!deferred_[static_cast<size_t>(c)].task && may_defer(c)) start_deferring(c);
+            if (!deferred_[static_cast<size_t>(c)].task) try_deferring(c);
 }
 
 void Engine::apply_phase_setup(Task& p) {
@@ -533,13 +533,16 @@ bool region_quiet(const Region& r, bool write) {
     return r.present == r.count && r.protnone == 0 && !(write && r.vma->own_mask.size());
 }
 
+// Whether touch_streams() may write through s: a sweep writes when most of its accesses do, the
+// other patterns draw each page's write.
+bool stream_may_write(const AccessStream& s) {
+    return s.pattern == Pattern::Sweep ? s.write_fraction >= 0.5 : s.write_fraction > 0;
+}
+
 }  // namespace
 
 bool Engine::stream_quiet(const AccessStream& s) {
-    // The writes touch_streams() would make: a sweep writes when most of its accesses do, the
-    // other patterns draw each page's write.
-    return region_quiet(
-        *s.region, s.pattern == Pattern::Sweep ? s.write_fraction >= 0.5 : s.write_fraction > 0);
+    return region_quiet(*s.region, stream_may_write(s));
 }
 
 uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
@@ -570,7 +573,7 @@ bool Engine::touch_streams(Task& p, double bytes) {
             uint64_t start = 0;
             const uint64_t n = sweep_cursor(run, i, s, sb, start);
             if (n == 0) continue;
-            const bool write = s.write_fraction >= 0.5;
+            const bool write = stream_may_write(s);
             if (region_quiet(r, write)) continue;
             const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
             const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
@@ -595,7 +598,7 @@ bool Engine::touch_streams(Task& p, double bytes) {
             {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},
             {r.count, s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0}};
         uint64_t b = 0;
-        const bool may_write = s.write_fraction > 0;
+        const bool may_write = stream_may_write(s);
         if (region_quiet(r, may_write)) continue;
         for (const auto& [e, share] : parts) {
             const uint64_t npages = e - b;

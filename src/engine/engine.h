@@ -5,11 +5,12 @@
 // not stopped (NO_HZ idle, sched/nohz.h), and the idle load balancer a busy tick kicked.
 //
 // Deferred ticks (engine/deferred_ticks.cpp): a CPU whose one task has settled (its PELT
-// averages at their fixed point, no debt, nothing to fault on, no scan or balance due, no idle
-// CPU to kick, the same memory rate) is neither advanced nor ticked while it stays so. What it
-// holds back is played, step for step as the events would have played it, when something
-// changes it (System::catch_up_cpu), when a check at an event finds it no longer settled, or
-// before anything reads the whole machine (samplers, the invariant checker, the end of a run).
+// averages at their fixed point, no debt, nothing to fault on, no scan due, no idle CPU to
+// kick, the same memory rate) is neither advanced nor ticked while it stays so; its periodic
+// balancing runs in place. What it holds back is played, step for step as the events would have
+// played it, when something changes it (System::catch_up_cpu), when a check at an event finds it
+// no longer settled, or before anything reads the whole machine (samplers, the invariant
+// checker, the end of a run).
 // Outputs are the same bit for bit as without deferring.
 #pragma once
 
@@ -123,9 +124,8 @@ class Engine {
     // --- deferred ticks (engine/deferred_ticks.cpp) ---
     // Numbers the event about to be handled and logs its time, for the CPUs that defer it.
     void log_event(Nanos t, bool tick);
-    // At the end of a tick: whether `cpu` has settled, and then its deferring starts.
-    bool may_defer(int cpu);
-    void start_deferring(int cpu);
+    // At the end of a tick: if `cpu` has settled, its deferring starts.
+    void try_deferring(int cpu);
     // The last time the phase of `cpu`'s task is sure to go on to, advanced as it is now.
     Nanos last_advance(int cpu) const;
     // At an event's walk: whether advancing deferred `cpu` to `t` would be one plain user step

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <bit>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,7 +17,6 @@
 #include "engine/sampler.h"
 #include "kernel/system.h"
 #include "machine/presets.h"
-#include "mm/mm.h"
 #include "numab/profile.h"
 #include "same_outcome.h"
 
@@ -157,22 +155,8 @@ Outcome run(const Case& c, bool deferred) {
         o.tasks.push_back({rq.clock, bits(rq.min_vruntime), rq.next_balance,
                            static_cast<int64_t>(rq.nr_switches)});
     }
-    for (const auto& mm : sys.mms)
-        for (const auto& v : mm->vmas)
-            for (uint64_t pg = 0; pg < v->nr_pages(); ++pg) {
-                const bool present = v->present.size() && v->present.test(pg);
-                uint64_t frame = 0;
-                if (present) std::memcpy(&frame, &v->frame(pg), sizeof frame);
-                o.pages.push_back(present | (v->protnone.size() && v->protnone.test(pg)) << 1);
-                o.pages.push_back(frame);
-            }
-    const auto& k = sys.cost.stats();
-    o.kernel = {static_cast<double>(k.tlb_shootdowns),
-                static_cast<double>(k.tlb_ipis),
-                k.migration_waiters,
-                k.migration_wait_ns,
-                k.numa_search_ns,
-                k.fault_lock_wait_ns};
+    o.pages = sametest::pages(sys);
+    o.kernel = sametest::kernel_costs(sys);
     o.samples = std::move(sampler.seen);
     o.deferred = eng.deferred_cpu_ticks();
     return o;
@@ -190,10 +174,8 @@ TEST_P(DeferredTicksTest, SameOutcomeAsTickingEveryCpu) {
     EXPECT_EQ(with.counters, without.counters);
     EXPECT_EQ(with.tasks, without.tasks);
     EXPECT_EQ(with.pages, without.pages);
-    const char* kernel[] = {"tlb_shootdowns",    "tlb_ipis",       "migration_waiters",
-                            "migration_wait_ns", "numa_search_ns", "fault_lock_wait_ns"};
     for (size_t i = 0; i < with.kernel.size(); ++i)  // bit for bit
-        EXPECT_EQ(with.kernel[i], without.kernel[i]) << kernel[i];
+        EXPECT_EQ(with.kernel[i], without.kernel[i]) << sametest::kKernelCosts[i];
     EXPECT_EQ(with.samples, without.samples);
 }
 

@@ -6,7 +6,6 @@
 // bind it to a node.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,7 +13,6 @@
 #include "engine/engine.h"
 #include "kernel/system.h"
 #include "machine/presets.h"
-#include "mm/mm.h"
 #include "numab/profile.h"
 #include "same_outcome.h"
 
@@ -134,22 +132,8 @@ Outcome run(const Case& c, bool runs) {
             t.push_back(static_cast<int64_t>(f));
         o.tasks.push_back(t);
     }
-    for (const auto& mm : sys.mms)
-        for (const auto& v : mm->vmas)
-            for (uint64_t pg = 0; pg < v->nr_pages(); ++pg) {
-                const bool present = v->present.size() && v->present.test(pg);
-                uint64_t frame = 0;
-                if (present) std::memcpy(&frame, &v->frame(pg), sizeof frame);
-                o.pages.push_back(present | (v->protnone.size() && v->protnone.test(pg)) << 1);
-                o.pages.push_back(frame);
-            }
-    const auto& k = sys.cost.stats();
-    o.kernel = {static_cast<double>(k.tlb_shootdowns),
-                static_cast<double>(k.tlb_ipis),
-                k.migration_waiters,
-                k.migration_wait_ns,
-                k.numa_search_ns,
-                k.fault_lock_wait_ns};
+    o.pages = sametest::pages(sys);
+    o.kernel = sametest::kernel_costs(sys);
     o.faults_noted = sys.fault_locks.faults_noted();
     o.run_pages = eng.fault_run_pages();
     o.migrated_run_pages = eng.migrated_run_pages();
@@ -178,10 +162,8 @@ TEST_P(FaultRunsTest, SameOutcomeAsPageByPage) {
     EXPECT_EQ(with.counters, without.counters);
     EXPECT_EQ(with.tasks, without.tasks);
     EXPECT_EQ(with.pages, without.pages);
-    const char* kernel[] = {"tlb_shootdowns",    "tlb_ipis",       "migration_waiters",
-                            "migration_wait_ns", "numa_search_ns", "fault_lock_wait_ns"};
     for (size_t i = 0; i < with.kernel.size(); ++i)  // bit for bit
-        EXPECT_EQ(with.kernel[i], without.kernel[i]) << kernel[i];
+        EXPECT_EQ(with.kernel[i], without.kernel[i]) << sametest::kKernelCosts[i];
     EXPECT_EQ(with.faults_noted, without.faults_noted);
 }
 

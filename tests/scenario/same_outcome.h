@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "config/toml_reader.h"
 #include "kernel/system.h"
+#include "mm/mm.h"
 #include "workload/registry.h"
 #include "workload/workload.h"
 
@@ -39,6 +41,35 @@ inline std::vector<uint64_t> counters(const System& sys) {
           sys.counters.sched_swap_numa, sys.counters.mm_migrate_pages, sys.counters.llc_misses})
         c.push_back(n);
     return c;
+}
+
+// Every page of every VMA: present and PROT_NONE bits, then the frame's 8 bytes.
+inline std::vector<uint64_t> pages(const System& sys) {
+    std::vector<uint64_t> out;
+    for (const auto& mm : sys.mms)
+        for (const auto& v : mm->vmas)
+            for (uint64_t pg = 0; pg < v->nr_pages(); ++pg) {
+                const bool present = v->present.size() && v->present.test(pg);
+                uint64_t frame = 0;
+                if (present) std::memcpy(&frame, &v->frame(pg), sizeof frame);
+                out.push_back(present | (v->protnone.size() && v->protnone.test(pg)) << 1);
+                out.push_back(frame);
+            }
+    return out;
+}
+
+// The kernel-cost statistics, compared bit for bit, named by kKernelCosts.
+inline constexpr const char* kKernelCosts[] = {"tlb_shootdowns",    "tlb_ipis",
+                                               "migration_waiters", "migration_wait_ns",
+                                               "numa_search_ns",    "fault_lock_wait_ns"};
+inline std::vector<double> kernel_costs(const System& sys) {
+    const auto& k = sys.cost.stats();
+    return {static_cast<double>(k.tlb_shootdowns),
+            static_cast<double>(k.tlb_ipis),
+            k.migration_waiters,
+            k.migration_wait_ns,
+            k.numa_search_ns,
+            k.fault_lock_wait_ns};
 }
 
 }  // namespace numasim::sametest
