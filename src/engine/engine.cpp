@@ -1,12 +1,12 @@
 #include "engine/engine.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "engine/process.h"
+#include "engine/run_of.h"
 #include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
@@ -60,11 +60,6 @@ void Engine::check_invariants(const std::string& when) const {
     if (auto f = find_invariant_violation())
         throw InvariantViolation(
             fmt::format("invariant violated {} (t = {} ns): {}", when, sys_.now, *f));
-}
-
-inline TaskRun& Engine::run_of(const Task& p) {
-    const size_t i = static_cast<size_t>(p.index);
-    return i < runs_.size() && runs_[i] ? *runs_[i] : new_run(p);
 }
 
 TaskRun& Engine::new_run(const Task& p) {
@@ -438,7 +433,8 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     if (first_touch) {
         ns = handle_mm_fault(sys_, p, vma, idx, write);
     } else if (vma.protnone.test(idx)) {
-        may_run = fault_runs_ && hi > idx + 1 && numa_fault_run_allowed(sys_, p, vma, idx, write);
+        may_run = fault_runs_ && numa_fault_run_possible(vma, idx, hi) &&
+                  numa_fault_run_allowed(sys_, p, vma, idx, write);
         if (may_run) before = vma.frame(idx);
         ++sys_.counters[Vm::pgfault];
         ++p.nr_faults;
@@ -479,145 +475,6 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         next = idx + 1 + run;
         fault_run_pages_ += run;
         if (outcome.migrated) migrated_run_pages_ += run;
-    }
-    return true;
-}
-
-namespace {
-
-// The word of "interesting" bits covering pages [64w, 64w + 64): the pages an access must fault
-// on, because they are not present, PROT_NONE, or (for a write to a forked private mapping)
-// possibly still shared.
-uint64_t interesting_word(const Vma& vma, uint64_t w, bool write) {
-    uint64_t bits = ~vma.present.word(w) | vma.protnone.word(w);
-    if (write && vma.own_mask.size()) bits |= ~vma.own_mask.word(w);
-    return bits;
-}
-
-// The n-th (from 0) interesting page in [from, hi), or hi: whole words are skipped by popcount,
-// so skipping over many untouched PROT_NONE pages costs one step per 64 pages.
-uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write, uint64_t n) {
-    // Possibly shared pages of a write are not counted per block; otherwise whole blocks whose
-    // interesting pages are fewer than n are skipped by their counts.
-    const bool counted = !(write && vma.own_mask.size());
-    constexpr int shift = Vma::BLOCK_SHIFT;
-    while (from < hi) {
-        if (counted && (from & ((uint64_t{1} << shift) - 1)) == 0 &&
-            from + (uint64_t{1} << shift) <= hi) {
-            const uint64_t b = from >> shift;
-            const uint64_t c = uint64_t{vma.blk_absent[b]} + vma.blk_protnone[b];
-            if (n >= c) {
-                n -= c;
-                from += uint64_t{1} << shift;
-                continue;
-            }
-        }
-        const uint64_t w = from >> 6;
-        const unsigned lo_bit = from & 63;
-        const uint64_t wend = (w + 1) << 6;
-        const unsigned hi_bit = hi >= wend ? 64 : static_cast<unsigned>(hi & 63);
-        uint64_t bits = interesting_word(vma, w, write) & word_mask(lo_bit, hi_bit);
-        const uint64_t c = static_cast<uint64_t>(std::popcount(bits));
-        if (n < c) {
-            for (uint64_t k = 0; k < n; ++k)
-                bits &= bits - 1;
-            return (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
-        }
-        n -= c;
-        from = wend;
-    }
-    return hi;
-}
-
-bool region_quiet(const Region& r, bool write) {
-    return r.present == r.count && r.protnone == 0 && !(write && r.vma->own_mask.size());
-}
-
-// Whether touch_streams() may write through s: a sweep writes when most of its accesses do, the
-// other patterns draw each page's write.
-bool stream_may_write(const AccessStream& s) {
-    return s.pattern == Pattern::Sweep ? s.write_fraction >= 0.5 : s.write_fraction > 0;
-}
-
-}  // namespace
-
-bool Engine::stream_quiet(const AccessStream& s) {
-    return region_quiet(*s.region, stream_may_write(s));
-}
-
-uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
-                              uint64_t& start) {
-    const Region& r = *s.region;
-    const Vma& vma = *r.vma;
-    const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
-    // Never negative: the signed conversion truncates the same, in fewer steps.
-    uint64_t n = static_cast<uint64_t>(static_cast<int64_t>(pages_f));
-    run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
-    if (n == 0 || r.count == 0) return 0;
-    n = std::min(n, r.count);
-    start = run.sweep_pos[i];
-    // The cursor stays below r.count, so only a wrap needs the remainder.
-    run.sweep_pos[i] = start + n < r.count ? start + n : (start + n) % r.count;
-    return n;
-}
-
-bool Engine::touch_streams(Task& p, double bytes) {
-    TaskRun& run = run_of(p);
-    const Phase& ph = run.phase;
-    for (size_t i = 0; i < ph.streams.size(); ++i) {
-        const AccessStream& s = ph.streams[i];
-        Region& r = *s.region;
-        Vma& vma = *r.vma;
-        const double sb = bytes * s.share;
-        if (s.pattern == Pattern::Sweep) {
-            uint64_t start = 0;
-            const uint64_t n = sweep_cursor(run, i, s, sb, start);
-            if (n == 0) continue;
-            const bool write = stream_may_write(s);
-            if (region_quiet(r, write)) continue;
-            const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
-            const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
-            for (auto [lo, hi] : {std::pair{lo1, hi1}, std::pair{r.first, r.first + wrap}}) {
-                uint64_t next = lo;
-                for (uint64_t j = nth_interesting(vma, lo, hi, write, 0); j < hi;
-                     j = nth_interesting(vma, next, hi, write, 0))
-                    if (!handle_touch(p, vma, j, write, hi, next)) return false;
-            }
-            continue;
-        }
-        // Random and hot-set streams: each page of a sub-range is touched at least once in
-        // this interval with probability q = 1 - exp(-accesses / pages); only the pages of
-        // interest are visited, with geometric skips between the touched ones.
-        const double accesses = sb / 64.0;
-        const uint64_t hot =
-            s.pattern == Pattern::HotSet
-                ? std::clamp<uint64_t>(
-                      static_cast<uint64_t>(std::llround(r.count * s.hot_fraction)), 1, r.count)
-                : r.count;
-        const std::pair<uint64_t, double> parts[2] = {
-            {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},
-            {r.count, s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0}};
-        uint64_t b = 0;
-        const bool may_write = stream_may_write(s);
-        if (region_quiet(r, may_write)) continue;
-        for (const auto& [e, share] : parts) {
-            const uint64_t npages = e - b;
-            if (npages == 0 || share <= 0) {
-                b = e;
-                continue;
-            }
-            const double q = -std::expm1(-accesses * share / static_cast<double>(npages));
-            const uint64_t lo = r.first + b, hi = r.first + e;
-            for (uint64_t j = nth_interesting(vma, lo, hi, may_write, sys_.rng_access.geometric(q));
-                 j < hi;
-                 j = nth_interesting(vma, j + 1, hi, may_write, sys_.rng_access.geometric(q))) {
-                const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);
-                // Each page is drawn on its own: no runs (hi = j + 1).
-                uint64_t next = 0;
-                if (!handle_touch(p, vma, j, write, j + 1, next)) return false;
-            }
-            b = e;
-        }
     }
     return true;
 }

@@ -104,6 +104,9 @@ class Engine {
     void wake_joiners(const Task& p);
     // Walks the streams of p's phase for `bytes` of progress; returns false if p left the CPU.
     bool touch_streams(Task& p, double bytes);
+    // Touches the pages of random stream s (in chunks of s.chunk_bytes) for `sb` bytes of
+    // progress; returns false if p left the CPU.
+    bool touch_chunks(Task& p, const AccessStream& s, double sb);
     // Handles an access to page idx of vma (a fault if it needs one). A hinting fault there
     // may take the like pages after it up to `hi` (exclusive) with it; `next` is the first page
     // not handled. Returns false if p left the CPU.

@@ -177,6 +177,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.pmd_mapped = pv->pmd_mapped;
         cv.blk_absent = pv->blk_absent;
         cv.blk_protnone = pv->blk_protnone;
+        cv.sblk_interesting = pv->sblk_interesting;
         cv.node_pages = pv->node_pages;
         cv.object->add_mapper(cv, sys.nr_nodes());
         // Both sides now share every present frame; later private writes copy (do_wp_page).

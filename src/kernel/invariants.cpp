@@ -166,6 +166,21 @@ struct Checker {
                 differ<uint64_t>(v.blk_protnone[b], prot, [&] { return where + " blk_protnone"; });
             return;
         }
+        // Each superblock's count is its blocks' counts together (checked above).
+        constexpr int per = Vma::SUPERBLOCK_SHIFT - Vma::BLOCK_SHIFT;
+        const uint64_t supers = (n >> Vma::SUPERBLOCK_SHIFT) + 1;
+        if (v.sblk_interesting.size() != supers)
+            return fail("{}: {} superblock counters for {} superblocks", describe(v),
+                        v.sblk_interesting.size(), supers);
+        for (uint64_t sb = 0; sb < supers; ++sb) {
+            uint64_t sum = 0;
+            for (uint64_t b = sb << per; b < std::min(blocks, (sb + 1) << per); ++b)
+                sum += uint64_t{v.blk_absent[b]} + v.blk_protnone[b];
+            if (differ<uint64_t>(v.sblk_interesting[sb], sum, [&] {
+                    return fmt::format("{} superblock {} sblk_interesting", describe(v), sb);
+                }))
+                return;
+        }
     }
 
     void region(const Mm& mm, const Region& r) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cost/access.h"
 #include "cost/constants.h"
 #include "kernel/system.h"
 #include "mm/tlb.h"
@@ -20,6 +21,18 @@ double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t id
     if (s.pattern == Pattern::Sweep) {
         // The cursor is inside the folio, or reaches it, during the window.
         return std::min(1.0, (window_ns * stream_bps + folio * page_size) / (pages * page_size));
+    }
+    if (s.chunk_bytes) {
+        // Chunks that start in the folio's pages or early enough before them to reach them (the
+        // region is taken to go on before its first page: a shorter count for its first few).
+        // Pages past the cells where chunks start count as never touched (the last cells'
+        // chunks reach a page or two past them).
+        const uint64_t cells = chunk_cells(s, r.count, page_size);
+        if (idx - r.first >= cells) return 0.0;
+        const ChunkSpan span = chunk_span(s.chunk_bytes, page_size);
+        const double reaching = folio + static_cast<double>(span.pages - 1) + span.p_more;
+        const double chunks_per_ns = stream_bps / static_cast<double>(s.chunk_bytes);
+        return -std::expm1(-chunks_per_ns * reaching / static_cast<double>(cells) * window_ns);
     }
     const double lines_per_ns = stream_bps / cost::CACHE_LINE_BYTES;
     double rate = lines_per_ns * folio / pages;  // Random: uniform over the region's pages
@@ -68,6 +81,10 @@ uint64_t like_stream_after(const AccessStream& s, uint64_t i, uint64_t cap) {
     const Region& r = *s.region;
     if (!r.contains(i)) return r.first > i ? std::min(cap, r.first - i - 1) : cap;
     uint64_t end = r.first + r.count;
+    if (s.chunk_bytes) {  // inside the cells where chunks start, or past them
+        const uint64_t cell_hi = r.first + chunk_cells(s, r.count, r.vma->pages.size());
+        if (i < cell_hi) end = cell_hi;
+    }
     if (s.pattern == Pattern::HotSet) {
         const uint64_t hot = std::clamp<uint64_t>(
             static_cast<uint64_t>(std::llround(static_cast<double>(r.count) * s.hot_fraction)), 1,

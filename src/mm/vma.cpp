@@ -99,11 +99,13 @@ void Vma::init_block_counts() {
     const uint64_t blocks = (n >> BLOCK_SHIFT) + 1;
     blk_absent.assign(blocks, 0);
     blk_protnone.assign(blocks, 0);
+    sblk_interesting.assign((n >> SUPERBLOCK_SHIFT) + 1, 0);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint64_t lo = b << BLOCK_SHIFT, hi = std::min(n, (b + 1) << BLOCK_SHIFT);
         if (lo >= hi) continue;
         blk_absent[b] = static_cast<uint32_t>((hi - lo) - present.count(lo, hi));
         blk_protnone[b] = static_cast<uint32_t>(protnone.count(lo, hi));
+        sblk_interesting[b >> (SUPERBLOCK_SHIFT - BLOCK_SHIFT)] += blk_absent[b] + blk_protnone[b];
     }
 }
 
@@ -124,11 +126,17 @@ void Vma::count_present(uint64_t first, uint64_t nr, int delta) {
     for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
         blk_absent[b] -= static_cast<uint32_t>(delta * static_cast<int64_t>(n));
     });
+    for_blocks(first, nr, SUPERBLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
+        sblk_interesting[b] -= static_cast<uint32_t>(delta * static_cast<int64_t>(n));
+    });
 }
 
 void Vma::count_protnone(uint64_t first, uint64_t nr, int delta) {
     for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
         blk_protnone[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
+    });
+    for_blocks(first, nr, SUPERBLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
+        sblk_interesting[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
     });
 }
 

@@ -175,6 +175,11 @@ struct Vma {
     // model skips whole blocks by these counts when it looks for the pages a stream touched.
     static constexpr int BLOCK_SHIFT = 9;
     std::vector<uint32_t> blk_absent, blk_protnone;
+    // The same per superblock of 2^SUPERBLOCK_SHIFT pages (64 blocks, 128 MiB of 4 KiB pages),
+    // absent and PROT_NONE pages together: a stream whose region holds gigabytes of pages it
+    // need not look at then steps over them 64 blocks at a time.
+    static constexpr int SUPERBLOCK_SHIFT = BLOCK_SHIFT + 6;
+    std::vector<uint32_t> sblk_interesting;
     void init_block_counts();  // from the bitmaps
     void count_present(uint64_t first, uint64_t nr, int delta);
     void count_protnone(uint64_t first, uint64_t nr, int delta);

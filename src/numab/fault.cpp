@@ -234,20 +234,38 @@ bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, ui
     return !(write && do_wp_page_needed(vma, idx));
 }
 
-uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before) {
-    // One page table at most: the fault-lock bookkeeping takes one PTE lock per table.
+namespace {
+
+// The end of numa_fault_run's search: one page table at most, because the fault-lock
+// bookkeeping takes one PTE lock per table.
+uint64_t fault_run_end(const Vma& vma, uint64_t idx, uint64_t hi) {
     const int table = vma.pages.pmd_order;
-    const uint64_t end = std::min(hi, ((idx >> table) + 1) << table);
+    return std::min(hi, ((idx >> table) + 1) << table);
+}
+
+// Whether page i is a PROT_NONE page whose state is `before`, as a page that shares the object
+// page or not (`shares`).
+bool like_protnone_page(const Vma& vma, uint64_t i, const PageFrame& before, bool shares) {
+    if (!vma.present.test(i) || !vma.protnone.test(i) || vma.shares_object_page(i) != shares)
+        return false;
+    const PageFrame& g = vma.frame(i);
+    return g.inv_cpupid == before.inv_cpupid && g.nid == before.nid && g.flags == before.flags &&
+           g.mapcount == before.mapcount;
+}
+
+}  // namespace
+
+bool numa_fault_run_possible(const Vma& vma, uint64_t idx, uint64_t hi) {
+    return idx + 1 < fault_run_end(vma, idx, hi) &&
+           like_protnone_page(vma, idx + 1, vma.frame(idx), vma.shares_object_page(idx));
+}
+
+uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before) {
+    const uint64_t end = fault_run_end(vma, idx, hi);
     const bool shares = vma.shares_object_page(idx);
     uint64_t i = idx + 1;
-    while (i < end && vma.present.test(i) && vma.protnone.test(i) &&
-           vma.shares_object_page(i) == shares) {
-        const PageFrame& g = vma.frame(i);
-        if (g.inv_cpupid != before.inv_cpupid || g.nid != before.nid || g.flags != before.flags ||
-            g.mapcount != before.mapcount)
-            break;
+    while (i < end && like_protnone_page(vma, i, before, shares))
         ++i;
-    }
     // A PMD-mapped THP after idx's block takes the huge path: the run stops before it.
     uint64_t block = 0;
     if (i > idx + 1 && vma.pmd_mapped_at(i - 1, block)) i = std::max(block, idx + 1);

@@ -103,6 +103,9 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
 // nothing the decision reads besides their own state can change with it. Reads only.
 bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
                             bool write);
+// Whether numa_fault_run could find a run at all, asked before the dearer question above: the
+// page after `idx` (below `hi`, in its page table) is PROT_NONE with the state idx has now.
+bool numa_fault_run_possible(const Vma& vma, uint64_t idx, uint64_t hi);
 // After that fault, if it was repeatable: how many pages after `idx`, up to `hi` and within its
 // page table, are PROT_NONE with the state idx had (`before`: its frame before the fault).
 uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFrame& before);

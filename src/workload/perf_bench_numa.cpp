@@ -49,6 +49,13 @@ constexpr double MB = 1024.0 * 1024.0;
 // more than one core's outstanding-miss limit allows on every preset, so it runs at the same
 // single-thread memory-bound rate as bzero; the cost model applies the machine's cap.
 constexpr double DO_WORK_RATE_GBS = BZERO_RATE_GBS;
+// numa.c do_work() with data_rand_walk: words/1024 times, `start = lfsr % words` and the 1024
+// u64 words from there are read and written, so a loop touches its buffer in 8 KiB chunks at
+// random word offsets (32-bit LFSR), not line by line.
+constexpr uint64_t RAND_WALK_CHUNK_BYTES = 1024 * sizeof(uint64_t);
+// The LFSR state is a u32, so `lfsr % words` is below 2^32: in a buffer of more than 2^32 words
+// (32 GiB) the chunks start in its first 32 GiB only.
+constexpr uint64_t RAND_WALK_STARTS_BELOW = (uint64_t{1} << 32) * sizeof(uint64_t);
 // Loops are batched into phases of at least this many bytes (a few ms at DO_WORK_RATE_GBS) so
 // that a 1 MB default buffer does not cost one phase per 100 us; limits are checked per phase.
 constexpr double BATCH_BYTES = 32.0 * MB;
@@ -329,7 +336,9 @@ class PerfBenchNuma : public Workload {
         for (const Part& x : parts) {
             AccessStream s{.region = x.r, .share = x.bytes / per_loop, .write_fraction = wf};
             if (p_.data_rand_walk && !bz) {
-                s.pattern = Pattern::Random;  // 32-bit LFSR over 8 KiB chunks
+                s.pattern = Pattern::Random;
+                s.chunk_bytes = RAND_WALK_CHUNK_BYTES;
+                s.chunk_starts_below = RAND_WALK_STARTS_BELOW;
             } else {
                 // Forward pass from nr * (words / nr_max).
                 s.start_at_thread_offset = true;

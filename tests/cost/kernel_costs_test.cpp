@@ -364,6 +364,65 @@ TEST(MigrationWait, TouchProbabilityByPattern) {
                 1e-12);
     EXPECT_NEAR(touch_probability(s, 1.0, 500, 1, 20000), 1 - std::exp(-20000.0 / 64 * 0.1 / 900),
                 1e-12);
+    // Random in 8 KiB chunks (perf bench numa's walk): 1/8192 chunks per ns. Page 10 is reached
+    // from cells 9 and 10 always, from cell 8 when the chunk starts past its page's first word
+    // (511 of 512 words): 1 - exp(-20000 / 8192 * (2 + 511/512) / 1000).
+    s.pattern = Pattern::Random;
+    s.chunk_bytes = 8192;
+    const double reaching = 2 + 511.0 / 512;
+    EXPECT_NEAR(touch_probability(s, 1.0, 10, 1, 20000),
+                1 - std::exp(-20000.0 / 8192 * reaching / 1000), 1e-12);
+    // A 4-page folio adds 3 cells.
+    EXPECT_NEAR(touch_probability(s, 1.0, 10, 4, 20000),
+                1 - std::exp(-20000.0 / 8192 * (reaching + 3) / 1000), 1e-12);
+    // Starts only in the first 400 pages (1600 KiB): the rate there is over 400 cells, and a
+    // page past them is not touched.
+    s.chunk_starts_below = 400 * 4096;
+    EXPECT_NEAR(touch_probability(s, 1.0, 10, 1, 20000),
+                1 - std::exp(-20000.0 / 8192 * reaching / 400), 1e-12);
+    EXPECT_EQ(touch_probability(s, 1.0, 400, 1, 20000), 0.0);
+}
+
+TEST(ChunkSpan, PagesAChunkCoversFromARandomWord) {
+    // perf's 8 KiB chunk on 4 KiB pages: 2 pages, a third unless it starts at a page's first
+    // word (1 of 512).
+    ChunkSpan a = chunk_span(8192, 4096);
+    EXPECT_EQ(a.pages, 2u);
+    EXPECT_DOUBLE_EQ(a.p_more, 511.0 / 512);
+    EXPECT_EQ(a.reach(), 2u);
+    // On 64 KiB pages: 1 page, a second when it starts in the last 1023 words of 8192 (word
+    // 7169 on: 8 * 7169 + 8191 = 65543 >= 65536).
+    ChunkSpan b = chunk_span(8192, 65536);
+    EXPECT_EQ(b.pages, 1u);
+    EXPECT_DOUBLE_EQ(b.p_more, 1023.0 / 8192);
+    EXPECT_EQ(b.reach(), 1u);
+    // A page and a word (4104 bytes) covers 2 pages from any word: from the last one (byte
+    // 4088) it ends on byte 8191, still the second page.
+    ChunkSpan c = chunk_span(4104, 4096);
+    EXPECT_EQ(c.pages, 2u);
+    EXPECT_EQ(c.p_more, 0.0);
+    EXPECT_EQ(c.reach(), 1u);
+    // Exactly one page: from word 0 it stays in its page, from any later word it crosses.
+    ChunkSpan d = chunk_span(4096, 4096);
+    EXPECT_EQ(d.pages, 1u);
+    EXPECT_DOUBLE_EQ(d.p_more, 511.0 / 512);
+    // One word never crosses.
+    ChunkSpan e = chunk_span(8, 4096);
+    EXPECT_EQ(e.pages, 1u);
+    EXPECT_EQ(e.p_more, 0.0);
+    EXPECT_EQ(e.reach(), 0u);
+    EXPECT_THROW(chunk_span(64 * 4096, 4096), std::logic_error);
+}
+
+TEST(ChunkSpan, CellsWhereChunksStart) {
+    AccessStream s;
+    s.chunk_bytes = 8192;
+    EXPECT_EQ(chunk_cells(s, 1000, 4096), 1000u);  // anywhere
+    s.chunk_starts_below = uint64_t{32} << 30;     // perf's 2^32 words
+    EXPECT_EQ(chunk_cells(s, 1000, 4096), 1000u);
+    EXPECT_EQ(chunk_cells(s, 13'107'200, 4096), 8'388'608u);  // a 50 GiB buffer: 32 GiB of it
+    s.chunk_starts_below = 4097;                              // a partial page still holds starts
+    EXPECT_EQ(chunk_cells(s, 1000, 4096), 2u);
 }
 
 TEST(MigrationWait, OtherMappersSleepAndTheirTlbsAreFlushed) {

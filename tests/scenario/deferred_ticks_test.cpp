@@ -52,6 +52,11 @@ constexpr const char* kPerfBenchSweep =
     "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
     "data_rand_walk=false\n";
 
+// perf bench numa mem -p 2 -t 2 -P 64 walking its memory at random in 8 KiB chunks (the
+// default): streams that draw, on CPUs that settle between scans.
+constexpr const char* kPerfBenchRandom =
+    "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=2\nmb_proc=64\n";
+
 // 16 processes forked over copy-on-write pages of one file mapping.
 constexpr const char* kCowsum =
     "[[workload]]\ntype='cowsum'\nprocesses=16\nseconds=4\nmode='data'\n";
@@ -189,6 +194,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"SpecjbbV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kSpecjbb, false},
         Case{"PerfBenchSweepV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBenchSweep,
              false},
+        Case{"PerfBenchRandomV612", "haswell-2s", "v6.12", msecs_to_ns(8000), kPerfBenchRandom,
+             true},
         Case{"CowsumV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kCowsum, false},
         Case{"LateArrivalsV612", "tiny-2n", "v6.12", msecs_to_ns(8000), kLateArrivals, true},
         Case{"LateArrivalsV419Cfs", "tiny-2n", "v4.19", msecs_to_ns(8000), kLateArrivals, true}),

@@ -1,0 +1,172 @@
+// Which pages a step of user work touches, and the faults it takes there: a sweep's cursor
+// passes its pages in order; a random stream touches each page with the probability its
+// accesses give it, page by page or (a walk in chunks) a few neighbours at a time. Only the pages
+// an access must fault on are visited (engine/page_walk.h).
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "engine/engine.h"
+#include "engine/page_walk.h"
+#include "engine/run_of.h"
+#include "kernel/system.h"
+
+namespace numasim {
+
+namespace {
+
+bool region_quiet(const Region& r, bool write) {
+    return r.present == r.count && r.protnone == 0 && !(write && r.vma->own_mask.size());
+}
+
+// Whether touch_streams() may write through s: a sweep writes when most of its accesses do, the
+// other patterns draw each page's write.
+bool stream_may_write(const AccessStream& s) {
+    return s.pattern == Pattern::Sweep ? s.write_fraction >= 0.5 : s.write_fraction > 0;
+}
+
+}  // namespace
+
+bool Engine::stream_quiet(const AccessStream& s) {
+    return region_quiet(*s.region, stream_may_write(s));
+}
+
+uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
+                              uint64_t& start) {
+    const Region& r = *s.region;
+    const Vma& vma = *r.vma;
+    const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
+    // Never negative: the signed conversion truncates the same, in fewer steps.
+    uint64_t n = static_cast<uint64_t>(static_cast<int64_t>(pages_f));
+    run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
+    if (n == 0 || r.count == 0) return 0;
+    n = std::min(n, r.count);
+    start = run.sweep_pos[i];
+    // The cursor stays below r.count, so only a wrap needs the remainder.
+    run.sweep_pos[i] = start + n < r.count ? start + n : (start + n) % r.count;
+    return n;
+}
+
+bool Engine::touch_streams(Task& p, double bytes) {
+    TaskRun& run = run_of(p);
+    const Phase& ph = run.phase;
+    for (size_t i = 0; i < ph.streams.size(); ++i) {
+        const AccessStream& s = ph.streams[i];
+        Region& r = *s.region;
+        Vma& vma = *r.vma;
+        const double sb = bytes * s.share;
+        if (s.pattern == Pattern::Sweep) {
+            uint64_t start = 0;
+            const uint64_t n = sweep_cursor(run, i, s, sb, start);
+            if (n == 0) continue;
+            const bool write = stream_may_write(s);
+            if (region_quiet(r, write)) continue;
+            const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
+            const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
+            for (auto [lo, hi] : {std::pair{lo1, hi1}, std::pair{r.first, r.first + wrap}}) {
+                uint64_t next = lo;
+                for (uint64_t j = nth_interesting(vma, lo, hi, write, 0); j < hi;
+                     j = nth_interesting(vma, next, hi, write, 0))
+                    if (!handle_touch(p, vma, j, write, hi, next)) return false;
+            }
+            continue;
+        }
+        // A random stream draws nothing where it could fault nowhere: a CPU whose streams are
+        // quiet may defer its ticks (engine/deferred_ticks.cpp), and the draws must not differ.
+        const bool may_write = stream_may_write(s);
+        if (region_quiet(r, may_write)) continue;
+        if (s.chunk_bytes) {
+            if (!touch_chunks(p, s, sb)) return false;
+            continue;
+        }
+        // Random and hot-set streams of single lines: each page of a sub-range is touched at
+        // least once in this interval with probability q = 1 - exp(-accesses / pages); only the
+        // pages of interest are visited, with geometric skips between the touched ones.
+        const double accesses = sb / 64.0;
+        const uint64_t hot =
+            s.pattern == Pattern::HotSet
+                ? std::clamp<uint64_t>(
+                      static_cast<uint64_t>(std::llround(r.count * s.hot_fraction)), 1, r.count)
+                : r.count;
+        const std::pair<uint64_t, double> parts[2] = {
+            {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},
+            {r.count, s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0}};
+        uint64_t b = 0;
+        for (const auto& [e, share] : parts) {
+            const uint64_t npages = e - b;
+            if (npages == 0 || share <= 0) {
+                b = e;
+                continue;
+            }
+            const double q = -std::expm1(-accesses * share / static_cast<double>(npages));
+            const uint64_t lo = r.first + b, hi = r.first + e;
+            for (uint64_t j = nth_interesting(vma, lo, hi, may_write, sys_.rng_access.geometric(q));
+                 j < hi;
+                 j = nth_interesting(vma, j + 1, hi, may_write, sys_.rng_access.geometric(q))) {
+                const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);
+                // Each page is drawn on its own: no runs (hi = j + 1).
+                uint64_t next = 0;
+                if (!handle_touch(p, vma, j, write, j + 1, next)) return false;
+            }
+            b = e;
+        }
+    }
+    return true;
+}
+
+bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
+    // Chunks start at words drawn uniformly over the region (or its first chunk_starts_below
+    // bytes), sb / chunk_bytes of them in this interval: the starts in one page's cell are a
+    // Poisson count, so each cell holds one at least with probability q, independently of the
+    // others. Only cells whose chunk may reach a
+    // page of interest matter: each belongs to the first such page at or after it. Every page
+    // of interest is given reach + 1 cells, [j - reach, j], so that whole blocks can be skipped
+    // by their counts of such pages (nth_interesting); a cell that belongs to an earlier page,
+    // or was decided before, is drawn there again but not used, and every cell is decided once
+    // with probability q. An occupied cell's chunk touches its pages in order, a fault run as a
+    // sweep's. Two starts in one cell cover what one covers, save that either may reach the
+    // extra page: that is drawn once per cell.
+    Region& r = *s.region;
+    Vma& vma = *r.vma;
+    const ChunkSpan span = chunk_span(s.chunk_bytes, vma.pages.size());
+    const uint64_t reach = span.reach(), per_page = reach + 1;
+    const double chunks = sb / static_cast<double>(s.chunk_bytes);
+    const uint64_t cells = chunk_cells(s, r.count, vma.pages.size());
+    const double q = -std::expm1(-chunks / static_cast<double>(cells));
+    const bool may_write = stream_may_write(s);
+    Rng& rng = sys_.rng_access;
+    // Chunks start below cell_hi and reach no page from hi on.
+    const uint64_t cell_hi = r.first + cells, hi = std::min(r.first + r.count, cell_hi + reach);
+    uint64_t x = r.first;  // cells below x are decided
+    while (x < hi) {
+        // The next occupied cell: cell d of page of interest j is cell j - reach + d.
+        uint64_t j = nth_interesting(vma, x, hi, may_write, 0);
+        if (j >= hi) return true;
+        uint64_t d = rng.geometric(q);
+        uint64_t c = 0;
+        for (;;) {
+            if (d >= per_page) {
+                j = nth_interesting(vma, j + 1, hi, may_write, d / per_page - 1);
+                d %= per_page;
+            }
+            if (j >= hi) return true;
+            if (j + d >= x + reach) {
+                c = j + d - reach;
+                if (c >= cell_hi) return true;  // no chunk starts there, nor further on
+                if (nth_interesting(vma, c, j, may_write, 0) == j) break;  // c is j's own
+            }
+            d += 1 + rng.geometric(q);
+        }
+        const bool write = may_write && rng.bernoulli(s.write_fraction);
+        const uint64_t pages = span.pages + (rng.bernoulli(span.p_more) ? 1 : 0);
+        const uint64_t end = std::min(hi, c + pages);
+        uint64_t next = c;
+        for (uint64_t k = nth_interesting(vma, c, end, write, 0); k < end;
+             k = nth_interesting(vma, next, end, write, 0))
+            if (!handle_touch(p, vma, k, write, end, next)) return false;
+        x = c + 1;
+    }
+    return true;
+}
+
+}  // namespace numasim

@@ -1,0 +1,89 @@
+// nth_interesting (engine/page_walk.h): the n-th page an access must fault on, found through
+// words, 512-page blocks and 32768-page superblocks, is the one a page-by-page count finds.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "engine/page_walk.h"
+#include "mm/mm_fixture.h"
+#include "sim/rng.h"
+
+namespace numasim {
+namespace {
+
+using mmtest::World;
+
+// The n-th page in [from, hi) that is absent or PROT_NONE, counted page by page.
+uint64_t nth_by_pages(const Vma& v, uint64_t from, uint64_t hi, uint64_t n) {
+    for (uint64_t i = from; i < hi; ++i)
+        if (!v.present.test(i) || v.protnone.test(i)) {
+            if (n == 0) return i;
+            --n;
+        }
+    return hi;
+}
+
+struct WalkTest : ::testing::Test {
+    // 2.5 superblocks of pages, all present, none PROT_NONE.
+    static constexpr uint64_t kPages = 5 * (uint64_t{1} << Vma::SUPERBLOCK_SHIFT) / 2;
+    World w;
+    Mm& mm = mm_create(w.sys);
+    Vma& v = do_mmap(w.sys, mm, kPages * 4096, VM_READ | VM_WRITE, "walk");
+
+    void SetUp() override {
+        for (uint64_t i = 0; i < kPages; ++i)
+            v.present.set(i);
+        v.init_block_counts();
+    }
+    // Makes page i PROT_NONE and keeps the counts, as change_prot_numa does.
+    void protnone(uint64_t i) {
+        v.protnone.set(i);
+        v.count_protnone(i, 1, +1);
+    }
+};
+
+TEST_F(WalkTest, HandWorkedPagesAcrossWordsBlocksAndSuperblocks) {
+    // Pages 5, 70 (next word), 600 (next block) and 40000 (the second superblock).
+    for (uint64_t i : {5, 70, 600, 40000})
+        protnone(i);
+    EXPECT_EQ(v.sblk_interesting[0], 3u);
+    EXPECT_EQ(v.sblk_interesting[1], 1u);
+    EXPECT_EQ(nth_interesting(v, 0, kPages, false, 0), 5u);
+    EXPECT_EQ(nth_interesting(v, 0, kPages, false, 1), 70u);
+    EXPECT_EQ(nth_interesting(v, 0, kPages, false, 2), 600u);
+    EXPECT_EQ(nth_interesting(v, 0, kPages, false, 3), 40000u);
+    EXPECT_EQ(nth_interesting(v, 0, kPages, false, 4), kPages);  // none left: hi
+    EXPECT_EQ(nth_interesting(v, 6, kPages, false, 0), 70u);
+    EXPECT_EQ(nth_interesting(v, 0, 600, false, 2), 600u);  // hi excludes page 600
+    // Every page of a word: the n-th is the n-th bit, deep in the word.
+    for (uint64_t i = 1024; i < 1088; ++i)
+        protnone(i);
+    for (uint64_t n = 0; n < 64; ++n)
+        EXPECT_EQ(nth_interesting(v, 1024, kPages, false, n), 1024 + n) << n;
+}
+
+TEST_F(WalkTest, MatchesAPageByPageCountOnRandomStates) {
+    Rng rng(7, "walk");
+    // Dense patches and scattered pages, some of them absent (never faulted).
+    for (int k = 0; k < 40; ++k) {
+        const uint64_t at = rng.below(kPages - 3000), len = rng.below(3000);
+        for (uint64_t i = at; i < at + len; ++i)
+            if (rng.below(4) != 0 && !v.protnone.test(i)) protnone(i);
+    }
+    for (int k = 0; k < 2000; ++k) {
+        const uint64_t i = rng.below(kPages);
+        if (v.present.test(i) && !v.protnone.test(i)) {
+            v.present.clear(i);
+            v.count_present(i, 1, -1);
+        }
+    }
+    for (int k = 0; k < 3000; ++k) {
+        const uint64_t from = rng.below(kPages), hi = from + rng.below(kPages - from + 1);
+        const uint64_t n = rng.below(4) == 0 ? rng.below(20000) : rng.below(64);
+        ASSERT_EQ(nth_interesting(v, from, hi, false, n), nth_by_pages(v, from, hi, n))
+            << "from " << from << " hi " << hi << " n " << n;
+    }
+}
+
+}  // namespace
+}  // namespace numasim
