@@ -118,14 +118,14 @@ bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
     // Chunks start at words drawn uniformly over the region (or its first chunk_starts_below
     // bytes), sb / chunk_bytes of them in this interval: the starts in one page's cell are a
     // Poisson count, so each cell holds one at least with probability q, independently of the
-    // others. Only cells whose chunk may reach a
-    // page of interest matter: each belongs to the first such page at or after it. Every page
-    // of interest is given reach + 1 cells, [j - reach, j], so that whole blocks can be skipped
-    // by their counts of such pages (nth_interesting); a cell that belongs to an earlier page,
-    // or was decided before, is drawn there again but not used, and every cell is decided once
-    // with probability q. An occupied cell's chunk touches its pages in order, a fault run as a
-    // sweep's. Two starts in one cell cover what one covers, save that either may reach the
-    // extra page: that is drawn once per cell.
+    // others. Only cells whose chunk may reach a page of interest matter: each belongs to the
+    // first such page at or after it. Every page of interest is given reach + 1 cells,
+    // [j - reach, j], so that whole blocks can be skipped by their counts of such pages
+    // (nth_interesting); a cell that belongs to an earlier page, or was decided before, is drawn
+    // there again but not used, and every cell is decided once with probability q. An occupied
+    // cell's chunk touches its pages in order, a fault run as a sweep's. Two starts in one cell
+    // cover what one covers, save that either may reach the extra page: that is drawn once per
+    // cell.
     Region& r = *s.region;
     Vma& vma = *r.vma;
     const ChunkSpan span = chunk_span(s.chunk_bytes, vma.pages.size());
