@@ -6,7 +6,11 @@
 #                         (the unmodified base scenario), one iteration (aim >= 1000x)
 #   numa01-epyc256        autonumabench NUMA01 on epyc-7763-2s (2 processes x 128 threads)
 #   perfnuma-power8-8n    perf bench numa mem -p 16 -t 2 -P 3072 on an 8-node 256-CPU POWER8
-#                         (4 x 2-chip DCMs; the machine file is written below) (>= 20x)
+#                         (4 x 2-chip DCMs; the machine file is written below) with the 64 KiB
+#                         base pages of ppc64 distribution kernels and the hash MMU, as the
+#                         power8-2s4n preset (>= 20x)
+#   perfnuma-power8-8n-4k the same on 4 KiB pages: 16 times the pages and hinting faults, the
+#                         per-fault stress that the row had before it took POWER's pages (>= 20x)
 #   cowsum-8s-nocowskip   examples/cowsum.toml (288 processes, x86-8s-144c), skip_shared_cow=false
 # Usage: scripts/bench-targets.sh [ROW ...]   (default: all rows)
 # Environment: BUILD_DIR (default build; a Release build is made if numasim is missing),
@@ -54,8 +58,8 @@ test = "NUMA01"
 TOML
 
 # POWER8 with 4 sockets of one dual-chip module each: 8 chips = 8 nodes x 4 cores x SMT8.
-# Hardware figures as in the power8-2s4n preset (same chip); the SLIT follows the same rule
-# (20 inside a DCM, 40 between sockets).
+# Hardware figures and pages as in the power8-2s4n preset (same chip, same kernels); the SLIT
+# follows the same rule (20 inside a DCM, 40 between sockets).
 cat > "$OUT/power8-4s8n.toml" <<'TOML'
 [machine]
 name = "power8-4s8n"
@@ -81,13 +85,19 @@ llc_latency_ns = 8.0
 line_fill_buffers = 16
 smt_core_speedup = 1.8
 cpu_ghz = 3.42
+page_size = "64KiB"
+mmu = "hash"
 
 [source]
 text = "scripts/bench-targets.sh: power8-2s4n's chip figures on four sockets."
 TOML
-cat > "$OUT/perfnuma-power8-8n.toml" <<TOML
+# The same machine on 4 KiB pages (what the POWER8 row ran on before 2026-12-02).
+sed -e 's/^name = "power8-4s8n"/name = "power8-4s8n-4k"/' -e '/^page_size = /d' -e '/^mmu = /d' \
+    "$OUT/power8-4s8n.toml" > "$OUT/power8-4s8n-4k.toml"
+for pages in "" -4k; do
+    cat > "$OUT/perfnuma-power8-8n$pages.toml" <<TOML
 [scenario]
-machine = "$OUT/power8-4s8n.toml"
+machine = "$OUT/power8-4s8n$pages.toml"
 
 [[workload]]
 type = "perf-bench-numa"
@@ -95,6 +105,7 @@ nr_proc = 16
 nr_threads = 2
 mb_proc = 3072
 TOML
+done
 
 declare -A FILE ARGS TARGET
 FILE[numa01tl-cascadelake]=experiments/inactive-vma-numa01-threadlocal.toml
@@ -104,16 +115,19 @@ FILE[numa01-epyc256]="$OUT/numa01-epyc256.toml"
 TARGET[numa01-epyc256]=100
 FILE[perfnuma-power8-8n]="$OUT/perfnuma-power8-8n.toml"
 TARGET[perfnuma-power8-8n]=20
+FILE[perfnuma-power8-8n-4k]="$OUT/perfnuma-power8-8n-4k.toml"
+TARGET[perfnuma-power8-8n-4k]=20
 FILE[cowsum-8s-nocowskip]=examples/cowsum.toml
 ARGS[cowsum-8s-nocowskip]="--set skip_shared_cow=false"
 TARGET[cowsum-8s-nocowskip]=100
 
 rows=("$@")
-[[ ${#rows[@]} -gt 0 ]] || rows=(numa01tl-cascadelake numa01-epyc256 perfnuma-power8-8n cowsum-8s-nocowskip)
+[[ ${#rows[@]} -gt 0 ]] || rows=(numa01tl-cascadelake numa01-epyc256 perfnuma-power8-8n perfnuma-power8-8n-4k
+    cowsum-8s-nocowskip)
 extra=()
 [[ -n "${DURATION:-}" ]] && extra+=(--duration "$DURATION")
 
-printf '%-22s %8s %8s %10s %8s %14s %9s %10s\n' row sim_s cpu_s sim/cpu target hint_faults/cpu_s peak_RSS B/page
+printf '%-23s %8s %8s %10s %8s %14s %9s %10s\n' row sim_s cpu_s sim/cpu target hint_faults/cpu_s peak_RSS B/page
 for row in "${rows[@]}"; do
     [[ -n "${FILE[$row]:-}" ]] || { echo "bench-targets.sh: unknown row '$row'" >&2; exit 2; }
     best="" failed=""
@@ -152,7 +166,7 @@ hint = sum(int(r["vmstat"]["numa_hint_faults"]) for r in runs)
 pages = max(1, max(int(r["vmstat"]["numa_hit"]) + int(r["vmstat"]["numa_miss"]) for r in runs))
 ratio = sim / max(cpu, 1e-9)
 mark = "met" if ratio >= target else "MISSED"
-print(f"{row:<22} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {target:6.0f}x {hint / max(cpu, 1e-9):14.3g} "
+print(f"{row:<23} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {target:6.0f}x {hint / max(cpu, 1e-9):14.3g} "
       f"{rss / 2**20:6.0f} MiB {rss / pages:10.2f}  {mark}")
 PY
 done

@@ -142,12 +142,14 @@ bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
         // The next occupied cell: cell d of page of interest j is cell j - reach + d.
         uint64_t j = nth_interesting(vma, x, hi, may_write, 0);
         if (j >= hi) return true;
+        vma.prefetch_frame(j);
         uint64_t d = rng.geometric(q);
         uint64_t c = 0;
         for (;;) {
             if (d >= per_page) {
                 j = nth_interesting(vma, j + 1, hi, may_write, d / per_page - 1);
                 d %= per_page;
+                if (j < hi) vma.prefetch_frame(j);
             }
             if (j >= hi) return true;
             if (j + d >= x + reach) {

@@ -210,6 +210,9 @@ struct Vma {
                                                      : object->frames[pgoff + idx];
     }
     bool shares_object_page(uint64_t idx) const { return !(own_mask.size() && own_mask.test(idx)); }
+    // Asks the host to start loading page idx's frame (of the object: a private copy's is
+    // rarer), for a caller that will need it after other work; changes nothing simulated.
+    void prefetch_frame(uint64_t idx) const { __builtin_prefetch(object->frames + pgoff + idx); }
 
     // THP blocks are the PMD-aligned virtual ranges that lie wholly inside the VMA.
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
