@@ -16,7 +16,8 @@
 # Environment: BUILD_DIR (default build; a Release build is made if numasim is missing),
 #              DURATION (pass --duration to every row, for a quick look), OUT (raw logs),
 #              RUNS (runs per row, default 1: the run with the least CPU time is reported, for a
-#              shared or noisy host).
+#              shared or noisy host), AGAINST (another numasim, e.g. the last commit's: its runs
+#              alternate with this build's and its table is printed after this build's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -127,31 +128,46 @@ rows=("$@")
 extra=()
 [[ -n "${DURATION:-}" ]] && extra+=(--duration "$DURATION")
 
-printf '%-23s %8s %8s %10s %8s %14s %9s %10s\n' row sim_s cpu_s sim/cpu target hint_faults/cpu_s peak_RSS B/page
-for row in "${rows[@]}"; do
-    [[ -n "${FILE[$row]:-}" ]] || { echo "bench-targets.sh: unknown row '$row'" >&2; exit 2; }
-    best="" failed=""
-    for ((k = 1; k <= ${RUNS:-1}; k++)); do
-        # shellcheck disable=SC2086
-        if ! rusage "$OUT/$row.try.time" "$NUMASIM" run "${FILE[$row]}" \
-                ${ARGS[$row]:-} "${extra[@]}" --json -j 1 > "$OUT/$row.try.json" 2> "$OUT/$row.err"; then
-            failed=1
-            break
-        fi
-        cpu=$(awk -F': *' '/^\t(User|System) time \(seconds\)/ { s += $2 } END { print s }' \
-            "$OUT/$row.try.time")
-        if [[ -z "$best" ]] || awk -v a="$cpu" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-            best=$cpu
-            mv "$OUT/$row.try.time" "$OUT/$row.time"
-            mv "$OUT/$row.try.json" "$OUT/$row.json"
-        fi
+# Every round runs each row once with each binary, so that a slow phase of a shared host (minutes
+# long on the one docs/performance.md was measured on) falls on all of them alike rather than on
+# one row's or one binary's runs.
+bins=("$NUMASIM")
+[[ -n "${AGAINST:-}" ]] && bins+=("$AGAINST")
+declare -A BEST FAILED
+for ((k = 1; k <= ${RUNS:-1}; k++)); do
+    for row in "${rows[@]}"; do
+        [[ -n "${FILE[$row]:-}" ]] || { echo "bench-targets.sh: unknown row '$row'" >&2; exit 2; }
+        for b in "${!bins[@]}"; do
+            key="$row.$b"
+            [[ -n "${FAILED[$key]:-}" ]] && continue
+            # shellcheck disable=SC2086
+            if ! rusage "$OUT/$key.try.time" "${bins[$b]}" run "${FILE[$row]}" \
+                    ${ARGS[$row]:-} "${extra[@]}" --json -j 1 > "$OUT/$key.try.json" 2> "$OUT/$key.err"; then
+                FAILED[$key]=1
+                continue
+            fi
+            cpu=$(awk -F': *' '/^\t(User|System) time \(seconds\)/ { s += $2 } END { print s }' \
+                "$OUT/$key.try.time")
+            if [[ -z "${BEST[$key]:-}" ]] || awk -v a="$cpu" -v b="${BEST[$key]}" 'BEGIN { exit !(a < b) }'; then
+                BEST[$key]=$cpu
+                mv "$OUT/$key.try.time" "$OUT/$key.time"
+                mv "$OUT/$key.try.json" "$OUT/$key.json"
+            fi
+            rm -f "$OUT/$key.try.time" "$OUT/$key.try.json"
+        done
     done
-    rm -f "$OUT/$row.try.time" "$OUT/$row.try.json"
-    if [[ -n "$failed" ]]; then
-        echo "$row: FAILED (see $OUT/$row.err)"
-        continue
-    fi
-    python3 - "$OUT/$row.json" "$OUT/$row.time" "$row" "${TARGET[$row]}" <<'PY'
+done
+
+for b in "${!bins[@]}"; do
+    [[ ${#bins[@]} -gt 1 ]] && echo "${bins[$b]}:"
+    printf '%-23s %8s %8s %10s %8s %14s %9s %10s\n' row sim_s cpu_s sim/cpu target hint_faults/cpu_s peak_RSS B/page
+    for row in "${rows[@]}"; do
+        key="$row.$b"
+        if [[ -n "${FAILED[$key]:-}" ]]; then
+            echo "$row: FAILED (see $OUT/$key.err)"
+            continue
+        fi
+        python3 - "$OUT/$key.json" "$OUT/$key.time" "$row" "${TARGET[$row]}" <<'PY'
 import json, re, sys
 path, timelog, row, target = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 j = json.load(open(path))
@@ -169,5 +185,6 @@ mark = "met" if ratio >= target else "MISSED"
 print(f"{row:<23} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {target:6.0f}x {hint / max(cpu, 1e-9):14.3g} "
       f"{rss / 2**20:6.0f} MiB {rss / pages:10.2f}  {mark}")
 PY
+    done
 done
 echo "raw output: $OUT"
