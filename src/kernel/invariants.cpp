@@ -296,6 +296,18 @@ struct Checker {
                 if (listed != real)
                     return fail("{}: reverse map lists {} mappings, {} VMAs map it", name,
                                 listed.size(), real.size());
+                // The windows that walks over the reverse map read in place of the VMAs'.
+                if (obj->windows.size() != obj->mappers.size())
+                    return fail("{}: {} windows for {} mappings", name, obj->windows.size(),
+                                obj->mappers.size());
+                for (size_t k = 0; k < obj->mappers.size(); ++k) {
+                    const Vma& v = *obj->mappers[k];
+                    const MemObject::Window w = obj->windows[k];
+                    if (w.first != v.pgoff || w.end != v.pgoff + v.nr_pages())
+                        return fail("{}: reverse map window [{}, {}) of {}, which maps [{}, {})",
+                                    name, w.first, w.end, describe(v), v.pgoff,
+                                    v.pgoff + v.nr_pages());
+                }
                 // The mappings per window that shared-page migration counts on.
                 for (const auto& t : obj->range_totals) {
                     unsigned windows = 0;

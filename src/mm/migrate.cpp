@@ -89,11 +89,11 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         return account_region_move(vma, idx, nr, from, to);
     if (!all_mappers_linked(o)) {
         const uint64_t obj = vma.pgoff + idx;
-        for (Vma* m : o.mappers) {
-            // The part of the folio's object pages [obj, obj + nr) that m maps.
-            const uint64_t lo = std::max(obj, m->pgoff),
-                           hi = std::min(obj + nr, m->pgoff + m->nr_pages());
-            if (lo < hi) account_mapped_runs(*m, lo - m->pgoff, hi - lo, from, to);
+        for (size_t k = 0; k < o.mappers.size(); ++k) {
+            // The part of the folio's object pages [obj, obj + nr) that mapper k maps.
+            const MemObject::Window w = o.windows[k];
+            const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
+            if (lo < hi) account_mapped_runs(*o.mappers[k], lo - w.first, hi - lo, from, to);
         }
         return;
     }
@@ -106,10 +106,10 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         t->stamp.bump();
     }
     if (seen_by_every_mapper(o, obj, nr)) return;
-    for (Vma* m : o.mappers) {
-        const uint64_t lo = std::max(obj, m->pgoff),
-                       hi = std::min(obj + nr, m->pgoff + m->nr_pages());
-        if (lo < hi) unaccount_unmapped(*m, lo - m->pgoff, hi - lo, from, to);
+    for (size_t k = 0; k < o.mappers.size(); ++k) {
+        const MemObject::Window w = o.windows[k];
+        const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
+        if (lo < hi) unaccount_unmapped(*o.mappers[k], lo - w.first, hi - lo, from, to);
     }
 }
 
@@ -117,11 +117,13 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
 // THP apart: every other mapping that still maps its block with a PMD maps it with PTEs too.
 void split_mappings(Vma& vma, uint64_t idx) {
     if (!vma.shares_object_page(idx)) return split_huge_pmd(vma, idx);
+    const MemObject& o = *vma.object;
     const uint64_t obj = vma.pgoff + idx;
-    for (Vma* m : vma.object->mappers)
-        if (obj >= m->pgoff && obj - m->pgoff < m->nr_pages() &&
-            m->shares_object_page(obj - m->pgoff))
-            split_huge_pmd(*m, obj - m->pgoff);
+    for (size_t k = 0; k < o.mappers.size(); ++k) {
+        Vma& m = *o.mappers[k];
+        if (o.windows[k].holds(obj) && m.shares_object_page(obj - m.pgoff))
+            split_huge_pmd(m, obj - m.pgoff);
+    }
 }
 
 }  // namespace

@@ -63,12 +63,9 @@ uint64_t like_bits_after(const Bitmap& b, uint64_t i, uint64_t cap) {
     return j - i - 1;
 }
 
-// How many object pages after `obj` mapping `m` maps as it maps `obj`: the same window, and the
+// How many pages after its page `i` mapping `m` maps as it maps `i`: inside its window, with the
 // same present, private-copy and PROT_NONE bits (what the rmap walk below reads of it).
-uint64_t like_mapping_after(const Vma& m, uint64_t obj, uint64_t cap) {
-    if (obj < m.pgoff) return std::min(cap, m.pgoff - obj - 1);
-    const uint64_t i = obj - m.pgoff;
-    if (i >= m.nr_pages()) return cap;
+uint64_t like_mapping_after(const Vma& m, uint64_t i, uint64_t cap) {
     cap = std::min(cap, m.nr_pages() - i - 1);
     cap = like_bits_after(m.present, i, cap);
     cap = like_bits_after(m.own_mask, i, cap);
@@ -156,15 +153,23 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
         record->from = from;
         record->to = to;
     }
-    if (vma.shares_object_page(idx) && vma.object->mappers.size() > 1) {
+    const MemObject& o = *vma.object;
+    if (vma.shares_object_page(idx) && o.mappers.size() > 1) {
         const uint64_t obj = vma.pgoff + idx;
-        for (const Vma* m : vma.object->mappers) {
-            const bool covers = obj >= m->pgoff && obj - m->pgoff < m->nr_pages();
-            // The pages after obj must be mapped by the same mappers with the same PTE state.
-            // The faulting mapping's own pages are the fault run's to compare (numa_fault_run).
-            if (record && m != &vma) record->alike = like_mapping_after(*m, obj, record->alike);
-            if (!covers) continue;
-            const uint64_t i = obj - m->pgoff;
+        for (size_t k = 0; k < o.mappers.size(); ++k) {
+            const MemObject::Window w = o.windows[k];
+            if (!w.holds(obj)) {
+                // The pages after obj must be mapped by the same mappers: a window that starts
+                // after obj bounds the run.
+                if (record && obj < w.first)
+                    record->alike = std::min(record->alike, w.first - obj - 1);
+                continue;
+            }
+            const Vma* m = o.mappers[k];
+            const uint64_t i = obj - w.first;
+            // ... and with the same PTE state. The faulting mapping's own pages are the fault
+            // run's to compare (numa_fault_run).
+            if (record && m != &vma) record->alike = like_mapping_after(*m, i, record->alike);
             if (m->present.test(i) && m->shares_object_page(i)) maps.push_back({m, i});
         }
     }

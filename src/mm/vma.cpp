@@ -52,13 +52,20 @@ MemObject::~MemObject() {
 }
 
 void MemObject::add_mapper(Vma& v, int nr_nodes) {
-    mappers.push_back(&v);
+    list_mapper(v);
     v.shared = totals_for(v.pgoff, v.nr_pages(), nr_nodes);
     ++v.shared->window_mappers;
 }
 
+void MemObject::list_mapper(Vma& v) {
+    mappers.push_back(&v);
+    windows.push_back({v.pgoff, v.pgoff + v.nr_pages()});
+}
+
 void MemObject::remove_mapper(Vma& v) {
-    mappers.erase(std::find(mappers.begin(), mappers.end(), &v));
+    const auto k = std::find(mappers.begin(), mappers.end(), &v) - mappers.begin();
+    mappers.erase(mappers.begin() + k);
+    windows.erase(windows.begin() + k);
     if (v.shared) --v.shared->window_mappers;
 }
 

@@ -95,10 +95,20 @@ struct MemObject {
     uint64_t nr_pages;
     bool is_file;
     std::vector<Vma*> mappers;  // reverse map: every VMA that maps this object
+    // The object pages [first, end) that mappers[k] maps, at index k: a walk over the reverse
+    // map finds the mappings that hold a page here, contiguously, instead of in each VMA (a
+    // process image's file has one mapping per section, and only one of them holds the page).
+    struct Window {
+        uint64_t first, end;
+        bool holds(uint64_t obj) const { return obj >= first && obj < end; }
+    };
+    std::vector<Window> windows;
     std::vector<std::unique_ptr<ObjectRangeTotals>> range_totals;
 
     // Adds `v` to the reverse map and links it to the totals of its window (Vma::shared).
     void add_mapper(Vma& v, int nr_nodes);
+    // Adds `v` to the reverse map only (mappers and windows), its totals left its own.
+    void list_mapper(Vma& v);
     void remove_mapper(Vma& v);
     // The totals of [first, first + count), made on first use.
     ObjectRangeTotals* totals_for(uint64_t first, uint64_t count, int nr_nodes);

@@ -132,6 +132,10 @@ INSTANTIATE_TEST_SUITE_P(
                    {"anonymous object first mapped by vma 'heap'",
                     "VMAs mapping object pages [0, 1024): cached 3, recomputed 2"}},
         // A cached sched-group sum that missed a change (here a PELT load set behind its back).
+        Corruption{"reverse_map_window",
+                   [](World& w) { w.vma->object->windows[1].end -= 1; },
+                   {"anonymous object first mapped by vma 'heap'",
+                    "reverse map window [0, 1023) of", "which maps [0, 1024)"}},
         Corruption{"sched_group_sums",
                    [](World& w) {
                        System& sys = w.sys;

@@ -39,7 +39,7 @@ TEST_F(ChangeProtNuma, SkipsNonPresent) {
 TEST_F(ChangeProtNuma, SkipsCowSharedPagesWhenSwitchOn) {
     Vma& vma = w.new_vma(*mm, 1024, 0);
     Vma other;  // a forked child's mapping of the same object
-    vma.object->mappers.push_back(&other);
+    vma.object->list_mapper(other);
     for (uint64_t i = 0; i < 10; ++i)
         vma.frame(i).mapcount = 2;
     EXPECT_EQ(run(vma, 0, 1024, *t1), 1014u);
@@ -52,7 +52,7 @@ TEST_F(ChangeProtNuma, SharedMappingIsNotCow) {
     Vma& vma = w.new_vma(*mm, 64, 0);
     vma.vm_flags |= VM_SHARED;
     Vma other;
-    vma.object->mappers.push_back(&other);
+    vma.object->list_mapper(other);
     for (uint64_t i = 0; i < 64; ++i)
         vma.frame(i).mapcount = 2;
     EXPECT_EQ(run(vma, 0, 64, *t1), 64u);

@@ -37,7 +37,7 @@ struct NumabWorld {
         vma.end = vma.start + pages * mm.pages.size();
         vma.vm_flags = VM_READ | VM_WRITE | VM_MAYWRITE;
         vma.object = std::make_shared<MemObject>(pages, false);
-        vma.object->mappers.push_back(&vma);
+        vma.object->list_mapper(vma);
         vma.present = Bitmap(pages);
         vma.protnone = Bitmap(pages);
         vma.pmd_mapped = Bitmap((pages + mm.pages.pmd_nr() - 1) / mm.pages.pmd_nr());
@@ -70,7 +70,7 @@ struct NumabWorld {
         vma.pgoff = pgoff;
         vma.vm_flags = of.vm_flags;
         vma.object = of.object;
-        vma.object->mappers.push_back(&vma);
+        vma.object->list_mapper(vma);
         vma.present = Bitmap(pages);
         vma.protnone = Bitmap(pages);
         vma.pmd_mapped = Bitmap((pages + of.pages.pmd_nr() - 1) / of.pages.pmd_nr());
