@@ -1,6 +1,7 @@
 #include "cost/access.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace numasim {
@@ -20,6 +21,12 @@ ChunkSpan chunk_span(uint64_t chunk_bytes, uint64_t page_bytes) {
     if (s.reach() >= 64)
         throw std::logic_error("chunk_span: a chunk may reach at most 63 pages past its first");
     return s;
+}
+
+uint64_t hot_pages(const AccessStream& s, uint64_t region_pages) {
+    return std::clamp<uint64_t>(
+        static_cast<uint64_t>(std::llround(static_cast<double>(region_pages) * s.hot_fraction)), 1,
+        region_pages);
 }
 
 uint64_t chunk_cells(const AccessStream& s, uint64_t region_pages, uint64_t page_bytes) {

@@ -55,6 +55,9 @@ struct ChunkSpan {
 // The span of a chunk of `chunk_bytes` starting at an 8-byte word drawn uniformly from a page
 // of `page_bytes` (both multiples of 8). The reach must stay below 64 pages.
 ChunkSpan chunk_span(uint64_t chunk_bytes, uint64_t page_bytes);
+// The hot pages of a HotSet stream over `region_pages` pages: the first hot_fraction of them,
+// at least one (the split the access walk and the migration waiters' touch probability share).
+uint64_t hot_pages(const AccessStream& s, uint64_t region_pages);
 // The cells (pages) of a chunked stream over `region_pages` pages of `page_bytes` where its
 // chunks may start (AccessStream::chunk_starts_below).
 uint64_t chunk_cells(const AccessStream& s, uint64_t region_pages, uint64_t page_bytes);

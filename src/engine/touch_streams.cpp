@@ -83,11 +83,7 @@ bool Engine::touch_streams(Task& p, double bytes) {
         // least once in this interval with probability q = 1 - exp(-accesses / pages); only the
         // pages of interest are visited, with geometric skips between the touched ones.
         const double accesses = sb / 64.0;
-        const uint64_t hot =
-            s.pattern == Pattern::HotSet
-                ? std::clamp<uint64_t>(
-                      static_cast<uint64_t>(std::llround(r.count * s.hot_fraction)), 1, r.count)
-                : r.count;
+        const uint64_t hot = s.pattern == Pattern::HotSet ? hot_pages(s, r.count) : r.count;
         const std::pair<uint64_t, double> parts[2] = {
             {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},
             {r.count, s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0}};

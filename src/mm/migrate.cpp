@@ -78,6 +78,17 @@ void unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
     }
 }
 
+// Calls fn(m, first, n) for every mapper m whose window holds some of the object pages
+// [obj, obj + nr): its pages [first, first + n).
+template <class Fn>
+void for_each_mapper_part(const MemObject& o, uint64_t obj, uint64_t nr, Fn fn) {
+    for (size_t k = 0; k < o.mappers.size(); ++k) {
+        const MemObject::Window w = o.windows[k];
+        const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
+        if (lo < hi) fn(*o.mappers[k], lo - w.first, hi - lo);
+    }
+}
+
 // Every mapping that sees the moved frames has its totals moved: once in the object's totals of
 // every range that holds the pages (ObjectRangeTotals), which all mappings read. Only when some
 // mapping covers the pages without mapping them from the object (a parent that never touched
@@ -88,13 +99,9 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
     if (!vma.shares_object_page(idx) || o.mappers.size() <= 1)
         return account_region_move(vma, idx, nr, from, to);
     if (!all_mappers_linked(o)) {
-        const uint64_t obj = vma.pgoff + idx;
-        for (size_t k = 0; k < o.mappers.size(); ++k) {
-            // The part of the folio's object pages [obj, obj + nr) that mapper k maps.
-            const MemObject::Window w = o.windows[k];
-            const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
-            if (lo < hi) account_mapped_runs(*o.mappers[k], lo - w.first, hi - lo, from, to);
-        }
+        for_each_mapper_part(o, vma.pgoff + idx, nr, [&](Vma& m, uint64_t first, uint64_t n) {
+            account_mapped_runs(m, first, n, from, to);
+        });
         return;
     }
     const uint64_t obj = vma.pgoff + idx;
@@ -106,11 +113,9 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         t->stamp.bump();
     }
     if (seen_by_every_mapper(o, obj, nr)) return;
-    for (size_t k = 0; k < o.mappers.size(); ++k) {
-        const MemObject::Window w = o.windows[k];
-        const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
-        if (lo < hi) unaccount_unmapped(*o.mappers[k], lo - w.first, hi - lo, from, to);
-    }
+    for_each_mapper_part(o, obj, nr, [&](Vma& m, uint64_t first, uint64_t n) {
+        unaccount_unmapped(m, first, n, from, to);
+    });
 }
 
 // A page of a THP that migrates on its own (its own mapping already maps it with PTEs) takes the

@@ -38,8 +38,7 @@ double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t id
     double rate = lines_per_ns * folio / pages;  // Random: uniform over the region's pages
     if (s.pattern == Pattern::HotSet) {
         // The same split as the access model: pages [0, hot) of the region are hot.
-        const uint64_t hot = std::clamp<uint64_t>(
-            static_cast<uint64_t>(std::llround(pages * s.hot_fraction)), 1, r.count);
+        const uint64_t hot = hot_pages(s, r.count);
         const uint64_t rel = idx - r.first;
         const uint64_t hot_here = rel < hot ? std::min<uint64_t>(hot - rel, nr) : 0;
         const double cold_pages = static_cast<double>(r.count - hot);
@@ -83,9 +82,7 @@ uint64_t like_stream_after(const AccessStream& s, uint64_t i, uint64_t cap) {
         if (i < cell_hi) end = cell_hi;
     }
     if (s.pattern == Pattern::HotSet) {
-        const uint64_t hot = std::clamp<uint64_t>(
-            static_cast<uint64_t>(std::llround(static_cast<double>(r.count) * s.hot_fraction)), 1,
-            r.count);
+        const uint64_t hot = hot_pages(s, r.count);
         if (i - r.first < hot) end = r.first + hot;
     }
     return std::min(cap, end - i - 1);

@@ -425,6 +425,17 @@ TEST(ChunkSpan, CellsWhereChunksStart) {
     EXPECT_EQ(chunk_cells(s, 1000, 4096), 2u);
 }
 
+TEST(HotPages, TheFirstHotFractionOfTheRegionAtLeastOne) {
+    AccessStream s;
+    s.pattern = Pattern::HotSet;
+    s.hot_fraction = 0.1;
+    EXPECT_EQ(hot_pages(s, 1000), 100u);
+    EXPECT_EQ(hot_pages(s, 1005), 101u);  // 100.5 rounds away from zero
+    EXPECT_EQ(hot_pages(s, 4), 1u);       // 0.4 rounds to none: one page stays hot
+    s.hot_fraction = 1.0;
+    EXPECT_EQ(hot_pages(s, 7), 7u);
+}
+
 TEST(MigrationWait, OtherMappersSleepAndTheirTlbsAreFlushed) {
     // tiny-4n. A parent faults in 4096 pages on node 0 and forks; the child reads them at
     // random on CPU 1. The parent migrates page 3 to node 2 from its hinting fault on CPU 2
