@@ -32,17 +32,31 @@ void account_mapped_runs(Vma& m, uint64_t first, uint64_t nr, int from, int to) 
     }
 }
 
-// Whether every mapping whose window covers a page of [obj, obj + nr) maps that page from the
-// object: its mapcount equals the VMAs whose window holds it. The mapcounts are exact (the
-// invariant checker recomputes them) and the windows are counted per range, so this needs no
-// walk over the mappers.
-bool seen_by_every_mapper(const MemObject& o, uint64_t obj, uint64_t nr) {
+// How many mappings' windows hold object page i: the mappers linked to the totals of each range
+// that holds it. The windows are counted per range, so this needs no walk over the mappers.
+unsigned covering_mappers(const MemObject& o, uint64_t i) {
+    unsigned covering = 0;
+    for (const auto& t : o.range_totals)
+        if (t->window_mappers && i >= t->first && i - t->first < t->count)
+            covering += t->window_mappers;
+    return covering;
+}
+
+// Whether the mappings of o.unmapped_hint are all those that cover a page of [obj, obj + nr)
+// without mapping it from the object (absent there, or a private copy). Page i's mapcount counts
+// the mappings that do map it (exact: the invariant checker recomputes it), so the others number
+// covering - mapcount, and the hint must account for that many at every page. With an empty hint
+// this asks whether every mapping maps the pages.
+bool unmapped_hint_complete(const MemObject& o, uint64_t obj, uint64_t nr) {
     for (uint64_t i = obj; i < obj + nr; ++i) {
-        unsigned covering = 0;
-        for (const auto& t : o.range_totals)
-            if (t->window_mappers && i >= t->first && i - t->first < t->count)
-                covering += t->window_mappers;
-        if (o.frames[i].mapcount != covering) return false;
+        unsigned unmapped = 0;
+        for (const Vma* m : o.unmapped_hint) {
+            const uint64_t j = i - m->pgoff;
+            if (i >= m->pgoff && j < m->nr_pages() &&
+                (!m->present.test(j) || !m->shares_object_page(j)))
+                ++unmapped;
+        }
+        if (o.frames[i].mapcount + unmapped != covering_mappers(o, i)) return false;
     }
     return true;
 }
@@ -57,16 +71,18 @@ bool all_mappers_linked(const MemObject& o) {
 
 // Takes the move of the object's pages [first, first + nr) of m's window back out of m's own
 // part where m does not map them from the object (absent, or a private copy): the object's
-// totals counted the move for every mapping.
-void unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
+// totals counted the move for every mapping. Returns whether there were such pages.
+bool unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
     // A run of such pages at a time: from the next absent or private page to the next page
     // that is present and shared, found a word of the bitmaps at a time.
     const uint64_t end = first + nr;
     const bool copies = m.own_mask.size();
     uint64_t i = first;
+    bool found = false;
     while (i < end) {
         i = std::min(m.present.find_next_zero(i, end), copies ? m.own_mask.find_next(i, end) : end);
         if (i >= end) break;
+        found = true;
         uint64_t j = i + 1;
         while (j < end) {
             j = m.present.find_next(j, end);
@@ -76,6 +92,7 @@ void unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
         account_region_move(m, i, j - i, to, from);
         i = j;
     }
+    return found;
 }
 
 // Calls fn(m, first, n) for every mapper m whose window holds some of the object pages
@@ -92,8 +109,11 @@ void for_each_mapper_part(const MemObject& o, uint64_t obj, uint64_t nr, Fn fn) 
 // Every mapping that sees the moved frames has its totals moved: once in the object's totals of
 // every range that holds the pages (ObjectRangeTotals), which all mappings read. Only when some
 // mapping covers the pages without mapping them from the object (a parent that never touched
-// them, a private copy) is it taken back out for those mappings; that walk checks each mapper's
-// PTE bits, as the kernel's rmap walk would, but updates only the mappings that need it.
+// them, a private copy) is it taken back out for those mappings. Which mappings those are, the
+// last walk that found them says (MemObject::unmapped_hint) if the mapcounts confirm it: they are
+// nearly always the same few, and a walk over hundreds of mappers would check each one's PTE
+// bits to find them again. Otherwise the walk checks every mapper, as the kernel's rmap walk
+// would, and remembers the ones it updated.
 void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
     MemObject& o = *vma.object;
     if (!vma.shares_object_page(idx) || o.mappers.size() <= 1)
@@ -112,9 +132,17 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         t->moved[static_cast<size_t>(to)] += hi - lo;
         t->stamp.bump();
     }
-    if (seen_by_every_mapper(o, obj, nr)) return;
+    if (unmapped_hint_complete(o, obj, nr)) {
+        for (Vma* m : o.unmapped_hint) {
+            const uint64_t lo = std::max(obj, m->pgoff),
+                           hi = std::min(obj + nr, m->pgoff + m->nr_pages());
+            if (lo < hi) unaccount_unmapped(*m, lo - m->pgoff, hi - lo, from, to);
+        }
+        return;
+    }
+    o.unmapped_hint.clear();
     for_each_mapper_part(o, obj, nr, [&](Vma& m, uint64_t first, uint64_t n) {
-        unaccount_unmapped(m, first, n, from, to);
+        if (unaccount_unmapped(m, first, n, from, to)) o.unmapped_hint.push_back(&m);
     });
 }
 

@@ -66,6 +66,7 @@ void MemObject::remove_mapper(Vma& v) {
     const auto k = std::find(mappers.begin(), mappers.end(), &v) - mappers.begin();
     mappers.erase(mappers.begin() + k);
     windows.erase(windows.begin() + k);
+    unmapped_hint.clear();
     if (v.shared) --v.shared->window_mappers;
 }
 

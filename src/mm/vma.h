@@ -104,6 +104,11 @@ struct MemObject {
     };
     std::vector<Window> windows;
     std::vector<std::unique_ptr<ObjectRangeTotals>> range_totals;
+    // The mappers that the last full walk of a page move found covering pages they do not map
+    // from the object (account_move in mm/migrate.cpp), in reverse-map order. Only a guess for
+    // the next move, checked against the pages' mapcounts before it is used; emptied when a
+    // mapper goes, so that it never names a freed VMA.
+    std::vector<Vma*> unmapped_hint;
 
     // Adds `v` to the reverse map and links it to the totals of its window (Vma::shared).
     void add_mapper(Vma& v, int nr_nodes);

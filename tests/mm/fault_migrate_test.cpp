@@ -4,6 +4,7 @@
 
 #include "cost/constants.h"
 #include "kernel/invariants.h"
+#include "mm/munmap.h"
 #include "mm_fixture.h"
 
 namespace numasim {
@@ -292,6 +293,52 @@ TEST_F(Fork, SharedPagesMoveOnceInTheObject) {
         EXPECT_EQ(r->pages_on(1), 3u) << r->vma->mm->id;
     }
     EXPECT_EQ(pv.pages_on(1), 3u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+// Which mappings do not map a moved page is remembered (MemObject::unmapped_hint) and used only
+// where the mapcounts confirm it. Parent and three children map the 8-page heap on node 0.
+//   1. Child 1 copies page 2; page 2 moves: mapcount 3 of 4 covering, the walk finds child 1.
+//   2. Child 2 copies page 3; page 3 moves: the hint (child 1, which maps page 3) accounts for
+//      none of the one missing mapping, so the walk runs again and finds child 2.
+//   3. Page 6, which all four map, moves: 4 of 4, the hint (child 2 maps page 6) is confirmed
+//      with nothing to take back; it stays.
+//   4. Child 3 goes (munmap): the hint is dropped with it.
+// At each step every region reads what its own PTEs map: a private copy stays on node 1 (where
+// child 1 and 2 run), the object pages it does not map are not counted for it.
+TEST_F(Fork, MappingsThatMissAMovedPageAreRememberedOnlyWhileTrue) {
+    Mm& c1 = dup_mm(w.sys, parent);
+    Mm& c2 = dup_mm(w.sys, parent);
+    Mm& c3 = dup_mm(w.sys, parent);
+    Vma &cv1 = *c1.vmas[0], &cv2 = *c2.vmas[0], &cv3 = *c3.vmas[0];
+    MemObject& o = *pv.object;
+    double kns = 0;
+
+    do_wp_page(w.sys, ct, cv1, 2);
+    ASSERT_EQ(pv.frame(2).mapcount, 3);
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, pt, pv, 2, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(o.unmapped_hint, std::vector<Vma*>{&cv1});
+    EXPECT_EQ(find_region(c1, "heap")->pages_on(1), 1u);  // its own copy only
+    EXPECT_EQ(find_region(c2, "heap")->pages_on(1), 1u);  // the object's page 2
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+
+    do_wp_page(w.sys, ct, cv2, 3);
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, pt, pv, 3, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(o.unmapped_hint, std::vector<Vma*>{&cv2});
+    EXPECT_EQ(find_region(parent, "heap")->pages_on(1), 2u);  // object pages 2 and 3
+    EXPECT_EQ(find_region(c1, "heap")->pages_on(1), 2u);      // its copy of 2, object page 3
+    EXPECT_EQ(find_region(c2, "heap")->pages_on(1), 2u);      // object page 2, its copy of 3
+    EXPECT_EQ(find_region(c3, "heap")->pages_on(1), 2u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+
+    EXPECT_EQ(migrate_misplaced_folio(w.sys, pt, pv, 6, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(o.unmapped_hint, std::vector<Vma*>{&cv2});
+    for (Mm* m : {&parent, &c1, &c2, &c3})
+        EXPECT_EQ(find_region(*m, "heap")->pages_on(1), 3u) << m->id;
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+
+    do_munmap(w.sys, cv3);
+    EXPECT_TRUE(o.unmapped_hint.empty());
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
