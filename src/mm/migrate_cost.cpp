@@ -1,6 +1,7 @@
 #include "mm/migrate_cost.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -53,22 +54,28 @@ double touch_probability(const AccessStream& s, double bytes_per_ns, uint64_t id
 
 namespace {
 
-// How many pages after `i` of bitmap `b` hold the bit that `i` holds, counting at most `cap`.
-// An unused (empty) bitmap holds the same nothing everywhere.
-uint64_t like_bits_after(const Bitmap& b, uint64_t i, uint64_t cap) {
-    if (!b.size()) return cap;
-    const uint64_t end = std::min(b.size(), i + 1 + cap);
-    const uint64_t j = b.test(i) ? b.find_next_zero(i + 1, end) : b.find_next(i + 1, end);
-    return j - i - 1;
-}
-
 // How many pages after its page `i` mapping `m` maps as it maps `i`: inside its window, with the
-// same present, private-copy and PROT_NONE bits (what the rmap walk below reads of it).
+// same present, private-copy and PROT_NONE bits (what the rmap walk below reads of it), counting
+// at most `cap`. The three bitmaps are compared with i's bits a word at a time; an unused (empty)
+// bitmap holds the same nothing everywhere.
 uint64_t like_mapping_after(const Vma& m, uint64_t i, uint64_t cap) {
-    cap = std::min(cap, m.nr_pages() - i - 1);
-    cap = like_bits_after(m.present, i, cap);
-    cap = like_bits_after(m.own_mask, i, cap);
-    return like_bits_after(m.protnone, i, cap);
+    const Bitmap* maps[] = {&m.present, &m.own_mask, &m.protnone};
+    uint64_t end = std::min(m.nr_pages(), i + 1 + cap);
+    uint64_t at_i[3];  // bit i of each bitmap, in every bit of a word
+    for (int b = 0; b < 3; ++b) {
+        const Bitmap& bm = *maps[b];
+        if (bm.size()) end = std::min(end, bm.size());
+        at_i[b] = bm.size() && bm.test(i) ? ~uint64_t{0} : 0;
+    }
+    for (uint64_t j = i + 1; j < end; j = ((j >> 6) + 1) << 6) {
+        const uint64_t w = j >> 6;
+        uint64_t differ = 0;
+        for (int b = 0; b < 3; ++b)
+            if (maps[b]->size()) differ |= maps[b]->word(w) ^ at_i[b];
+        differ &= ~uint64_t{0} << (j & 63);
+        if (differ) return std::min(end, (w << 6) + std::countr_zero(differ)) - i - 1;
+    }
+    return end > i ? end - i - 1 : 0;
 }
 
 // How many pages after `i` of a stream's region `r` the stream sees as it sees `i`: inside the
