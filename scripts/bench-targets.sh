@@ -17,7 +17,8 @@
 #              DURATION (pass --duration to every row, for a quick look), OUT (raw logs),
 #              RUNS (runs per row, default 1: the run with the least CPU time is reported, for a
 #              shared or noisy host), AGAINST (another numasim, e.g. the last commit's: its runs
-#              alternate with this build's and its table is printed after this build's).
+#              alternate with this build's, its table is printed after this build's, and then
+#              each row's median over the rounds of this build's CPU time over the other's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -133,7 +134,7 @@ extra=()
 # one row's or one binary's runs.
 bins=("$NUMASIM")
 [[ -n "${AGAINST:-}" ]] && bins+=("$AGAINST")
-declare -A BEST FAILED
+declare -A BEST FAILED CPUS
 for ((k = 1; k <= ${RUNS:-1}; k++)); do
     for row in "${rows[@]}"; do
         [[ -n "${FILE[$row]:-}" ]] || { echo "bench-targets.sh: unknown row '$row'" >&2; exit 2; }
@@ -148,6 +149,7 @@ for ((k = 1; k <= ${RUNS:-1}; k++)); do
             fi
             cpu=$(awk -F': *' '/^\t(User|System) time \(seconds\)/ { s += $2 } END { print s }' \
                 "$OUT/$key.try.time")
+            CPUS[$key]+="$cpu "
             if [[ -z "${BEST[$key]:-}" ]] || awk -v a="$cpu" -v b="${BEST[$key]}" 'BEGIN { exit !(a < b) }'; then
                 BEST[$key]=$cpu
                 mv "$OUT/$key.try.time" "$OUT/$key.time"
@@ -187,4 +189,19 @@ print(f"{row:<23} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {target:6.0f}x {hint / max
 PY
     done
 done
+# The two binaries' runs of a row in one round are seconds apart, so a slow phase of the host
+# slows both about alike: the median of the rounds' CPU-time ratios resolves differences of a few
+# per cent that the least times of each binary, taken in different phases, do not.
+if [[ ${#bins[@]} -gt 1 ]]; then
+    echo "CPU time of ${bins[0]} / ${bins[1]}, per round (median, and every round):"
+    for row in "${rows[@]}"; do
+        [[ -n "${FAILED[$row.0]:-}${FAILED[$row.1]:-}" ]] && continue
+        python3 - "$row" "${CPUS[$row.0]}" "${CPUS[$row.1]}" <<'PY'
+import statistics, sys
+row, a, b = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+ratios = [float(x) / max(float(y), 1e-9) for x, y in zip(a, b)]
+print(f"{row:<23} {statistics.median(ratios):6.3f}   " + " ".join(f"{r:.3f}" for r in ratios))
+PY
+    done
+fi
 echo "raw output: $OUT"
