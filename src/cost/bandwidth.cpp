@@ -1,7 +1,6 @@
 #include "cost/bandwidth.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -14,10 +13,6 @@ namespace {
 constexpr double kMaxBackgroundShare = 0.999;
 // A pass is close enough when every resource's utilisation is within this of its curve.
 constexpr double kTolerance = 1e-6;
-
-bool same_bits(double a, double b) {
-    return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
 
 // memcmp may not be given the null data() of an empty vector, even for no bytes.
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -82,23 +77,6 @@ double BandwidthSolver::line_ns(const Task& t) const {
     return ns;
 }
 
-void BandwidthSolver::find_like_tasks() {
-    for (size_t i = 0; i < tasks_.size(); ++i) {
-        Task& t = tasks_[i];
-        t.like_prev = false;
-        if (i == 0) continue;
-        const Task& p = tasks_[i - 1];
-        if (p.count != t.count || !same_bits(p.fixed_ns, t.fixed_ns) || !same_bits(p.duty, t.duty))
-            continue;
-        t.like_prev = true;
-        for (uint32_t k = 0; k < t.count && t.like_prev; ++k) {
-            const Use &a = uses_[p.first + k], &b = uses_[t.first + k];
-            t.like_prev = a.resource == b.resource && same_bits(a.stall_weight, b.stall_weight) &&
-                          same_bits(a.bytes, b.bytes);
-        }
-    }
-}
-
 // Loads at the current delays and, if `dd` is given, their derivatives dD_r/dQ_r; if `ns` is
 // given, each task's line time.
 void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
@@ -111,27 +89,24 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
         slope = dd->data();
     }
     if (ns_out) ns_out->resize(tasks_.size());
-    double ns = 0;
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
-        const Use* const u = uses_.data() + t.first;
-        if (!t.like_prev) {
-            ns = line_ns(t);
-            const double lines = t.duty / ns;
-            moved_.resize(t.count);
-            slope_.resize(t.count);
-            for (uint32_t k = 0; k < t.count; ++k) {
-                moved_[k] = lines * u[k].bytes;
-                // A use the task does not wait on (a posted write-back) adds exactly nothing to
-                // the slope: skip its divide.
-                slope_[k] =
-                    slope && u[k].stall_weight != 0 ? moved_[k] * u[k].stall_weight / ns : 0.0;
-            }
-        }
+        const double ns = line_ns(t);
         if (ns_out) (*ns_out)[i] = ns;
-        for (uint32_t k = 0; k < t.count; ++k) {
-            load[u[k].resource] += moved_[k];
-            if (slope && u[k].stall_weight != 0) slope[u[k].resource] -= slope_[k];
+        const double lines = t.duty / ns;
+        const Use* u = uses_.data() + t.first;
+        const Use* const end = u + t.count;
+        if (!slope) {
+            for (; u != end; ++u)
+                load[u->resource] += lines * u->bytes;
+            continue;
+        }
+        for (; u != end; ++u) {
+            const double moved = lines * u->bytes;
+            load[u->resource] += moved;
+            // A use the task does not wait on (a posted write-back) adds exactly nothing to the
+            // slope: skip its divide.
+            if (u->stall_weight != 0) slope[u->resource] -= moved * u->stall_weight / ns;
         }
     }
 }
@@ -150,7 +125,6 @@ int BandwidthSolver::solve(int max_passes) {
     const size_t n = res_.size();
     q_start_ = q_;
     f_start_ = f_prev_;
-    find_like_tasks();
     int pass = 0;
     for (; pass < max_passes; ++pass) {
         evaluate(d_, &dd_);

@@ -83,14 +83,8 @@ class BandwidthSolver {
     struct Task {
         double fixed_ns, duty;
         uint32_t first, count;
-        // Whether the task before it has bit for bit the same demand (threads of one process on
-        // one node usually do): a pass reuses that task's line time and per-use terms, and adds
-        // them to the loads in the same order, so the sums come out exactly as computed afresh.
-        bool like_prev = false;
     };
     double line_ns(const Task& t) const;
-    // Sets every task's like_prev.
-    void find_like_tasks();
     void evaluate(std::vector<double>& d, std::vector<double>* dd,
                   std::vector<double>* ns = nullptr) const;
 
@@ -102,8 +96,7 @@ class BandwidthSolver {
     std::vector<Use> uses_;
     std::vector<double> rate_;
     mutable std::vector<double> d_, dd_;
-    mutable std::vector<double> moved_, slope_;  // evaluate's per-use terms of the last task
-    std::vector<double> ns_;                     // each task's line time at the final delays
+    std::vector<double> ns_;  // each task's line time at the final delays
 };
 
 }  // namespace numasim

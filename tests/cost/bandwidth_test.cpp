@@ -157,33 +157,5 @@ TEST(BandwidthSolver, DistinctUsesAddedUpMatchRepeatedUses) {
     EXPECT_GT(a.delay(0), 0.0);
 }
 
-TEST(BandwidthSolver, TasksLikeTheOneBeforeGiveTheBitsOfDistinctOnes) {
-    // Runs of like tasks (local, local, remote, local, local, local, as threads of two processes
-    // on consecutive CPUs) reuse the previous task's terms. The same tasks made distinct, each
-    // with an extra use that adds exactly zero (no weight, no bytes, on an idle resource 2 or 3
-    // in turn), are computed afresh: the solves agree to the bit.
-    BandwidthSolver like, distinct;
-    for (BandwidthSolver* s : {&like, &distinct})
-        s->init({{60.0, 9.0}, {20.8, 5.0}, {60.0, 9.0}, {60.0, 9.0}});
-    const bool remote[] = {false, false, true, false, false, false};
-    for (int t = 0; t < 6; ++t) {
-        for (BandwidthSolver* s : {&like, &distinct}) {
-            s->add_task(remote[t] ? 14.0 : 9.0, 1.0);
-            s->add_use(0, 0.1, 64.0);
-            if (remote[t]) s->add_use(1, 0.1, 64.0);
-        }
-        distinct.add_use(2 + t % 2, 0.0, 0.0);
-    }
-    EXPECT_EQ(like.solve(8), distinct.solve(8));
-    for (int r = 0; r < 2; ++r) {
-        EXPECT_EQ(like.delay(r), distinct.delay(r)) << r;
-        EXPECT_EQ(like.load(r), distinct.load(r)) << r;
-    }
-    for (int t = 0; t < 6; ++t)
-        EXPECT_EQ(like.task_rate(t), distinct.task_rate(t)) << t;
-    EXPECT_GT(like.delay(0), 0.0);
-    EXPECT_LT(like.task_rate(2), like.task_rate(1));  // the remote task also waits on the link
-}
-
 }  // namespace
 }  // namespace numasim
