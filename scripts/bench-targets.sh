@@ -17,8 +17,9 @@
 #              DURATION (pass --duration to every row, for a quick look), OUT (raw logs),
 #              RUNS (runs per row, default 1: the run with the least CPU time is reported, for a
 #              shared or noisy host), AGAINST (another numasim, e.g. the last commit's: its runs
-#              alternate with this build's, its table is printed after this build's, and then
-#              each row's median over the rounds of this build's CPU time over the other's).
+#              alternate with this build's, taking turns to go first; its table is printed
+#              after this build's, then per row the geometric mean and the median over the
+#              rounds of this build's CPU time over the other's).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -138,7 +139,11 @@ declare -A BEST FAILED CPUS
 for ((k = 1; k <= ${RUNS:-1}; k++)); do
     for row in "${rows[@]}"; do
         [[ -n "${FILE[$row]:-}" ]] || { echo "bench-targets.sh: unknown row '$row'" >&2; exit 2; }
-        for b in "${!bins[@]}"; do
+        # The binaries take turns to go first: a run finds the host as the one before left it
+        # (free huge pages, caches), and on the docs' host that alone moved a row by 20%.
+        order=("${!bins[@]}")
+        ((k % 2 == 0)) && mapfile -t order < <(printf '%s\n' "${order[@]}" | sort -rn)
+        for b in "${order[@]}"; do
             key="$row.$b"
             [[ -n "${FAILED[$key]:-}" ]] && continue
             # shellcheck disable=SC2086
@@ -190,17 +195,20 @@ PY
     done
 done
 # The two binaries' runs of a row in one round are seconds apart, so a slow phase of the host
-# slows both about alike: the median of the rounds' CPU-time ratios resolves differences of a few
-# per cent that the least times of each binary, taken in different phases, do not.
+# slows both about alike, and they take turns to go first: the mean (geometric) and median of the
+# rounds' CPU-time ratios resolve differences that the least times of each binary, taken in
+# different phases, do not. An even number of rounds gives each order the same weight.
 if [[ ${#bins[@]} -gt 1 ]]; then
-    echo "CPU time of ${bins[0]} / ${bins[1]}, per round (median, and every round):"
+    echo "CPU time of ${bins[0]} / ${bins[1]}, per round (geometric mean, median, every round):"
     for row in "${rows[@]}"; do
         [[ -n "${FAILED[$row.0]:-}${FAILED[$row.1]:-}" ]] && continue
         python3 - "$row" "${CPUS[$row.0]}" "${CPUS[$row.1]}" <<'PY'
-import statistics, sys
+import math, statistics, sys
 row, a, b = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-ratios = [float(x) / max(float(y), 1e-9) for x, y in zip(a, b)]
-print(f"{row:<23} {statistics.median(ratios):6.3f}   " + " ".join(f"{r:.3f}" for r in ratios))
+ratios = [max(float(x), 1e-9) / max(float(y), 1e-9) for x, y in zip(a, b)]
+geo = math.exp(statistics.mean(math.log(r) for r in ratios))
+print(f"{row:<23} {geo:6.3f} {statistics.median(ratios):6.3f}   " +
+      " ".join(f"{r:.3f}" for r in ratios))
 PY
     done
 fi
