@@ -56,32 +56,39 @@ nlohmann::json to_json(const TaskRow& row) {
     return j;
 }
 
+// Filled key by key rather than from an initializer list, which copies every element (a
+// json_ref) at least once: runs of hundreds of processes list thousands of tasks and regions.
+// An object's keys are sorted, so the text is the same.
 nlohmann::json to_json(const ProcTask& t) {
-    return {{"pid", t.pid},
-            {"tgid", t.tgid},
-            {"comm", t.comm},
-            {"cpu", t.cpu},
-            {"node", t.node},
-            {"utime_s", t.utime_s},
-            {"stime_s", t.stime_s},
-            {"state", t.state},
-            {"nr_migrations", t.nr_migrations},
-            {"nvcsw", t.nvcsw},
-            {"nivcsw", t.nivcsw},
-            {"faults", t.faults},
-            {"numa_preferred_nid", t.numa_preferred_nid},
-            {"numa_pages_migrated", t.numa_pages_migrated},
-            {"numa_task_migrations", t.numa_task_migrations},
-            {"bytes", t.bytes},
-            {"proc_sched", t.proc_sched}};
+    nlohmann::json j = nlohmann::json::object();
+    j["pid"] = t.pid;
+    j["tgid"] = t.tgid;
+    j["comm"] = t.comm;
+    j["cpu"] = t.cpu;
+    j["node"] = t.node;
+    j["utime_s"] = t.utime_s;
+    j["stime_s"] = t.stime_s;
+    j["state"] = t.state;
+    j["nr_migrations"] = t.nr_migrations;
+    j["nvcsw"] = t.nvcsw;
+    j["nivcsw"] = t.nivcsw;
+    j["faults"] = t.faults;
+    j["numa_preferred_nid"] = t.numa_preferred_nid;
+    j["numa_pages_migrated"] = t.numa_pages_migrated;
+    j["numa_task_migrations"] = t.numa_task_migrations;
+    j["bytes"] = t.bytes;
+    j["proc_sched"] = t.proc_sched;
+    return j;
 }
 
 nlohmann::json to_json(const MappingPages& m) {
-    return {{"pid", m.pid},
-            {"comm", m.comm},
-            {"region", m.region},
-            {"object", m.object},
-            {"node_pages", m.node_pages}};
+    nlohmann::json j = nlohmann::json::object();
+    j["pid"] = m.pid;
+    j["comm"] = m.comm;
+    j["region"] = m.region;
+    j["object"] = m.object;
+    j["node_pages"] = m.node_pages;
+    return j;
 }
 
 nlohmann::json vmstat_json(const Counters& c) {
