@@ -302,11 +302,10 @@ struct Checker {
                                 obj->mappers.size());
                 for (size_t k = 0; k < obj->mappers.size(); ++k) {
                     const Vma& v = *obj->mappers[k];
-                    const MemObject::Window w = obj->windows[k];
-                    if (w.first != v.pgoff || w.end != v.pgoff + v.nr_pages())
+                    const MemObject::Window w = obj->windows[k], real_w = v.window();
+                    if (w.first != real_w.first || w.end != real_w.end)
                         return fail("{}: reverse map window [{}, {}) of {}, which maps [{}, {})",
-                                    name, w.first, w.end, describe(v), v.pgoff,
-                                    v.pgoff + v.nr_pages());
+                                    name, w.first, w.end, describe(v), real_w.first, real_w.end);
                 }
                 // The mappings per window that shared-page migration counts on.
                 for (const auto& t : obj->range_totals) {

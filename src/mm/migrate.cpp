@@ -52,8 +52,7 @@ bool unmapped_hint_complete(const MemObject& o, uint64_t obj, uint64_t nr) {
         unsigned unmapped = 0;
         for (const Vma* m : o.unmapped_hint) {
             const uint64_t j = i - m->pgoff;
-            if (i >= m->pgoff && j < m->nr_pages() &&
-                (!m->present.test(j) || !m->shares_object_page(j)))
+            if (m->window().holds(i) && (!m->present.test(j) || !m->shares_object_page(j)))
                 ++unmapped;
         }
         if (o.frames[i].mapcount + unmapped != covering_mappers(o, i)) return false;
@@ -95,15 +94,19 @@ bool unaccount_unmapped(Vma& m, uint64_t first, uint64_t nr, int from, int to) {
     return found;
 }
 
-// Calls fn(m, first, n) for every mapper m whose window holds some of the object pages
-// [obj, obj + nr): its pages [first, first + n).
+// Calls fn(m, first, n) if mapper m's window `w` holds some of the object pages [obj, obj + nr):
+// its pages [first, first + n).
+template <class Fn>
+void mapper_part(Vma& m, MemObject::Window w, uint64_t obj, uint64_t nr, Fn fn) {
+    const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
+    if (lo < hi) fn(m, lo - w.first, hi - lo);
+}
+
+// mapper_part for every mapper of the object, in reverse-map order.
 template <class Fn>
 void for_each_mapper_part(const MemObject& o, uint64_t obj, uint64_t nr, Fn fn) {
-    for (size_t k = 0; k < o.mappers.size(); ++k) {
-        const MemObject::Window w = o.windows[k];
-        const uint64_t lo = std::max(obj, w.first), hi = std::min(obj + nr, w.end);
-        if (lo < hi) fn(*o.mappers[k], lo - w.first, hi - lo);
-    }
+    for (size_t k = 0; k < o.mappers.size(); ++k)
+        mapper_part(*o.mappers[k], o.windows[k], obj, nr, fn);
 }
 
 // Every mapping that sees the moved frames has its totals moved: once in the object's totals of
@@ -133,11 +136,10 @@ void account_move(Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
         t->stamp.bump();
     }
     if (unmapped_hint_complete(o, obj, nr)) {
-        for (Vma* m : o.unmapped_hint) {
-            const uint64_t lo = std::max(obj, m->pgoff),
-                           hi = std::min(obj + nr, m->pgoff + m->nr_pages());
-            if (lo < hi) unaccount_unmapped(*m, lo - m->pgoff, hi - lo, from, to);
-        }
+        for (Vma* m : o.unmapped_hint)
+            mapper_part(*m, m->window(), obj, nr, [&](Vma& v, uint64_t first, uint64_t n) {
+                unaccount_unmapped(v, first, n, from, to);
+            });
         return;
     }
     o.unmapped_hint.clear();
@@ -154,8 +156,8 @@ void split_mappings(Vma& vma, uint64_t idx) {
     const uint64_t obj = vma.pgoff + idx;
     for (size_t k = 0; k < o.mappers.size(); ++k) {
         Vma& m = *o.mappers[k];
-        if (o.windows[k].holds(obj) && m.shares_object_page(obj - m.pgoff))
-            split_huge_pmd(m, obj - m.pgoff);
+        const MemObject::Window w = o.windows[k];
+        if (w.holds(obj) && m.shares_object_page(obj - w.first)) split_huge_pmd(m, obj - w.first);
     }
 }
 

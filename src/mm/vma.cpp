@@ -59,7 +59,7 @@ void MemObject::add_mapper(Vma& v, int nr_nodes) {
 
 void MemObject::list_mapper(Vma& v) {
     mappers.push_back(&v);
-    windows.push_back({v.pgoff, v.pgoff + v.nr_pages()});
+    windows.push_back(v.window());
 }
 
 void MemObject::remove_mapper(Vma& v) {

@@ -209,6 +209,8 @@ struct Vma {
     void add_region(Region* r);
 
     uint64_t nr_pages() const { return (end - start) >> pages.shift; }
+    // The object pages this VMA maps, [pgoff, pgoff + nr_pages()).
+    MemObject::Window window() const { return {pgoff, pgoff + nr_pages()}; }
     uint64_t page_index(uint64_t addr) const { return (addr - start) >> pages.shift; }
     uint64_t page_addr(uint64_t idx) const { return start + (idx << pages.shift); }
     bool is_private_cow() const {  // is_cow_mapping(): private and may be written
