@@ -1,8 +1,8 @@
 // Micro-benchmarks of the simulator's hot paths, each driving the real kernel functions on a
-// System built directly (no scenario file): the NUMA hinting fault (do_numa_page), one scan
-// window (change_prot_numa / task_numa_work), task_numa_placement, the task_numa_migrate search,
-// one scheduler tick over every CPU, one full engine tick, the cost model's per-tick update, and
-// the scheduling domains' construction.
+// System built directly (no scenario file): the NUMA hinting fault (do_numa_page), the migration
+// of a page that hundreds of processes map, one scan window (change_prot_numa / task_numa_work),
+// task_numa_placement, the task_numa_migrate search, one scheduler tick over every CPU, one full
+// engine tick, the cost model's per-tick update, and the scheduling domains' construction.
 //
 // Pages are made present and PROT_NONE through the real paths (handle_mm_fault,
 // change_prot_numa); populations of busy tasks are produced by running the Engine. Anything a
@@ -199,6 +199,71 @@ void BM_MigratingFaultRun(benchmark::State& state) {
     state.SetLabel("remote+migrate, runs");
 }
 BENCHMARK(BM_MigratingFaultRun);
+
+// ---------------------------------------------------------------------------------------------
+// BM_SharedPageMigration: the hinting fault that migrates a page mapped by `mappers` processes
+// (cowsum's shared data section, `skip_shared_cow = false`): a parent first-touches 4 MiB on
+// node 0 and forks mappers - 1 children, which share its frames copy-on-write; every process
+// reads its copy in an endless sweep, and the Engine runs 20 ms so that each runs on a CPU of
+// its own (x86-8s-144c, 288 CPUs). The last child's pages are then made PROT_NONE and it faults
+// them from another node: migrate_misplaced_folio walks every mapping of each page
+// (try_to_migrate, the TLB flush batch, the mappers running meanwhile that may wait on the
+// migration entry). The child alternates between two remote nodes by pass so that every
+// fault past the two-stage filter's first moves its page. items = hinting faults; the
+// counters say how many of them migrated and how many mappings each migration walked.
+void BM_SharedPageMigration(benchmark::State& state) {
+    const int mappers = static_cast<int>(state.range(0));
+    constexpr uint64_t kBytes = uint64_t{4} << 20;
+    auto sys_owner = make_system("x86-8s-144c");
+    System& sys = *sys_owner;
+    sys.knobs.skip_shared_cow = false;
+    std::vector<std::unique_ptr<PhaseList>> programs;
+    auto sweeping = [&](Mm& mm) {
+        programs.push_back(std::make_unique<PhaseList>(std::vector<Phase>{
+            endless({AccessStream{find_region(mm, "data"), Pattern::Sweep, 1.0, 0.0}}, 4.0)}));
+        return programs.back().get();
+    };
+    Mm& parent_mm = mm_create(sys);
+    Vma& pv = do_mmap(sys, parent_mm, kBytes, VM_READ | VM_WRITE, "data");
+    add_region(sys, pv, 0, pv.nr_pages(), "data");
+    Task& parent = create_process(sys, parent_mm, nullptr, "parent", sweeping(parent_mm), 0, 0);
+    move_task(sys, parent, sys.topo.nodes[0].cpus.front());
+    for (uint64_t i = 0; i < pv.nr_pages(); ++i)
+        handle_mm_fault(sys, parent, pv, i, true);
+    Task* child = &parent;
+    for (int c = 1; c < mappers; ++c) {
+        Mm& mm = dup_mm(sys, parent_mm);
+        child = &create_process(sys, mm, &parent, "child", sweeping(mm), 0, c);
+    }
+    Engine engine(sys);
+    engine.run(20 * NSEC_PER_MSEC);
+    Task& p = *child;
+    Vma& vma = *find_region(*p.mm, "data")->vma;
+    const int remote[2] = {sys.topo.nodes[1].cpus.front(), sys.topo.nodes[2].cpus.front()};
+    const uint64_t n = vma.nr_pages();
+    uint64_t idx = n, pass = 0;
+    double kernel_ns = 0;
+    const uint64_t migrated0 = sys.counters[Vm::numa_pages_migrated];
+    for (auto _ : state) {
+        if (idx == n) {
+            state.PauseTiming();
+            move_task(sys, p, remote[pass++ % 2]);
+            protect_all(sys, p, vma);
+            idx = 0;
+            state.ResumeTiming();
+        }
+        ++sys.counters[Vm::pgfault];
+        ++p.nr_faults;
+        kernel_ns += do_numa_page(sys, p, vma, idx++, false);
+    }
+    benchmark::DoNotOptimize(kernel_ns);
+    state.SetItemsProcessed(state.iterations());
+    const uint64_t migrated = sys.counters[Vm::numa_pages_migrated] - migrated0;
+    state.counters["migrated_frac"] = static_cast<double>(migrated) /
+                                      static_cast<double>(std::max<int64_t>(1, state.iterations()));
+    state.counters["mappings"] = static_cast<double>(vma.object->mappers.size());
+}
+BENCHMARK(BM_SharedPageMigration)->ArgName("mappers")->Arg(2)->Arg(32)->Arg(288);
 
 // ---------------------------------------------------------------------------------------------
 // BM_ChangeProtNuma: change_prot_numa over a fully present VMA of `MiB` (256 MiB = the default

@@ -97,10 +97,6 @@ void CostModel::init(const Topology& t) {
     sharing_valid_ = false;
 }
 
-double CostModel::line_transfer_ns(int a, int b) const {
-    return a == b ? cost::LINE_TRANSFER_LLC_FACTOR * llc_lat_ : latency_ns(a, b);
-}
-
 double CostModel::path_delay_ns(int cpu_node, int nid) const {
     double q = solver_.delay(nid);
     for (const auto& h : net_.route(nid, cpu_node))

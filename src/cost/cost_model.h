@@ -31,6 +31,7 @@
 
 #include "cost/access.h"
 #include "cost/bandwidth.h"
+#include "cost/constants.h"
 #include "cost/interconnect.h"
 #include "sim/clock.h"
 
@@ -84,7 +85,9 @@ class CostModel {
     // Moving a contended cache line between CPUs on nodes a and b (an atomic on a lock word, a
     // remote runqueue read): within a node the request goes through the LLC to the owning core,
     // across nodes it costs about a remote memory access.
-    double line_transfer_ns(int a, int b) const;
+    double line_transfer_ns(int a, int b) const {
+        return a == b ? cost::LINE_TRANSFER_LLC_FACTOR * llc_lat_ : latency_ns(a, b);
+    }
     // Nanoseconds for kernel work measured in cycles on this machine.
     double cycles_ns(double cycles) const { return cycles / ghz_; }
     int cpu_node(int cpu) const { return node_of_cpu_[cpu]; }

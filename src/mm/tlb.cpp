@@ -59,7 +59,10 @@ double flush_tlb_mm_range(System& sys, const Mm& mm, int cpu, TlbFlushLog* log) 
 
 double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu,
                          TlbFlushLog* log) {
-    std::vector<uint64_t> words;
+    // Kept between calls (per host thread): a migration of a page hundreds of processes map
+    // flushes at every run of like pages.
+    thread_local std::vector<uint64_t> words;
+    words.clear();
     for (const Mm* mm : mms) {
         const size_t n = mask_words(*mm);
         if (words.size() < n) words.resize(n, 0);
