@@ -303,7 +303,7 @@ struct Checker {
                 for (size_t k = 0; k < obj->mappers.size(); ++k) {
                     const Vma& v = *obj->mappers[k];
                     const MemObject::Window w = obj->windows[k], real_w = v.window();
-                    if (w.first != real_w.first || w.end != real_w.end)
+                    if (w != real_w)
                         return fail("{}: reverse map window [{}, {}) of {}, which maps [{}, {})",
                                     name, w.first, w.end, describe(v), real_w.first, real_w.end);
                 }

@@ -101,6 +101,7 @@ struct MemObject {
     struct Window {
         uint64_t first, end;
         bool holds(uint64_t obj) const { return obj >= first && obj < end; }
+        bool operator==(const Window&) const = default;
     };
     std::vector<Window> windows;
     std::vector<std::unique_ptr<ObjectRangeTotals>> range_totals;

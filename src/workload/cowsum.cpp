@@ -170,8 +170,9 @@ class Cowsum : public Workload {
 
     std::unique_ptr<TaskProgram> make_child() {
         bool copied = mode_ != CowsumMode::Private;
-        // Looked up by name once, not at each of the child's hundred phases a second: the
-        // regions live as long as its mm (cowsum unmaps nothing).
+        // Looked up by name once, not at each of the child's phases (one per SUM_PHASE_CPU, a
+        // hundred in the posting's 10 s): the regions live as long as its mm (cowsum unmaps
+        // nothing).
         Region *sum = nullptr, *counters = nullptr;
         return std::make_unique<FnProgram>(
             [this, copied, sum, counters](Task& t, Phase& ph) mutable {
