@@ -184,12 +184,11 @@ Mm& dup_mm(System& sys, Mm& parent) {
         const uint64_t n = cv.nr_pages();
         for (uint64_t i = cv.present.find_next(0, n); i < n; i = cv.present.find_next(i + 1, n))
             if (pv->shares_object_page(i)) ++pv->frame(i).mapcount;
-        if (pv->own) {
+        if (pv->own_mask.size()) {
             // Pages the parent already copied privately are copied for the child as well, as
             // base pages on the same node when it has room (a simplification: the kernel would
             // share them copy-on-write a second time). A copy that finds no memory is left
             // unmapped, and the child faults the page in again when it touches it.
-            cv.own = std::make_shared<MemObject>(n, false);
             cv.own_mask = pv->own_mask;
             for (uint64_t i = cv.own_mask.find_next(0, n); i < n;
                  i = cv.own_mask.find_next(i + 1, n)) {
@@ -198,7 +197,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
                 const int nid = alloc_pages_node(sys, parent_nid, 0, fork_cpu);
                 --cv.node_pages[static_cast<size_t>(parent_nid)];
                 if (nid >= 0) {
-                    PageFrame& f = cv.own->frames[i];
+                    PageFrame& f = cv.own_object().frames[i];
                     f = pv->own->frames[i];
                     f.nid = static_cast<uint8_t>(nid);
                     f.flags &= static_cast<uint8_t>(~PF_THP);
@@ -211,10 +210,9 @@ Mm& dup_mm(System& sys, Mm& parent) {
             }
             cv.init_block_counts();
         } else if (!(cv.vm_flags & VM_SHARED)) {
-            // Private mappings keep later private pages apart from here on.
-            pv->own = std::make_shared<MemObject>(n, false);
+            // Private mappings keep later private pages apart from here on (their objects come
+            // with the first such page, Vma::own_object).
             pv->own_mask = Bitmap(n);
-            cv.own = std::make_shared<MemObject>(n, false);
             cv.own_mask = Bitmap(n);
         }
         child.rss_pages += cv.present.count(0, n);

@@ -95,7 +95,7 @@ struct Checker {
             (v.own_mask.size() && v.own_mask.size() != n))
             return fail("{}: bitmap sizes present {} protnone {} own {} for {} pages", describe(v),
                         v.present.size(), v.protnone.size(), v.own_mask.size(), n);
-        if (v.own_mask.size() && !v.own)
+        if (v.own_mask.size() && !v.own && v.own_mask.any(0, n))
             return fail("{}: private pages marked but no private object", describe(v));
         if (!v.object || v.pgoff + n > v.object->nr_pages)
             return fail("{}: object missing or smaller than the mapping", describe(v));

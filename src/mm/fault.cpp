@@ -30,15 +30,16 @@ PageFrame& new_frame_slot(Vma& vma, uint64_t idx, bool& in_own) {
     in_own = !vma.is_file() && !(vma.vm_flags & VM_SHARED) && vma.own_mask.size() > 0;
     if (in_own) {
         vma.own_mask.set(idx);
-        return vma.own->frames[idx];
+        return vma.own_object().frames[idx];
     }
     return vma.object->frames[vma.pgoff + idx];
 }
 
-// The object that holds this mapping's private copies, created on the first copy.
+// The object that holds this mapping's private copies and its mask, made on the first copy
+// (the mask may exist already: a fork sizes it).
 void ensure_own(Vma& vma) {
-    if (vma.own) return;
-    vma.own = std::make_shared<MemObject>(vma.nr_pages(), false);
+    vma.own_object();
+    if (vma.own_mask.size()) return;
     vma.own_mask = Bitmap(vma.nr_pages());
     QuietStamp::bump();  // its writes may now find pages still shared
 }

@@ -51,6 +51,11 @@ MemObject::~MemObject() {
         std::free(frames);
 }
 
+MemObject& Vma::own_object() {
+    if (!own) own = std::make_shared<MemObject>(nr_pages(), false);
+    return *own;
+}
+
 void MemObject::add_mapper(Vma& v, int nr_nodes) {
     list_mapper(v);
     v.shared = totals_for(v.pgoff, v.nr_pages(), nr_nodes);

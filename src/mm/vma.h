@@ -167,8 +167,13 @@ struct Vma {
 
     std::shared_ptr<MemObject> object;  // frames shared with other mappings
     uint64_t pgoff = 0;                 // first page of the object mapped here
-    std::shared_ptr<MemObject> own;     // this mapping's private frames after COW
-    Bitmap own_mask;                    // pages whose frame lives in `own`
+    // This mapping's private frames after COW, and the pages whose frame lives there. A fork
+    // sizes own_mask for every private mapping, but `own` is made with its first page
+    // (own_object()): most of a process image's mappings never copy one, and 288 forks of it
+    // would otherwise clear and keep frames for all of them.
+    std::shared_ptr<MemObject> own;
+    Bitmap own_mask;
+    MemObject& own_object();
 
     Bitmap present;     // PTE present
     Bitmap protnone;    // PTE made PROT_NONE by change_prot_numa
