@@ -454,9 +454,14 @@ void CostModel::update_llc_and_cores(std::span<const CpuRunning> running) {
     }
 }
 
-bool CostModel::same_sharing(std::span<const CpuRunning> running) {
+bool CostModel::same_sharing(std::span<const CpuRunning> running, std::span<const int> changed) {
     bool same = sharing_valid_;
-    for (size_t cpu = 0; cpu < running.size(); ++cpu) {
+    // The inputs of the CPUs left out are those recorded at the last comparison: they ran the
+    // same since, as the caller vouches.
+    const bool all = !sharing_valid_ || changed.empty();
+    const size_t nr = all ? running.size() : changed.size();
+    for (size_t k = 0; k < nr; ++k) {
+        const size_t cpu = all ? k : static_cast<size_t>(changed[k]);
         const CpuRunning& r = running[cpu];
         SharingInput& in = sharing_input_[cpu];
         const bool has_mix = r.task >= 0 && r.mix;
@@ -494,12 +499,14 @@ bool CostModel::repeats_last_solve(std::span<const CpuRunning> running) const {
     return true;
 }
 
-void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same_running) {
+void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same_running,
+                       std::span<const int> changed) {
     const Nanos window = now - last_update_;
     // Whether the sharing is still what the last solve compared the kept demands' keys under.
     const bool sharing_as_solved = generation_ == solve_generation_;
     // Footprints and SMT sharing depend only on what runs where.
-    const bool same = ((same_running && sharing_valid_) || same_sharing(running)) && demand_cache_;
+    const bool same =
+        ((same_running && sharing_valid_) || same_sharing(running, changed)) && demand_cache_;
     if (!same) {
         update_llc_and_cores(running);
         ++generation_;

@@ -57,8 +57,11 @@ class CostModel {
     // At every tick: LLC footprints, SMT sharing and the bandwidth solve for what runs now
     // (`running[cpu]`), with the kernel traffic since the last update as background load.
     // `same_running` is the caller's word that every CPU runs the same task with the same mix
-    // (by content) as at the last update, so that the sharing need not be compared again.
-    void update(std::span<const CpuRunning> running, Nanos now, bool same_running = false);
+    // (by content) as at the last update, so that the sharing need not be compared again;
+    // otherwise `changed`, if not empty, is its word that only those CPUs may run another task
+    // or mix, so that only theirs are compared.
+    void update(std::span<const CpuRunning> running, Nanos now, bool same_running = false,
+                std::span<const int> changed = {});
     // CPU time per byte for access mix `a` on `cpu` under the current contention. If
     // `miss_per_byte` is given, it receives the LLC misses per byte of progress.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte = nullptr) const;
@@ -228,7 +231,7 @@ class CostModel {
     // Whether update_llc_and_cores() would see what it saw last time: on every CPU the same
     // task, and the same streams and MLP (a region's size and object never change). Otherwise
     // takes note of `running` for the next update.
-    bool same_sharing(std::span<const CpuRunning> running);
+    bool same_sharing(std::span<const CpuRunning> running, std::span<const int> changed);
 
     int nodes_ = 0;
     std::vector<int> node_of_cpu_;

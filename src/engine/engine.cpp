@@ -206,6 +206,7 @@ void Engine::tick() {
     running_.resize(static_cast<size_t>(n));
     running_id_.resize(static_cast<size_t>(n));
     bool same_running = true;
+    running_changed_.clear();
     for (int c = 0; c < n; ++c) {
         // A deferred CPU's entry was set when its deferring started: a whole tick of user work
         // of the same task, as a plain advance would have counted it, under the same identity.
@@ -226,10 +227,11 @@ void Engine::tick() {
         if (!(running_id_[c] == id)) {
             same_running = false;
             running_id_[c] = id;
+            running_changed_.push_back(c);
         }
     }
     const uint64_t kept_before = sys_.cost.solves_kept();
-    sys_.cost.update(running_, sys_.now, same_running);
+    sys_.cost.update(running_, sys_.now, same_running, running_changed_);
     // After the tick's scan work and the faults of the interval before it.
     if (check_invariants_ && cadence_.due(sys_, ticks_)) {
         catch_up_all();

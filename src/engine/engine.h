@@ -156,6 +156,7 @@ class Engine {
         bool operator==(const RunningId&) const = default;
     };
     std::vector<RunningId> running_id_;
+    std::vector<int> running_changed_;  // the CPUs whose RunningId changed at this tick
     // Per CPU: what it holds back while its ticks are deferred, and until when it may.
     struct Deferred {
         Task* task = nullptr;        // its one task; nullptr while not deferring

@@ -112,6 +112,57 @@ TEST(SettledSolve, KeptWhileNothingMovesAndSolvedAgainOnEveryChange) {
     EXPECT_LT(a[2], a[0]);
 }
 
+// The engine names the CPUs whose task or mix changed since the last update, and the sharing
+// is compared on those alone: the same rates and kept solves as comparing every CPU, through
+// a task replaced by one with the same streams, a CPU going idle and one starting a new task.
+TEST(SettledSolve, SharingComparedOnTheChangedCpusOnly) {
+    Pair w;
+    std::vector<double> rates[2];
+    for (CostWorld* c : {&w.kept, &w.fresh}) {
+        const bool named = c == &w.kept;
+        std::vector<double>& out = rates[named ? 0 : 1];
+        Region& x = c->region_on(64, 0);
+        Region& y = c->region_on(32, 1);
+        Runner& p = c->run_on(2, x, 8.0);
+        c->run_on(0, x, 8.0);
+        std::vector<CpuRunning> last(static_cast<size_t>(c->sys.nr_cpus()));
+        Nanos t = 0;
+        auto update = [&] {
+            std::vector<CpuRunning> running(last.size());
+            for (const auto& r : c->runners)
+                running[r->cpu] = CpuRunning{&r->mix, r->id, 1.0};
+            std::vector<int> changed;
+            for (size_t cpu = 0; cpu < running.size(); ++cpu)
+                if (running[cpu].task != last[cpu].task || running[cpu].mix != last[cpu].mix)
+                    changed.push_back(static_cast<int>(cpu));
+            last = running;
+            if (named)
+                c->sys.cost.update(running, t += TICK_NSEC, changed.empty(), changed);
+            else
+                c->sys.cost.update(running, t += TICK_NSEC);
+        };
+        auto settle = [&] {
+            for (int i = 0; i < 20; ++i)
+                update();
+            for (const auto& r : c->runners)
+                out.push_back(c->line_ns(*r));
+        };
+        settle();
+        c->stop(0);
+        c->run_on(0, x, 8.0);  // another task, the same streams
+        settle();
+        c->stop(0);  // CPU 0 idle
+        settle();
+        c->run_on(1, y, 4.0, Pattern::Random);  // a new task on a CPU idle until now
+        settle();
+        out.push_back(c->line_ns(p));
+    }
+    ASSERT_EQ(rates[0].size(), rates[1].size());
+    for (size_t i = 0; i < rates[0].size(); ++i)
+        EXPECT_EQ(rates[0][i], rates[1][i]) << "rate " << i;
+    EXPECT_GT(w.kept.sys.cost.solves_kept(), 0u);
+}
+
 TEST(SettledSolve, RateNoteStandsUntilSomethingMoves) {
     CostWorld w("tiny-2n");
     Region& x = w.region_on(64, 0);
