@@ -113,8 +113,9 @@ TEST(SettledSolve, KeptWhileNothingMovesAndSolvedAgainOnEveryChange) {
 }
 
 // The engine names the CPUs whose task or mix changed since the last update, and the sharing
-// is compared on those alone: the same rates and kept solves as comparing every CPU, through
-// a task replaced by one with the same streams, a CPU going idle and one starting a new task.
+// is compared on those alone: the same rates as a model that derives everything at every
+// update, through a task replaced by one with the same streams, a CPU going idle and one
+// starting a new task, and solves still kept while nothing changes.
 TEST(SettledSolve, SharingComparedOnTheChangedCpusOnly) {
     Pair w;
     std::vector<double> rates[2];
