@@ -9,6 +9,7 @@
 
 namespace numasim {
 
+struct Region;
 struct Vma;
 
 // The interesting bits of pages [64w, 64w + 64) of `vma`.
@@ -16,5 +17,9 @@ uint64_t interesting_word(const Vma& vma, uint64_t w, bool write);
 
 // The n-th (from 0) interesting page in [from, hi), or hi.
 uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write, uint64_t n);
+
+// Whether no page of `r` is interesting, so that touching it faults nowhere; read from the
+// region's totals where they suffice.
+bool region_quiet(const Region& r, bool write);
 
 }  // namespace numasim

@@ -15,10 +15,6 @@ namespace numasim {
 
 namespace {
 
-bool region_quiet(const Region& r, bool write) {
-    return r.present == r.count && r.protnone == 0 && !(write && r.vma->own_mask.size());
-}
-
 // Whether touch_streams() may write through s: a sweep writes when most of its accesses do, the
 // other patterns draw each page's write.
 bool stream_may_write(const AccessStream& s) {

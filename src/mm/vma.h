@@ -46,8 +46,9 @@ struct PlacementStamp {
 // Moves whenever some region may have become one that touching can fault on again: pages
 // unmapped or made PROT_NONE, a mapping unmapped, a private mapping that starts keeping copies
 // (fork, a private write to a file page). While it holds still, a region once found with every
-// page present and none PROT_NONE stays so; the engine's deferred ticks rely on it. Per host
-// thread, like PlacementStamp::epoch.
+// page present and none PROT_NONE stays so, and so does one whose mapping also owns every page
+// of it (a private copy is never given back but at fork); the engine's deferred ticks rely on
+// it (engine/page_walk.h, region_quiet). Per host thread, like PlacementStamp::epoch.
 struct QuietStamp {
     static inline thread_local uint64_t epoch = 0;
     static void bump() { ++epoch; }

@@ -1,11 +1,14 @@
 // nth_interesting (engine/page_walk.h): the n-th page an access must fault on, found through
-// words, 512-page blocks and 32768-page superblocks, is the one a page-by-page count finds.
+// words, 512-page blocks and 32768-page superblocks, is the one a page-by-page count finds; and
+// region_quiet holds exactly where a walk over the region finds no such page.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "engine/page_walk.h"
 #include "mm/mm_fixture.h"
+#include "mm/vma.h"
 #include "sim/rng.h"
 
 namespace numasim {
@@ -82,6 +85,69 @@ TEST_F(WalkTest, MatchesAPageByPageCountOnRandomStates) {
         const uint64_t n = rng.below(4) == 0 ? rng.below(20000) : rng.below(64);
         ASSERT_EQ(nth_interesting(v, from, hi, false, n), nth_by_pages(v, from, hi, n))
             << "from " << from << " hi " << hi << " n " << n;
+    }
+}
+
+// A region of v over [first, first + count) with its totals counted from the bitmaps.
+Region region_of(const Vma& v, uint64_t first, uint64_t count) {
+    Region r;
+    r.vma = const_cast<Vma*>(&v);
+    r.first = first;
+    r.count = count;
+    r.present = v.present.count(first, first + count);
+    r.protnone = v.protnone.count(first, first + count);
+    return r;
+}
+
+TEST_F(WalkTest, AForkedRegionIsQuietForWritesOnceEveryPageIsItsOwn) {
+    // After a fork the mapping keeps copies: each page is still shared until written.
+    v.own_mask = Bitmap(kPages);
+    const Region r = region_of(v, 100, 130);  // three words, neither end aligned
+    EXPECT_TRUE(region_quiet(r, false));      // reads fault on nothing
+    EXPECT_FALSE(region_quiet(r, true));
+    for (uint64_t i = 100; i < 230; ++i)
+        if (i != 191) v.own_mask.set(i);
+    EXPECT_FALSE(region_quiet(r, true));  // page 191 is still shared: a write copies it
+    EXPECT_EQ(nth_interesting(v, 100, 230, true, 0), 191u);
+    v.own_mask.set(191);
+    EXPECT_TRUE(region_quiet(r, true));
+    EXPECT_EQ(nth_interesting(v, 100, 230, true, 0), 230u);
+    // Pages outside the region do not count, nor does a mapping that keeps no copies.
+    EXPECT_FALSE(v.own_mask.test(99));
+    EXPECT_FALSE(v.own_mask.test(230));
+    v.own_mask = Bitmap();
+    EXPECT_TRUE(region_quiet(r, true));
+}
+
+TEST_F(WalkTest, QuietExactlyWhereAWalkFindsNothing) {
+    Rng rng(11, "quiet");
+    v.own_mask = Bitmap(kPages);
+    for (uint64_t i = 0; i < kPages; ++i)
+        if (rng.below(200) != 0) v.own_mask.set(i);
+    for (int k = 0; k < 3000; ++k) {
+        // Now and then a page turns PROT_NONE, goes absent or becomes the mapping's own.
+        const uint64_t i = rng.below(kPages);
+        switch (rng.below(40)) {
+            case 0:
+                if (!v.protnone.test(i) && v.present.test(i)) protnone(i);
+                break;
+            case 1:
+                if (v.present.test(i) && !v.protnone.test(i)) {
+                    v.present.clear(i);
+                    v.count_present(i, 1, -1);
+                }
+                break;
+            default:
+                v.own_mask.set(i);
+        }
+        const uint64_t first = rng.below(kPages),
+                       count = rng.below(
+                           std::min<uint64_t>(kPages - first + 1, rng.below(2) ? 64 : 4096));
+        const Region r = region_of(v, first, count);
+        for (bool write : {false, true})
+            ASSERT_EQ(region_quiet(r, write),
+                      nth_interesting(v, first, first + count, write, 0) == first + count)
+                << "first " << first << " count " << count << " write " << write;
     }
 }
 

@@ -196,7 +196,7 @@ INSTANTIATE_TEST_SUITE_P(
              false},
         Case{"PerfBenchRandomV612", "haswell-2s", "v6.12", msecs_to_ns(8000), kPerfBenchRandom,
              true},
-        Case{"CowsumV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kCowsum, false},
+        Case{"CowsumV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kCowsum, true},
         Case{"LateArrivalsV612", "tiny-2n", "v6.12", msecs_to_ns(8000), kLateArrivals, true},
         Case{"LateArrivalsV419Cfs", "tiny-2n", "v4.19", msecs_to_ns(8000), kLateArrivals, true}),
     [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
