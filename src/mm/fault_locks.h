@@ -60,10 +60,21 @@ class FaultLocks {
         int node;        // node of the CPU that faulted
         uint32_t count;  // faults this record stands for
     };
+    // A record as settle() sorts it: two words whose order is the records' (kind, mm, vma, sub,
+    // task) order, so that a comparison is two integer compares rather than five fields.
+    struct Key {
+        uint64_t word;      // kind in the top bit, then the mm and the VMA, or their rank
+        uint64_t sub_task;  // the page-table page in the upper half, the task in the lower
+        int node;
+        uint32_t count;
+    };
     // Adds `r` to the last record of its kind (index `last`) if only the count differs.
     void add(const Record& r, std::size_t& last);
+    // Fills keys_ with the records in (kind, mm, vma, sub, task) order.
+    void sort_keys();
 
     std::vector<Record> records_;
+    std::vector<Key> keys_;
     std::size_t last_as_ = 0, last_pt_ = 0;  // the last record of each kind (when in range)
     std::vector<int> node_faults_;           // scratch: faults per node of one lock word
     uint64_t noted_ = 0;

@@ -344,6 +344,39 @@ TEST(LocksCounted, CountedAndInterleavedFaultsAreTheSameFaults) {
     EXPECT_EQ(counted, one_by_one);
 }
 
+// Settling sorts the records by keys packed into two words while the address space is x86-64's
+// (47 bits) and by the records' fields beyond it: the same faults give the same waits either way.
+TEST(LocksCounted, SameWaitsInAnAddressSpaceBeyondX86s) {
+    auto debts = [](uint64_t mmap_base) {
+        KWorld w{"tiny-2n"};
+        Mm& mm = mm_create(w.sys);
+        mm.mmap_base = mmap_base;
+        Vma& one = w.anon(mm, 1 << 12);
+        Vma& two = w.anon(mm, 1 << 12);
+        w.sys.knobs.per_vma_lock = true;
+        Task& a = w.thread(mm, 0);
+        Task& b = w.thread(mm, 2);
+        Task& c = w.thread(mm, 1);
+        // Three tasks meet on one page table of `one`; two of them, on two tables of `two`.
+        w.sys.fault_locks.note(w.sys, a, one, 0, 300);
+        w.sys.fault_locks.note(w.sys, b, two, 0, 40);
+        w.sys.fault_locks.note(w.sys, b, one, 10, 200);
+        w.sys.fault_locks.note(w.sys, c, one, 20, 50);
+        w.sys.fault_locks.note(w.sys, a, two, 600, 70);
+        w.sys.fault_locks.note(w.sys, c, two, 5, 90);
+        w.sys.fault_locks.note(w.sys, b, two, 620, 30);
+        w.sys.now += 4'000'000;
+        w.sys.fault_locks.settle(w.sys);
+        EXPECT_GE(two.start, mmap_base);
+        return std::vector<Nanos>{a.kernel_debt, b.kernel_debt, c.kernel_debt};
+    };
+    const std::vector<Nanos> packed = debts(uint64_t{1} << 40),
+                             by_fields = debts(uint64_t{1} << 50);
+    for (Nanos d : packed)
+        EXPECT_GT(d, 0);  // each task met others on some lock word
+    EXPECT_EQ(packed, by_fields);
+}
+
 // --- migration waits ---
 
 TEST(MigrationWait, TouchProbabilityByPattern) {
