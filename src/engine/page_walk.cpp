@@ -61,15 +61,4 @@ uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write,
     return hi;
 }
 
-bool region_quiet(const Region& r, bool write) {
-    if (r.present != r.count || r.protnone != 0) return false;
-    const Vma& vma = *r.vma;
-    if (!write || !vma.own_mask.size()) return true;
-    // A write also faults on a page still shared copy-on-write since a fork (do_wp_page), which
-    // a private mapping that keeps copies marks with a clear own_mask bit. Once a forked child
-    // has written every page of a region (its stack), its writes there fault no more.
-    const uint64_t end = r.first + r.count;
-    return vma.own_mask.find_next_zero(r.first, end) >= end;
-}
-
 }  // namespace numasim

@@ -7,10 +7,9 @@
 
 #include <cstdint>
 
-namespace numasim {
+#include "mm/vma.h"
 
-struct Region;
-struct Vma;
+namespace numasim {
 
 // The interesting bits of pages [64w, 64w + 64) of `vma`.
 uint64_t interesting_word(const Vma& vma, uint64_t w, bool write);
@@ -19,7 +18,16 @@ uint64_t interesting_word(const Vma& vma, uint64_t w, bool write);
 uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write, uint64_t n);
 
 // Whether no page of `r` is interesting, so that touching it faults nowhere; read from the
-// region's totals where they suffice.
-bool region_quiet(const Region& r, bool write);
+// region's totals where they suffice. Inline: every step of every stream asks it.
+inline bool region_quiet(const Region& r, bool write) {
+    if (r.present != r.count || r.protnone != 0) return false;
+    const Vma& vma = *r.vma;
+    if (!write || !vma.own_mask.size()) return true;
+    // A write also faults on a page still shared copy-on-write since a fork (do_wp_page), which
+    // a private mapping that keeps copies marks with a clear own_mask bit. Once a forked child
+    // has written every page of a region (its stack), its writes there fault no more.
+    const uint64_t end = r.first + r.count;
+    return vma.own_mask.find_next_zero(r.first, end) >= end;
+}
 
 }  // namespace numasim
