@@ -35,13 +35,14 @@ PageFrame& new_frame_slot(Vma& vma, uint64_t idx, bool& in_own) {
     return vma.object->frames[vma.pgoff + idx];
 }
 
-// The object that holds this mapping's private copies and its mask, made on the first copy
+// The object that holds this mapping's private copies, and its mask, made on the first copy
 // (the mask may exist already: a fork sizes it).
-void ensure_own(Vma& vma) {
-    vma.own_object();
-    if (vma.own_mask.size()) return;
+MemObject& ensure_own(Vma& vma) {
+    MemObject& own = vma.own_object();
+    if (vma.own_mask.size()) return own;
     vma.own_mask = Bitmap(vma.nr_pages());
     QuietStamp::bump();  // its writes may now find pages still shared
+    return own;
 }
 
 // Pages [first, first + nr) of `vma`, absent until now, get new frames on `nid` with `flags`,
@@ -51,8 +52,8 @@ void map_new_frames(Vma& vma, uint64_t first, uint64_t nr, int nid, uint8_t flag
                     bool private_copy) {
     for (uint64_t i = first; i < first + nr; ++i) {
         bool own;
-        PageFrame& f =
-            private_copy ? (vma.own_mask.set(i), vma.own->frames[i]) : new_frame_slot(vma, i, own);
+        PageFrame& f = private_copy ? (vma.own_mask.set(i), vma.own_object().frames[i])
+                                    : new_frame_slot(vma, i, own);
         f = PageFrame{};
         f.nid = static_cast<uint8_t>(nid);
         f.flags = flags;
@@ -196,8 +197,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     if (old.mapcount <= 1 && !vma.object->is_file) {
         // The other side already copied: this mapping owns the page now (reuse, no copy). The
         // frame moves to `own` so that later writes no longer look at it.
-        ensure_own(vma);
-        vma.own->frames[idx] = old;
+        ensure_own(vma).frames[idx] = old;
         old = PageFrame{};
         vma.own_mask.set(idx);
         return 0;
@@ -206,11 +206,11 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     ++p.nr_faults;
     const int nid = alloc_pages_vma(sys, p, vma, idx, 0, p.cpu);
     if (nid < 0) return 0;
-    ensure_own(vma);
+    MemObject& own = ensure_own(vma);
     const int old_nid = old.nid;
     if (old.mapcount > 0) --old.mapcount;
     vma.own_mask.set(idx);
-    PageFrame& f = vma.own->frames[idx];
+    PageFrame& f = own.frames[idx];
     f = PageFrame{};
     f.nid = static_cast<uint8_t>(nid);
     f.flags = PF_ALLOC;
