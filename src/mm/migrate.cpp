@@ -161,6 +161,38 @@ void split_mappings(Vma& vma, uint64_t idx) {
     }
 }
 
+// remove_migration_ptes() for the mappings other than the faulting one: each gets a PTE made
+// from its VMA's protection, so a NUMA hint (PROT_NONE) it held on the folio's pages [idx, idx +
+// nr) of `vma` is gone with the migration. The faulting mapping's hint is its fault's to clear.
+// Pages a mapping holds a private copy of are another folio and keep theirs.
+void remove_migration_ptes(Vma& vma, uint64_t idx, uint64_t nr) {
+    if (!vma.shares_object_page(idx)) return;
+    MemObject& o = *vma.object;
+    if (o.mappers.size() < 2) return;
+    const uint64_t obj = vma.pgoff + idx;
+    for (size_t k = 0; k < o.mappers.size(); ++k) {
+        Vma& m = *o.mappers[k];
+        const MemObject::Window w = o.windows[k];
+        if (&m == &vma || !w.holds(obj) || !m.protnone.size()) continue;
+        const uint64_t first = obj - w.first;
+        const uint64_t end = std::min({first + nr, w.end - w.first, m.protnone.size()});
+        for (uint64_t i = m.protnone.find_next(first, end); i < end;
+             i = m.protnone.find_next(i, end)) {
+            uint64_t stop = m.protnone.find_next_zero(i, end);
+            if (m.own_mask.size()) {
+                if (m.own_mask.test(i)) {
+                    i = m.own_mask.find_next_zero(i, stop);
+                    continue;
+                }
+                stop = m.own_mask.find_next(i, stop);
+            }
+            m.protnone.clear_range(i, stop);
+            account_region_protnone(m, i, stop - i, -1);
+            i = stop;
+        }
+    }
+}
+
 }  // namespace
 
 int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
@@ -201,6 +233,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     if (thp) ++sys.counters[Vm::thp_migration_success];
     trace_mm_migrate_pages(sys, p, nr, 0, thp ? 1 : 0, 0);
     kernel_ns += migrate_folio_cost(sys, p, vma, idx, nr, from, target, mapcount, record);
+    remove_migration_ptes(vma, idx, nr);
     return MIGRATE_OK;
 }
 
@@ -224,6 +257,7 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
     for (uint64_t k = 0; k < nr; ++k)
         trace_mm_migrate_pages(sys, p, 1, 0, 0, 0);
     repeat_migrate_folio_cost(sys, record, nr);
+    remove_migration_ptes(vma, idx, nr);
 }
 
 }  // namespace numasim

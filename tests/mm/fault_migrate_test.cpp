@@ -296,6 +296,57 @@ TEST_F(Fork, SharedPagesMoveOnceInTheObject) {
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
+// remove_migration_ptes: a migrated shared page comes back in every other mapping with the VMA's
+// protection, so their NUMA hints on it are gone. Parent and two children map the 8-page heap;
+// child 1 holds its own copy of page 4; pages 2..6 are PROT_NONE in all three mappings (5 each).
+//   1. Child 2 faults page 3 and migrates it: parent and child 1 lose their hint on page 3 (4
+//      left each); child 2's own hint is its fault's to clear (do_numa_page), so it keeps 5.
+//   2. The parent migrates page 4: child 2 loses its hint (3 left); child 1's page 4 is its own
+//      copy, another folio, and keeps its hint (4).
+//   3. The parent migrates page 5 and repeats it for page 6 (a fault run): the children lose both
+//      hints (child 1: 2 left, page 2 and its page 4; child 2: page 2 alone).
+TEST_F(Fork, AMigratedSharedPageLosesEveryOtherMappingsHint) {
+    Mm& c1 = dup_mm(w.sys, parent);
+    Mm& c2 = dup_mm(w.sys, parent);
+    Vma& cv1 = *c1.vmas[0];
+    Vma& cv2 = *c2.vmas[0];
+    do_wp_page(w.sys, ct, cv1, 4);
+    ASSERT_FALSE(cv1.shares_object_page(4));
+    for (Vma* v : {&pv, &cv1, &cv2}) {
+        ASSERT_EQ(v->protnone.size(), 8u);
+        v->protnone.set_range(2, 7);
+        account_region_protnone(*v, 2, 5, +1);
+    }
+    auto hints = [](const Vma& v) {
+        std::string s;
+        for (uint64_t i = 0; i < 8; ++i)
+            s += v.protnone.test(i) ? 'N' : '.';
+        return s;
+    };
+    double kns = 0;
+    ASSERT_EQ(migrate_misplaced_folio(w.sys, ct, cv2, 3, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(hints(pv), "..N.NNN.");
+    EXPECT_EQ(hints(cv1), "..N.NNN.");
+    EXPECT_EQ(hints(cv2), "..NNNNN.");
+
+    ASSERT_EQ(migrate_misplaced_folio(w.sys, pt, pv, 4, 1, 1, kns), MIGRATE_OK);
+    EXPECT_EQ(hints(cv1), "..N.NNN.");
+    EXPECT_EQ(hints(cv2), "..NN.NN.");
+
+    MigrateCostRecord record;
+    ASSERT_EQ(migrate_misplaced_folio(w.sys, pt, pv, 5, 1, 1, kns, &record), MIGRATE_OK);
+    ASSERT_GE(record.alike, 1u);
+    pv.frame(6).nid = 1;  // the caller tags and moves the run's frames (repeat_numa_fault)
+    repeat_migrate_misplaced_folio(w.sys, pt, pv, 6, 1, record);
+    EXPECT_EQ(hints(pv), "..N.NNN.");  // the parent's own hints are its faults' to clear
+    EXPECT_EQ(hints(cv1), "..N.N...");
+    EXPECT_EQ(hints(cv2), "..NN....");
+    EXPECT_EQ(find_region(parent, "heap")->protnone, 4u);
+    EXPECT_EQ(find_region(c1, "heap")->protnone, 2u);
+    EXPECT_EQ(find_region(c2, "heap")->protnone, 2u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
 // Which mappings do not map a moved page is remembered (MemObject::unmapped_hint) and used only
 // where the mapcounts confirm it. Parent and three children map the 8-page heap on node 0.
 //   1. Child 1 copies page 2; page 2 moves: mapcount 3 of 4 covering, the walk finds child 1.
