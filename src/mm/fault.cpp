@@ -73,8 +73,24 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 void split_huge_pmd(Vma& vma, uint64_t idx) {
     uint64_t first, last;
     if (!vma.pmd_mapped.size() || !vma.thp_block(idx, first, last)) return;
-    vma.pmd_mapped.clear((vma.page_addr(first) >> vma.pages.pmd_shift()) -
-                         (vma.start >> vma.pages.pmd_shift()));
+    const uint64_t block =
+        (vma.page_addr(first) >> vma.pages.pmd_shift()) - (vma.start >> vma.pages.pmd_shift());
+    if (!vma.pmd_mapped.test(block)) return;
+    vma.pmd_mapped.clear(block);
+    // Each new PTE is made from the VMA's protection (__split_huge_pmd_locked): a NUMA hint on
+    // the PMD is not carried over to the PTEs.
+    clear_protnone(vma, first, last);
+}
+
+void clear_protnone(Vma& vma, uint64_t first, uint64_t end) {
+    end = std::min(end, vma.protnone.size());
+    if (first >= end) return;
+    for (uint64_t i = vma.protnone.find_next(first, end); i < end;) {
+        const uint64_t stop = vma.protnone.find_next_zero(i, end);
+        vma.protnone.clear_range(i, stop);
+        account_region_protnone(vma, i, stop - i, -1);
+        i = stop < end ? vma.protnone.find_next(stop, end) : end;
+    }
 }
 
 void account_region_pages(Vma& vma, uint64_t first, uint64_t nr, int nid, int delta) {

@@ -33,8 +33,13 @@ bool do_wp_page_needed(const Vma& vma, uint64_t idx);
 
 // __split_huge_pmd(): maps the PMD-sized block holding page `idx` with PTEs if it was PMD-mapped.
 // Done before a write copies or reuses one page of a THP, and in every mapping of a THP page
-// that migrates alone: from then on each page of the block is handled as a base page.
+// that migrates alone: from then on each page of the block is handled as a base page. The PTEs
+// get the VMA's protection, so a PROT_NONE PMD's hint is gone.
 void split_huge_pmd(Vma& vma, uint64_t idx);
+
+// Restores the PTEs of [first, end) of `vma` that are PROT_NONE (the others are left as they
+// are), with their totals.
+void clear_protnone(Vma& vma, uint64_t first, uint64_t end);
 
 // The running totals of `vma` (its block counters and every region overlapping the range) after
 // pages [first, first + nr) of it changed; a range may have any length (a run of PTEs a scan

@@ -176,19 +176,15 @@ void remove_migration_ptes(Vma& vma, uint64_t idx, uint64_t nr) {
         if (&m == &vma || !w.holds(obj) || !m.protnone.size()) continue;
         const uint64_t first = obj - w.first;
         const uint64_t end = std::min({first + nr, w.end - w.first, m.protnone.size()});
-        for (uint64_t i = m.protnone.find_next(first, end); i < end;
-             i = m.protnone.find_next(i, end)) {
-            uint64_t stop = m.protnone.find_next_zero(i, end);
-            if (m.own_mask.size()) {
-                if (m.own_mask.test(i)) {
-                    i = m.own_mask.find_next_zero(i, stop);
-                    continue;
-                }
-                stop = m.own_mask.find_next(i, stop);
-            }
-            m.protnone.clear_range(i, stop);
-            account_region_protnone(m, i, stop - i, -1);
-            i = stop;
+        if (!m.protnone.any(first, end)) continue;  // most mappings hold no hint there
+        if (!m.own_mask.size()) {
+            clear_protnone(m, first, end);
+            continue;
+        }
+        for (uint64_t i = m.own_mask.find_next_zero(first, end); i < end;) {
+            const uint64_t stop = m.own_mask.find_next(i, end);
+            clear_protnone(m, i, stop);
+            i = stop < end ? m.own_mask.find_next_zero(stop, end) : end;
         }
     }
 }

@@ -61,6 +61,42 @@ TEST(FirstTouch, ThpAllocatesA512PageBlock) {
     EXPECT_EQ(w.sys.mem.nodes[0].free_pages, w.sys.mem.nodes[0].present_pages - 512);
 }
 
+// __split_huge_pmd_locked makes the new PTEs from the VMA's protection, so a PROT_NONE PMD's
+// hint does not reach them. Blocks 0 and 1 are PMD-mapped THPs; block 0 is PROT_NONE as a
+// whole (change_prot_numa's huge path), block 1 is split first and then 10 of its PTEs are
+// made PROT_NONE.
+//   1. Splitting block 0 maps it with 512 accessible PTEs: its hint is gone, the region counts
+//      no PROT_NONE page.
+//   2. Splitting block 1 again is no split at all (it is mapped with PTEs already): its 10 PTE
+//      hints stay.
+TEST(SplitHugePmd, APmdHintDoesNotReachThePtes) {
+    World w;
+    Mm& mm = mm_create(w.sys);
+    Vma& vma = do_mmap(w.sys, mm, 2 * kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    Region& r = add_region(w.sys, vma, 0, vma.nr_pages(), "r");
+    Task& p = w.task_on(0);
+    handle_mm_fault(w.sys, p, vma, 0, true);
+    handle_mm_fault(w.sys, p, vma, 512, true);
+    ASSERT_TRUE(vma.pmd_mapped.test(0));
+    ASSERT_TRUE(vma.pmd_mapped.test(1));
+    vma.protnone.set_range(0, 512);
+    account_region_protnone(vma, 0, 512, +1);
+    split_huge_pmd(vma, 512);
+    vma.protnone.set_range(600, 610);
+    account_region_protnone(vma, 600, 10, +1);
+    ASSERT_EQ(r.protnone, 522u);
+
+    split_huge_pmd(vma, 100);
+    EXPECT_FALSE(vma.pmd_mapped.test(0));
+    EXPECT_EQ(vma.protnone.count(0, 512), 0u);
+    EXPECT_EQ(r.protnone, 10u);
+
+    split_huge_pmd(vma, 605);
+    EXPECT_EQ(vma.protnone.count(512, 1024), 10u);
+    EXPECT_EQ(r.protnone, 10u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
 TEST(FirstTouch, NoThpWithoutVmHugepageOrAPartialBlock) {
     World w;
     Mm& mm = mm_create(w.sys);
