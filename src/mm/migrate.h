@@ -23,8 +23,10 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
 
 // Moves the folio (nr = 1 or the VMA's PMD page count, starting at `idx`) to `target`. Returns
 // MIGRATE_OK or MIGRATE_EAGAIN, updates pgmigrate_* / thp_migration_* / numa_pages_migrated, and
-// adds the kernel time of the copy, unmap and remap to `kernel_ns`. With `record` (a base page),
-// also says what a like page's migration would repeat (migrate_folio_cost).
+// adds the kernel time of the copy, unmap and remap to `kernel_ns`. Every other mapping of the
+// folio is restored without its NUMA hint (remove_migration_ptes); the faulting mapping's PTE is
+// the caller's to restore. With `record` (a base page), also says what a like page's migration
+// would repeat (migrate_folio_cost).
 int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int target,
                             double& kernel_ns, MigrateCostRecord* record = nullptr);
 
@@ -34,8 +36,9 @@ uint64_t migrate_room(const System& sys, int target);
 
 // Repeats for the `nr` base pages at `idx`, like the page migrated with `record` (frames already
 // tagged and moved to the target by the caller), what migrating each of them would do: the
-// allocations, the freed source pages, the totals, the counters and tracepoints, and the
-// charges of the record. The caller checked migrate_room and the record's `alike`.
+// allocations, the freed source pages, the totals, the counters and tracepoints, the charges of
+// the record, and the other mappings' hints dropped. The caller checked migrate_room and the
+// record's `alike`.
 void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr,
                                     const MigrateCostRecord& record);
 
