@@ -71,15 +71,12 @@ double clear_ns(const System& sys, int cpu, int nid, double bytes) {
 }  // namespace
 
 void split_huge_pmd(Vma& vma, uint64_t idx) {
-    uint64_t first, last;
-    if (!vma.pmd_mapped.size() || !vma.thp_block(idx, first, last)) return;
-    const uint64_t block =
-        (vma.page_addr(first) >> vma.pages.pmd_shift()) - (vma.start >> vma.pages.pmd_shift());
-    if (!vma.pmd_mapped.test(block)) return;
-    vma.pmd_mapped.clear(block);
+    uint64_t first;
+    if (!vma.pmd_mapped_at(idx, first)) return;
+    vma.pmd_mapped.clear(vma.pmd_index(first));
     // Each new PTE is made from the VMA's protection (__split_huge_pmd_locked): a NUMA hint on
     // the PMD is not carried over to the PTEs.
-    clear_protnone(vma, first, last);
+    clear_protnone(vma, first, first + vma.pages.pmd_nr());
 }
 
 void clear_protnone(Vma& vma, uint64_t first, uint64_t end) {
@@ -138,8 +135,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
         const int nid = alloc_pages_vma(sys, p, vma, first, vma.pages.pmd_order, cpu);
         if (nid >= 0) {
             map_new_frames(vma, first, vma.pages.pmd_nr(), nid, PF_ALLOC | PF_THP, false);
-            vma.pmd_mapped.set((vma.page_addr(first) >> vma.pages.pmd_shift()) -
-                               (vma.start >> vma.pages.pmd_shift()));
+            vma.pmd_mapped.set(vma.pmd_index(first));
             ++sys.counters[Vm::thp_fault_alloc];
             return ns + clear_ns(sys, cpu, nid, vma.pages.pmd_size());
         }

@@ -240,12 +240,16 @@ struct Vma {
 
     // THP blocks are the PMD-aligned virtual ranges that lie wholly inside the VMA.
     bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
+    // The PMD-sized virtual block holding page `idx`, counted from the VMA's first: its bit in
+    // pmd_mapped.
+    uint64_t pmd_index(uint64_t idx) const {
+        return (page_addr(idx) >> pages.pmd_shift()) - (start >> pages.pmd_shift());
+    }
     // Whether page `idx` lies in a THP block mapped by one PMD; `first` is then its first page.
     bool pmd_mapped_at(uint64_t idx, uint64_t& first) const {
         uint64_t last = 0;
         return pmd_mapped.size() && thp_block(idx, first, last) &&
-               pmd_mapped.test((page_addr(first) >> pages.pmd_shift()) -
-                               (start >> pages.pmd_shift()));
+               pmd_mapped.test(pmd_index(first));
     }
 
   private:

@@ -124,10 +124,6 @@ struct Walk {
     }
 };
 
-uint64_t pmd_index(const Vma& vma, uint64_t page) {
-    return (vma.page_addr(page) >> vma.pages.pmd_shift()) - (vma.start >> vma.pages.pmd_shift());
-}
-
 }  // namespace
 
 unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t start, uint64_t end,
@@ -147,8 +143,8 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
     uint64_t pos = first;
     if (vma.pmd_mapped.size()) {
         const uint64_t b_end =
-            std::min<uint64_t>(pmd_index(vma, last - 1) + 1, vma.pmd_mapped.size());
-        for (uint64_t b = vma.pmd_mapped.find_next(pmd_index(vma, first), b_end); b < b_end;
+            std::min<uint64_t>(vma.pmd_index(last - 1) + 1, vma.pmd_mapped.size());
+        for (uint64_t b = vma.pmd_mapped.find_next(vma.pmd_index(first), b_end); b < b_end;
              b = vma.pmd_mapped.find_next(b + 1, b_end)) {
             const uint64_t bfirst =
                 vma.page_index(((vma.start >> vma.pages.pmd_shift()) + b) << vma.pages.pmd_shift());
