@@ -10,7 +10,9 @@
 #                         base pages of ppc64 distribution kernels and the hash MMU, as the
 #                         power8-2s4n preset (>= 20x)
 #   perfnuma-power8-8n-4k the same on 4 KiB pages: 16 times the pages and hinting faults, the
-#                         per-fault stress that the row had before it took POWER's pages (>= 20x)
+#                         per-fault stress that the row had before it took POWER's pages. A
+#                         diagnostic with no target: the ppc64 kernels of RHEL, SLES and Debian
+#                         run 64 KiB pages (docs/performance.md, "Issue 12's targets")
 #   cowsum-8s-nocowskip   examples/cowsum.toml (288 processes, x86-8s-144c), skip_shared_cow=false
 # Usage: scripts/bench-targets.sh [ROW ...]   (default: all rows)
 # Environment: BUILD_DIR (default build; a Release build is made if numasim is missing),
@@ -119,7 +121,7 @@ TARGET[numa01-epyc256]=100
 FILE[perfnuma-power8-8n]="$OUT/perfnuma-power8-8n.toml"
 TARGET[perfnuma-power8-8n]=20
 FILE[perfnuma-power8-8n-4k]="$OUT/perfnuma-power8-8n-4k.toml"
-TARGET[perfnuma-power8-8n-4k]=20
+TARGET[perfnuma-power8-8n-4k]=0  # a diagnostic: reported, not judged
 FILE[cowsum-8s-nocowskip]=examples/cowsum.toml
 ARGS[cowsum-8s-nocowskip]="--set skip_shared_cow=false"
 TARGET[cowsum-8s-nocowskip]=100
@@ -188,8 +190,9 @@ hint = sum(int(r["vmstat"]["numa_hint_faults"]) for r in runs)
 # Pages the run allocated: every allocation counts once as numa_hit or numa_miss.
 pages = max(1, max(int(r["vmstat"]["numa_hit"]) + int(r["vmstat"]["numa_miss"]) for r in runs))
 ratio = sim / max(cpu, 1e-9)
-mark = "met" if ratio >= target else "MISSED"
-print(f"{row:<23} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {target:6.0f}x {hint / max(cpu, 1e-9):14.3g} "
+mark = "diagnostic" if target == 0 else "met" if ratio >= target else "MISSED"
+goal = f"{target:6.0f}x" if target else f"{'-':>7}"
+print(f"{row:<23} {sim:8.1f} {cpu:8.3f} {ratio:9.1f}x {goal} {hint / max(cpu, 1e-9):14.3g} "
       f"{rss / 2**20:6.0f} MiB {rss / pages:10.2f}  {mark}")
 PY
     done
