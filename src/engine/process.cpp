@@ -9,6 +9,7 @@
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/fault.h"
+#include "mm/lru_add.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"
 #include "numab/proc_sched.h"
@@ -200,7 +201,8 @@ Mm& dup_mm(System& sys, Mm& parent) {
                     PageFrame& f = cv.own_object().frames[i];
                     f = pv->own->frames[i];
                     f.nid = static_cast<uint8_t>(nid);
-                    f.flags &= static_cast<uint8_t>(~PF_THP);
+                    f.flags &= static_cast<uint8_t>(~(PF_THP | PF_LRU_PENDING));
+                    folio_add_lru(sys, fork_cpu, &f);  // a new page, in the forking CPU's batch
                     ++cv.node_pages[static_cast<size_t>(nid)];
                     continue;
                 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "kernel/system.h"
@@ -59,6 +60,7 @@ const char* stat_name(int s) {
 struct Checker {
     const System& sys;
     std::optional<std::string> failure;
+    std::set<const PageFrame*> lru_pending;  // frames marked PF_LRU_PENDING (frames())
 
     bool failed() const { return failure.has_value(); }
     template <typename... A>
@@ -337,6 +339,12 @@ struct Checker {
                 if (f.mapcount != expect[k])
                     return fail("{}: frame {} has mapcount {}, but {} mappings map it", name, k,
                                 f.mapcount, expect[k]);
+                if (f.flags & PF_LRU_PENDING) {
+                    if (!(f.flags & PF_ALLOC))
+                        return fail("{}: frame {} waits in an LRU add batch but holds no page",
+                                    name, k);
+                    lru_pending.insert(&f);
+                }
                 if (!(f.flags & PF_ALLOC)) continue;
                 // Only the page cache keeps frames that no mapping maps.
                 if (expect[k] == 0 && (o.owner || !obj->is_file))
@@ -364,6 +372,27 @@ struct Checker {
         }
         differ(sys.counters[Vm::pgalloc] - sys.counters[Vm::pgfree], total,
                [&] { return "vmstat pgalloc - pgfree (against allocated frames)"; });
+    }
+
+    // The per-CPU LRU add batches against the frames marked as waiting in one (frames() first).
+    void lru_add_batches() {
+        std::set<const PageFrame*> listed;
+        for (int cpu = 0; cpu < sys.lru_add.nr_cpus(); ++cpu) {
+            const auto& batch = sys.lru_add.batch(cpu);
+            if (batch.size() >= std::max<size_t>(sys.knobs.pagevec_size, 1))
+                return fail("CPU {}: {} folios in its LRU add batch, which moves at {}", cpu,
+                            batch.size(), sys.knobs.pagevec_size);
+            for (const PageFrame* f : batch) {
+                if (!f) continue;  // a folio freed while it waited
+                if (!listed.insert(f).second)
+                    return fail("CPU {}: a frame is in the LRU add batches twice", cpu);
+                if (!lru_pending.contains(f))
+                    return fail("CPU {}: its LRU add batch holds a frame not marked as waiting",
+                                cpu);
+            }
+        }
+        differ(listed.size(), lru_pending.size(),
+               [&] { return "frames waiting in an LRU add batch (against the batches)"; });
     }
 
     // numa_faults sums of every task, and NUMA group totals against their members.
@@ -576,12 +605,13 @@ struct Checker {
 }  // namespace
 
 std::optional<std::string> find_invariant_violation(const System& sys) {
-    Checker c{sys, std::nullopt};
+    Checker c{sys, std::nullopt, {}};
     for (const auto& m : sys.mms) {
         c.mm(*m);
         if (c.failed()) return c.failure;
     }
     c.frames();
+    if (!c.failed()) c.lru_add_batches();
     if (!c.failed()) c.tasks_and_groups();
     if (!c.failed()) c.runqueues();
     if (!c.failed()) c.nohz();

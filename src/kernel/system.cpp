@@ -17,6 +17,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
         bytes.push_back(n.mem_bytes);
     mem.init(bytes, topo.distance, topo.hw.pages);
     rqs.resize(topo.nr_cpus());
+    lru_add.resize(topo.nr_cpus());
     for (int c = 0; c < topo.nr_cpus(); ++c) {
         Rq& rq = rqs[c];
         rq.cpu = c;

@@ -17,6 +17,7 @@
 #include "kernel/tracer.h"
 #include "machine/topology.h"
 #include "mm/fault_locks.h"
+#include "mm/lru_add.h"
 #include "mm/mm.h"
 #include "mm/node_memory.h"
 #include "numab/knobs.h"
@@ -64,6 +65,8 @@ struct System {
     // process that maps libc shares its pages (workload/process_layout).
     std::map<std::string, std::shared_ptr<MemObject>> files;
     std::vector<Rq> rqs;
+    // After mms and files: it holds pointers into their frames, so it goes before them.
+    LruAddBatches lru_add;
     int next_pid = 1000;  // pids of simulated tasks start here; hash_32 sees realistic values
     uint64_t next_group_order = 0;
     int balancing_depth = 0;  // >0 while a load balance runs: no nested newidle balancing

@@ -4,6 +4,7 @@
 
 #include "cost/constants.h"
 #include "kernel/system.h"
+#include "mm/lru_add.h"
 #include "mm/page_alloc.h"
 
 namespace numasim {
@@ -136,6 +137,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
         if (nid >= 0) {
             map_new_frames(vma, first, vma.pages.pmd_nr(), nid, PF_ALLOC | PF_THP, false);
             vma.pmd_mapped.set(vma.pmd_index(first));
+            folio_add_lru_large(sys, cpu);
             ++sys.counters[Vm::thp_fault_alloc];
             return ns + clear_ns(sys, cpu, nid, vma.pages.pmd_size());
         }
@@ -158,11 +160,13 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
         if (pc < 0) return ns;
         shared.nid = static_cast<uint8_t>(pc);
         shared.flags = PF_ALLOC;
+        folio_add_lru(sys, cpu, &shared);
     }
     if (vma.is_file() && private_write) ensure_own(vma);
     const int nid = alloc_pages_vma(sys, p, vma, idx, 0, cpu);
     if (nid < 0) return ns;  // out of memory: the access is retried on a later tick
     map_new_frames(vma, idx, 1, nid, PF_ALLOC, vma.is_file() && private_write);
+    folio_add_lru(sys, cpu, &vma.frame(idx));
     return ns + clear_ns(sys, cpu, nid, vma.pages.size());
 }
 
@@ -171,7 +175,8 @@ uint64_t anon_fault_run(const System& sys, const Task& p, const Vma& vma, uint64
     // The base-page path of an anonymous private mapping reads only the policy and the free
     // pages: not the object (whose frames only shared and file mappings look up), not the page.
     if (vma.is_file() || (vma.vm_flags & (VM_SHARED | VM_HUGEPAGE))) return 0;
-    if (!vma.present.test(idx) || vma.frame(idx).flags != PF_ALLOC) return 0;
+    // Whether idx's folio still waits in the LRU add batch does not matter to its neighbours.
+    if (!vma.present.test(idx) || (vma.frame(idx).flags & ~PF_LRU_PENDING) != PF_ALLOC) return 0;
     if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return 0;
     // idx's node still above its low watermark for each page of the run: the zonelist walk's
     // first pass picks it again, since the nodes before it had no room for idx and free pages
@@ -189,6 +194,7 @@ double repeat_anon_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t 
     const int nid = vma.frame(idx).nid;
     alloc_pages_vma_repeat(sys, p, vma, nid, nr, p.cpu);
     map_new_frames(vma, idx + 1, nr, nid, PF_ALLOC, false);
+    folio_add_lru(sys, p.cpu, &vma.frame(idx + 1), nr);
     sys.counters[Vm::pgfault] += nr;
     p.nr_faults += nr;
     return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +
@@ -209,7 +215,9 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     if (old.mapcount <= 1 && !vma.object->is_file) {
         // The other side already copied: this mapping owns the page now (reuse, no copy). The
         // frame moves to `own` so that later writes no longer look at it.
-        ensure_own(vma).frames[idx] = old;
+        PageFrame& mine = ensure_own(vma).frames[idx];
+        mine = old;
+        lru_add_forget(sys, old, &mine);  // a batch that holds the folio holds it there now
         old = PageFrame{};
         vma.own_mask.set(idx);
         return 0;
@@ -227,6 +235,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     f.nid = static_cast<uint8_t>(nid);
     f.flags = PF_ALLOC;
     f.mapcount = 1;
+    folio_add_lru(sys, p.cpu, &f);
     account_region_pages(vma, idx, 1, old_nid, -1);
     account_region_pages(vma, idx, 1, nid, +1);
     return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +

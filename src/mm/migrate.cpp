@@ -7,6 +7,7 @@
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/fault.h"
+#include "mm/lru_add.h"
 #include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
 
@@ -202,6 +203,8 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
     // migrate_balanced_pgdat(): the target must stay above its high watermark plus nr.
     const NodeMemory& m = sys.mem.nodes[target];
     if (m.free_pages < m.wmark_high + nr) return MIGRATE_EAGAIN;
+    // folio_isolate_lru(): a folio still in some CPU's LRU add batch is not on the LRU.
+    if (f.flags & PF_LRU_PENDING) return MIGRATE_EAGAIN;
     return MIGRATE_OK;
 }
 
@@ -222,6 +225,15 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     if (!thp && (head.flags & PF_THP)) split_mappings(vma, idx);
     for (uint64_t i = idx; i < idx + nr; ++i)
         vma.frame(i).nid = static_cast<uint8_t>(target);
+    // The new folio goes to the LRU through this CPU's add batch (migrate_folio_move). The old
+    // one was isolated, so off every batch (a caller that skipped the isolation leaves its slot
+    // to a freed folio).
+    lru_add_forget(sys, head);
+    head.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
+    if (thp)
+        folio_add_lru_large(sys, p.cpu);
+    else
+        folio_add_lru(sys, p.cpu, &head);
     free_pages(sys, from, nr);
     account_move(vma, idx, nr, from, target);
     sys.counters[Vm::pgmigrate_success] += nr;
@@ -246,6 +258,12 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
     sys.counters.mm_migrate_pages += nr;
     for (uint64_t k = 0; k < nr; ++k)
         alloc_pages_thisnode(sys, record.to, 0, p.cpu);
+    for (uint64_t i = idx; i < idx + nr; ++i) {  // each new folio as migrate_misplaced_folio's
+        PageFrame& f = vma.frame(i);
+        lru_add_forget(sys, f);
+        f.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
+    }
+    folio_add_lru(sys, p.cpu, &vma.frame(idx), nr);
     free_pages(sys, record.from, nr);
     account_move(vma, idx, nr, record.from, record.to);
     sys.counters[Vm::pgmigrate_success] += nr;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernel/system.h"
+#include "mm/lru_add.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
 
@@ -13,11 +14,12 @@ namespace numasim {
 namespace {
 
 // Frees every allocated frame of an object that no mapping maps any more.
-void free_object(MemObject& obj, std::vector<uint64_t>& freed) {
+void free_object(System& sys, MemObject& obj, std::vector<uint64_t>& freed) {
     for (uint64_t k = 0; k < obj.nr_pages; ++k) {
         PageFrame& f = obj.frames[k];
         if (!(f.flags & PF_ALLOC)) continue;
         ++freed[f.nid];
+        lru_add_forget(sys, f);
         f = PageFrame{};
     }
 }
@@ -42,13 +44,14 @@ void do_munmap(System& sys, Vma& vma) {
             if (f.mapcount > 0) --f.mapcount;
             if (f.mapcount == 0 && (!shared || !file)) {
                 ++freed[f.nid];
+                lru_add_forget(sys, f);
                 f = PageFrame{};
             }
         }
     mm.rss_pages -= present;
 
     vma.object->remove_mapper(vma);
-    if (vma.object->mappers.empty()) free_object(*vma.object, freed);
+    if (vma.object->mappers.empty()) free_object(sys, *vma.object, freed);
     for (size_t nid = 0; nid < freed.size(); ++nid)
         if (freed[nid]) free_pages(sys, static_cast<int>(nid), freed[nid]);
 

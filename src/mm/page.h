@@ -26,5 +26,8 @@ static_assert(sizeof(PageFrame) == 8);
 inline constexpr uint8_t PF_DIRTY = 1 << 0;  // dirty file page: change_prot_numa skips it
 inline constexpr uint8_t PF_THP = 1 << 1;    // part of a PMD-mapped folio
 inline constexpr uint8_t PF_ALLOC = 1 << 2;  // the frame holds a page (page cache or anon)
+// In its CPU's LRU add batch, not on the LRU yet (!folio_test_lru): it cannot be isolated for
+// migration until the batch moves (mm/lru_add.h).
+inline constexpr uint8_t PF_LRU_PENDING = 1 << 3;
 
 }  // namespace numasim

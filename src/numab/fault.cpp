@@ -282,8 +282,10 @@ void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr
         p.numa_hint_faults_local += nr;
     }
     // The frames were equal to idx's; its fault changed at most its tag, which
-    // should_numa_migrate_memory would write alike into each of them.
-    const PageFrame tagged = vma.frame(idx);
+    // should_numa_migrate_memory would write alike into each of them, and, if it migrated, its
+    // place in the LRU add batch, which the run's own migrations take in turn.
+    PageFrame tagged = vma.frame(idx);
+    if (outcome.migrated) tagged.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
     for (uint64_t i = idx + 1; i <= idx + nr; ++i)
         vma.frame(i) = tagged;
     if (outcome.migrated)

@@ -74,6 +74,7 @@ constexpr std::array<std::string_view, 3> knob_value_names(SchedClass) {
 inline constexpr int64_t KNOB_MAX_MS = 3600 * 1000;        // one hour
 inline constexpr int64_t KNOB_MAX_SCAN_SIZE_MB = 1 << 20;  // 1 TiB per window
 inline constexpr int64_t KNOB_MAX_SMALLIMP = 1998;         // the largest importance (2 x 999)
+inline constexpr int64_t KNOB_MAX_PAGEVEC = 255;           // folio_batch::nr is an unsigned char
 
 // The valid values of a knob: a range of integers, true/false, named values, or a short list.
 struct KnobDomain {
@@ -191,6 +192,9 @@ constexpr KnobDomain knob_one_of() {
     X(bool, migrate_tlb_batch, true, knob_bool(),                                                 \
       "v6.3 (7e12beb8ca2a); v6.4 (4d4b6d66db63)",                                                 \
       "one batched TLB flush for a migration's unmaps")                                           \
+    X(unsigned, pagevec_size, 31, knob_range(1, KNOB_MAX_PAGEVEC),                                \
+      "v4.15 (PAGEVEC_SIZE 15); v6.9 (9cecde80aae0, 31)",                                          \
+      "folios a CPU's LRU add batch holds (1: none kept); one in it cannot be isolated to migrate") \
     X(bool, nohz, true, knob_bool(),                                                              \
       "v2.6.21 (CONFIG_NO_HZ); boot parameter nohz=on|off",                                       \
       "idle CPUs stop their tick; a busy CPU's tick kicks one idle CPU to balance for them")

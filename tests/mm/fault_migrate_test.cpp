@@ -25,7 +25,8 @@ TEST(FirstTouch, BasePageOnTheFaultingNode) {
     EXPECT_EQ(vma.present.count(0, 16), 1u);
     EXPECT_EQ(vma.frame(5).nid, 1);
     EXPECT_EQ(vma.frame(5).mapcount, 1);
-    EXPECT_EQ(vma.frame(5).flags, PF_ALLOC);
+    // The new page waits in CPU 3's LRU add batch (mm/lru_add.h).
+    EXPECT_EQ(vma.frame(5).flags, PF_ALLOC | PF_LRU_PENDING);
     EXPECT_EQ(r.present, 1u);
     EXPECT_EQ(r.pages_on(1), 1u);
     EXPECT_EQ(w.c(Vm::pgfault), 1u);
@@ -130,6 +131,8 @@ struct Migrate : ::testing::Test {
     void SetUp() override {
         for (uint64_t i = 0; i < 4; ++i)
             handle_mm_fault(w.sys, p0, vma, i, true);
+        // On the LRU, so that they can be isolated (LruAdd below tests the batch).
+        lru_add_drain(w.sys, p0.cpu);
         ASSERT_EQ(r.pages_on(0), 4u);
     }
 };
