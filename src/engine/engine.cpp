@@ -10,6 +10,7 @@
 #include "kernel/invariants.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
+#include "mm/khugepaged.h"
 #include "mm/page.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
@@ -160,6 +161,8 @@ Nanos Engine::run(Nanos end) {
 
 void Engine::tick() {
     ++ticks_;
+    // khugepaged's pass, if one is due, moves every CPU's LRU add batch (mm/khugepaged.h).
+    khugepaged_tick(sys_);
     const int n = sys_.nr_cpus();
     for (int c = 0; c < n; ++c) {
         // A deferred CPU is busy, so its tick runs (or is held back).

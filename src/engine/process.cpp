@@ -9,6 +9,7 @@
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/fault.h"
+#include "mm/khugepaged.h"
 #include "mm/lru_add.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"
@@ -78,6 +79,8 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
         (it != mm.vmas.begin() && (*(it - 1))->end > ref.start))
         throw std::logic_error("do_mmap: " + name + " overlaps an existing mapping");
     mm.vmas.insert(it, std::move(v));
+    // An anonymous VMA that may hold THPs puts its mm on khugepaged's list.
+    if ((ref.vm_flags & VM_HUGEPAGE) && !ref.is_file()) khugepaged_enter(sys, mm);
     return ref;
 }
 
@@ -228,6 +231,7 @@ Mm& dup_mm(System& sys, Mm& parent) {
         add_region(sys, *child.vmas[vi], r->first, r->count, r->name);
     }
     child.numa_next_scan = sys.now + msecs_to_ns(sys.knobs.scan_delay_ms);
+    if (parent.khugepaged_listed) khugepaged_enter(sys, child);  // khugepaged_fork()
     return child;
 }
 
@@ -244,6 +248,7 @@ void do_exit(System& sys, Task& p) {
     Mm& mm = *p.mm;
     mm.tasks.erase(std::find(mm.tasks.begin(), mm.tasks.end(), &p));
     --mm.mm_users;
+    if (mm.mm_users == 0) khugepaged_exit(sys, mm);  // exit_mmap()
 }
 
 bool other_threads_live(const Task& p) {

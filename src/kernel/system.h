@@ -65,8 +65,10 @@ struct System {
     // process that maps libc shares its pages (workload/process_layout).
     std::map<std::string, std::shared_ptr<MemObject>> files;
     std::vector<Rq> rqs;
-    // After mms and files: it holds pointers into their frames, so it goes before them.
+    // Declared after mms and files, so destroyed before them: it points into their frames.
     LruAddBatches lru_add;
+    int khugepaged_mms = 0;          // mms on khugepaged's list (mm/khugepaged.h)
+    Nanos khugepaged_next_pass = 0;  // when khugepaged's sleep ends
     int next_pid = 1000;  // pids of simulated tasks start here; hash_32 sees realistic values
     uint64_t next_group_order = 0;
     int balancing_depth = 0;  // >0 while a load balance runs: no nested newidle balancing

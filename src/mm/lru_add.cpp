@@ -41,6 +41,11 @@ void lru_add_drain(System& sys, int cpu) {
     move_lru(sys.lru_add.batch(cpu));
 }
 
+void lru_add_drain_all(System& sys) {
+    for (int cpu = 0; cpu < sys.lru_add.nr_cpus(); ++cpu)
+        move_lru(sys.lru_add.batch(cpu));
+}
+
 void lru_add_forget(System& sys, PageFrame& f, PageFrame* to) {
     if (!(f.flags & PF_LRU_PENDING)) return;
     // At most pagevec_size - 1 frames per CPU are pending, and frames are freed or moved while

@@ -1,7 +1,8 @@
 // The per-CPU LRU add batches (mm/swap.c, cpu_fbatches.lru_add): a new folio (a first touch, a
 // page-cache read, a copy-on-write copy, a migration's destination) is not put on its node's LRU
 // list at once but into a batch of the CPU that made it, and the batch moves to the LRU as a
-// whole when it fills (folio_batch_add_and_move) or when the CPU drains it (lru_add_drain). Until
+// whole when it fills (folio_batch_add_and_move) or when the CPU drains it (lru_add_drain; every
+// CPU's at once: lru_add_drain_all, which khugepaged's passes call, mm/khugepaged.h). Until
 // then the folio is not on the LRU, so isolating it fails, and with it the folio's next NUMA
 // migration (numamigrate_isolate_page / migrate_misplaced_folio_prepare: -EAGAIN,
 // TNF_MIGRATE_FAIL). A CPU that allocates often drains within microseconds; one that only
@@ -44,6 +45,8 @@ void folio_add_lru(System& sys, int cpu, PageFrame* first, uint64_t nr = 1);
 void folio_add_lru_large(System& sys, int cpu);
 // lru_add_drain() on CPU `cpu`.
 void lru_add_drain(System& sys, int cpu);
+// lru_add_drain_all(): every CPU's batch.
+void lru_add_drain_all(System& sys);
 // A frame is freed or moves to `to` (nullptr: freed) while it may sit in a batch: its slot
 // follows it, or holds a freed folio.
 void lru_add_forget(System& sys, PageFrame& f, PageFrame* to = nullptr);

@@ -32,6 +32,8 @@ struct Mm {
     // (mm/tlb.h); a TLB flush interrupts every one of them but the flushing CPU.
     Bitmap cpumask;
 
+    bool khugepaged_listed = false;  // MMF_VM_HUGEPAGE: on khugepaged's list (mm/khugepaged.h)
+
     // NUMA balancing scan state (mm->numa_next_scan, numa_scan_offset, numa_scan_seq).
     Nanos numa_next_scan = 0;
     uint64_t numa_scan_offset = 0;

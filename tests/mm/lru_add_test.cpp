@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel/invariants.h"
+#include "mm/khugepaged.h"
 #include "mm/lru_add.h"
 #include "mm/munmap.h"
 #include "mm_fixture.h"
@@ -144,6 +145,40 @@ TEST_F(LruAdd, AReusedPageTakesItsSlotAlong) {
     ASSERT_EQ(w.sys.lru_add.batch(0).size(), 1u);
     EXPECT_EQ(w.sys.lru_add.batch(0)[0], &vma.frame(0));
     EXPECT_FALSE(vma.object->frames[0].flags & PF_LRU_PENDING);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+// khugepaged: an mm that maps a THP-eligible anonymous VMA joins its list, a fork's child
+// joins with its parent, and while the list holds an mm every pass (due at once, then every
+// 10 s) moves every CPU's batch. Without such an mm, batches stay as they are.
+TEST_F(LruAdd, KhugepagedMovesEveryBatchOnEachPass) {
+    for (uint64_t i = 0; i < 3; ++i)
+        handle_mm_fault(w.sys, p0, vma, i, true);
+    handle_mm_fault(w.sys, p2, vma, 3, true);
+    khugepaged_tick(w.sys);  // no THP-eligible VMA anywhere: khugepaged has nothing to do
+    EXPECT_EQ(waiting(4), "WWWW");
+    EXPECT_EQ(w.sys.khugepaged_mms, 0);
+
+    do_mmap(w.sys, mm, 2 * kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    EXPECT_TRUE(mm.khugepaged_listed);
+    Mm& child = dup_mm(w.sys, mm);
+    EXPECT_TRUE(child.khugepaged_listed);
+    EXPECT_EQ(w.sys.khugepaged_mms, 2);
+
+    w.sys.now = msecs_to_ns(4);
+    khugepaged_tick(w.sys);  // the first pass: due at once
+    EXPECT_EQ(waiting(4), "....");
+    EXPECT_TRUE(w.sys.lru_add.batch(0).empty());
+    EXPECT_TRUE(w.sys.lru_add.batch(2).empty());
+    EXPECT_EQ(w.sys.khugepaged_next_pass, msecs_to_ns(4) + KHUGEPAGED_SCAN_SLEEP_NS);
+
+    handle_mm_fault(w.sys, p0, vma, 4, true);
+    w.sys.now = msecs_to_ns(10003);  // still asleep
+    khugepaged_tick(w.sys);
+    EXPECT_TRUE(waits(4));
+    w.sys.now = msecs_to_ns(10004);  // the sleep is over
+    khugepaged_tick(w.sys);
+    EXPECT_FALSE(waits(4));
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
