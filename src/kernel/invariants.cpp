@@ -393,6 +393,12 @@ struct Checker {
         }
         differ(listed.size(), lru_pending.size(),
                [&] { return "frames waiting in an LRU add batch (against the batches)"; });
+        // The mms on khugepaged's list, whose passes drain the batches (mm/khugepaged.h).
+        int listed_mms = 0;
+        for (const auto& m : sys.mms)
+            listed_mms += m->khugepaged_listed;
+        differ(sys.khugepaged_mms, listed_mms,
+               [&] { return "mms on khugepaged's list (against the mms marked listed)"; });
     }
 
     // numa_faults sums of every task, and NUMA group totals against their members.

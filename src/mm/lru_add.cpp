@@ -34,7 +34,7 @@ void folio_add_lru(System& sys, int cpu, PageFrame* first, uint64_t nr) {
 }
 
 void folio_add_lru_large(System& sys, int cpu) {
-    move_lru(sys.lru_add.batch(cpu));
+    lru_add_drain(sys, cpu);
 }
 
 void lru_add_drain(System& sys, int cpu) {
@@ -48,6 +48,7 @@ void lru_add_drain_all(System& sys) {
 
 void lru_add_forget(System& sys, PageFrame& f, PageFrame* to) {
     if (!(f.flags & PF_LRU_PENDING)) return;
+    f.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
     // At most pagevec_size - 1 frames per CPU are pending, and frames are freed or moved while
     // pending only at unmap and copy-on-write reuse: the search stays short and rare.
     for (int cpu = 0; cpu < sys.lru_add.nr_cpus(); ++cpu)

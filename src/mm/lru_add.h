@@ -48,7 +48,8 @@ void lru_add_drain(System& sys, int cpu);
 // lru_add_drain_all(): every CPU's batch.
 void lru_add_drain_all(System& sys);
 // A frame is freed or moves to `to` (nullptr: freed) while it may sit in a batch: its slot
-// follows it, or holds a freed folio.
+// follows it, or holds a freed folio, and `f` itself is no longer marked as waiting (`to` keeps
+// the mark it was given).
 void lru_add_forget(System& sys, PageFrame& f, PageFrame* to = nullptr);
 
 }  // namespace numasim

@@ -229,7 +229,6 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     // one was isolated, so off every batch (a caller that skipped the isolation leaves its slot
     // to a freed folio).
     lru_add_forget(sys, head);
-    head.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
     if (thp)
         folio_add_lru_large(sys, p.cpu);
     else
@@ -258,11 +257,8 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
     sys.counters.mm_migrate_pages += nr;
     for (uint64_t k = 0; k < nr; ++k)
         alloc_pages_thisnode(sys, record.to, 0, p.cpu);
-    for (uint64_t i = idx; i < idx + nr; ++i) {  // each new folio as migrate_misplaced_folio's
-        PageFrame& f = vma.frame(i);
-        lru_add_forget(sys, f);
-        f.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
-    }
+    for (uint64_t i = idx; i < idx + nr; ++i)  // each new folio as migrate_misplaced_folio's
+        lru_add_forget(sys, vma.frame(i));
     folio_add_lru(sys, p.cpu, &vma.frame(idx), nr);
     free_pages(sys, record.from, nr);
     account_move(vma, idx, nr, record.from, record.to);

@@ -180,6 +180,10 @@ TEST_F(LruAdd, KhugepagedMovesEveryBatchOnEachPass) {
     khugepaged_tick(w.sys);
     EXPECT_FALSE(waits(4));
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+    ++w.sys.khugepaged_mms;  // a list count that no longer matches the mms is caught
+    const auto broken = find_invariant_violation(w.sys);
+    ASSERT_TRUE(broken.has_value());
+    EXPECT_NE(broken->find("khugepaged"), std::string::npos) << *broken;
 }
 
 }  // namespace
