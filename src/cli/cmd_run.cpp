@@ -58,6 +58,7 @@ class RunCommand : public Command {
             ov.insert(ov.end(), extra.begin(), extra.end());
         }
         const Scenario sc = load(ov);
+        if (variant_.empty() && !sc.variants.empty()) note_variants_not_run(sc.file, sc.variants);
         const bool one = iteration_opt_->count() > 0;
         if (one && (iteration_ < 0 || iteration_ >= sc.iterations))
             throw InputError(fmt::format("--iteration {}", iteration_), "",
@@ -110,6 +111,19 @@ class RunCommand : public Command {
     }
 
   private:
+    // The [[variant]] tables are compare's: run runs the scenario as written, and says so
+    // rather than leave a user to think the variants ran.
+    static void note_variants_not_run(const std::string& file, const std::vector<Variant>& vs) {
+        std::vector<std::string> names;
+        for (const Variant& v : vs)
+            names.push_back(v.name);
+        fmt::print(stderr,
+                   "numasim: note: {}: the [[variant]] tables ({}) are not run: `run` runs the "
+                   "scenario as written; -V NAME runs one of them, `numasim compare` runs them "
+                   "all\n",
+                   file, fmt::join(names, ", "));
+    }
+
     ScenarioOverrides named_variant(const std::vector<Variant>& vs) const {
         std::vector<std::string> names;
         for (const auto& v : vs) {

@@ -28,6 +28,15 @@ inline constexpr int64_t kMaxTasks = 16384;
 // mmtests (the longest, specjbb sweeps, run well under an hour) and still finishes.
 inline constexpr int64_t kMaxDurationSeconds = 24 * 3600;
 
+// Program phases the tasks of one workload may start per simulated second, on average over the
+// run. The engine does a phase's work at each start (the task's access mix and its share of the
+// machine are computed again), so a phase of 1 ns repeated 2^63 times, or a loop of phases that
+// take no time, kept the simulator busy without end. A million a second is a phase change every
+// 16 ms for each of 16384 tasks, four ticks at HZ=250 (the finest grain at which the kernel's
+// tick-driven balancing could tell phases apart), and at most a tenth of a second of host time
+// per simulated second (measured: 500,000 starts of a 2 us streams phase in 0.08 s).
+inline constexpr double kMaxPhaseStartsPerSecond = 1e6;
+
 // A machine. CPUs: Linux's largest x86 configuration (CONFIG_MAXSMP: NR_CPUS 8192). Nodes: the
 // largest single-system-image NUMA machines Linux runs on have 256 (SGI UV 3000, 256 sockets);
 // setup grows faster than the square of the node count (SLIT, sched domains), so 256 nodes take

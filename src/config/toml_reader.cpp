@@ -212,6 +212,12 @@ void apply_assignments(toml::table& root, const std::vector<KeyAssignment>& assi
             throw InputError(a.origin, a.key,
                              "the value is not TOML: " + std::string(e.description()));
         }
+        // One value and nothing after it: keys past a newline in the value would otherwise be
+        // parsed here and dropped, and the run would go on without them.
+        if (v.size() != 1)
+            throw InputError(a.origin, a.key,
+                             "the value goes on past its end (a newline and more TOML): give "
+                             "one value");
         if (a.key.empty() || !assign_path(root, "", a.key, *v.get("v"), a.origin, assigned))
             throw InputError(a.origin, a.key, "not a key that can be set in this file");
     }

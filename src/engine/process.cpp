@@ -58,6 +58,11 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
     v->end = v->start + len;
     v->vm_flags = vm_flags | VM_MAYWRITE * ((vm_flags & VM_WRITE) != 0);
     if (!object) object = std::make_shared<MemObject>(pgoff + pages, (vm_flags & VM_FILE) != 0);
+    // A fault indexes the object's frames by pgoff + page: a mapping past the object's end
+    // would read and write beyond them.
+    if (pgoff + pages > object->nr_pages)
+        throw std::logic_error(fmt::format("mapping '{}' ends at page {} of an object of {} pages",
+                                           name, pgoff + pages, object->nr_pages));
     v->object = std::move(object);
     v->pgoff = pgoff;
     v->object->add_mapper(*v, sys.nr_nodes());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -56,6 +57,23 @@ uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
         if (each) each(i, bytes);
     }
     return bytes;
+}
+
+// Refuses a workload whose phases would start faster than the engine's bound: the run would
+// never end. Short bursts are fine; the bound is an average over the run (at least a second).
+void check_phase_starts(const Scenario& sc, const WorkloadTables& tables) {
+    const double seconds = std::max(1.0, static_cast<double>(sc.duration) / NSEC_PER_SEC);
+    const auto workloads = sc.make_workloads();
+    for (size_t i = 0; i < workloads.size(); ++i) {
+        const double starts = workloads[i]->phase_starts(seconds);
+        if (starts <= kMaxPhaseStartsPerSecond * seconds) continue;
+        fail_workload(sc, tables, i,
+                      fmt::format("its phases could start {:.3g} times in {:g} s of simulated "
+                                  "time, more than {:.0e} a second (phases that repeat or loop "
+                                  "with almost no cpu_time, sleep or work; docs/scenario.md, "
+                                  "\"Errors and limits\")",
+                                  starts, seconds, kMaxPhaseStartsPerSecond));
+    }
 }
 
 // Refuses memory the machine cannot hold: the model has no swap, so such a run could only stall.
@@ -177,6 +195,7 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     // Build and set up once: validates every parameter and the memory, and marks the keys read
     // so that unknown ones are rejected now.
     check_fits(sc, tables);
+    check_phase_starts(sc, tables);
     for (const auto& t : tables)
         t->finish();
     root.finish();

@@ -61,8 +61,9 @@ struct System {
     size_t nr_exited_tasks = 0;  // tasks in TaskState::Dead (do_exit counts them)
     std::vector<std::unique_ptr<Mm>> mms;
     std::vector<std::unique_ptr<NumaGroup>> numa_groups;
-    // The page cache of the files processes map (executables, libraries), by path: every
-    // process that maps libc shares its pages (workload/process_layout).
+    // The page cache of the files processes map (executables, libraries), by path and segment
+    // layout (one inode each): every process that maps libc shares its pages
+    // (workload/process_layout).
     std::map<std::string, std::shared_ptr<MemObject>> files;
     std::vector<Rq> rqs;
     // Declared after mms and files, so destroyed before them: it points into their frames.

@@ -9,6 +9,7 @@
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "machine/topology.h"
+#include "program/fits_machine.h"
 
 namespace numasim {
 
@@ -65,12 +66,13 @@ AutonumabenchSpec read_autonumabench_spec(const TomlTable& t, const Topology& to
     r.integer("loops", s.size.loops, 0);
     r.size("size", s.size.bytes, topo.hw.pages.size() * static_cast<uint64_t>(s.size.threads));
     r.flag("thp", s.thp);
+    // Each process mallocs its buffer once it runs: checked here, not when the run maps it.
+    check_fits_machine(r, "size", s.size.bytes, topo, s.size.processes);
     // NUMA01 zeroes every process's buffer under MPOL_BIND to one node: with no swap in the
     // model (and the OOM killer in a real kernel), more than that node holds cannot run.
     const uint64_t bound = s.size.bytes * static_cast<uint64_t>(s.size.processes);
     const int node = s.first_touch_node;
-    if (s.size.bind_first_touch && s.size.bytes <= topo.total_mem_bytes() &&
-        bound > topo.nodes[node].mem_bytes)
+    if (s.size.bind_first_touch && bound > topo.nodes[node].mem_bytes)
         r.fail("size", fmt::format("{} processes x {:.1f} GiB are bound to node {}, which has "
                                    "{:.1f} GiB of memory",
                                    s.size.processes, s.size.bytes / 1073741824.0, node,

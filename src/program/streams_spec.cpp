@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 
 #include "config/input_error.h"
 #include "config/limits.h"
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
 #include "machine/topology.h"
+#include "program/fits_machine.h"
 
 namespace numasim {
 
@@ -23,6 +25,20 @@ constexpr std::array<std::pair<bool, std::string_view>, 2> kImages = {
 // A phase's rate: ten times the bandwidth of a whole HBM3 stack (~800 GB/s); more is a typo,
 // and near-infinite rates make a phase's bytes per nanosecond overflow.
 constexpr double kMaxRateGbs = 10000;
+
+// A stream's share is a relative weight; a million to one is far past what any two streams of
+// one phase differ by, and keeps the phase's total finite (two shares of 1e308 summed to
+// infinity, and every share then normalised to zero while the phase still moved bytes).
+constexpr double kMaxStreamShare = 1e6;
+// A phase's own memory-level parallelism. No core keeps more than a few dozen cache misses in
+// flight (its line fill buffers and L2 miss queue; the machine's `line_fill_buffers` caps a
+// core's sum in the cost model), so 1024 is past any real figure; without a bound, the sum over
+// a core's tasks overflowed to infinity and the cost model divided infinity by itself.
+constexpr double kMaxPhaseMlp = 1024;
+// Operations a phase counts per byte it moves: a million is a loop doing a million operations
+// per byte, far past any benchmark's (specjbb counts a transaction per ~100 KB); without a bound,
+// bytes times a huge ratio printed `inf ops`.
+constexpr double kMaxOpsPerByte = 1e6;
 
 // The N of "node:N": a decimal node number, or -1 if `s` is anything else ("abc", "1x", "").
 int parse_node(std::string_view s) {
@@ -93,9 +109,7 @@ RegionSpec read_region(const TomlTable& t, const Topology& topo) {
         t.fail("kind", "unknown kind '" + k + "' (private, shared, file)");
     params.flag("thp", r.thp);
     if (r.thp && r.kind == RegionKind::File) t.fail("thp", "THP applies to anonymous memory only");
-    if (r.size > topo.total_mem_bytes())
-        t.fail("size", fmt::format("{:.1f} GiB but the machine has {:.1f} GiB of memory",
-                                   r.size / 1073741824.0, topo.total_mem_bytes() / 1073741824.0));
+    check_fits_machine(params, "size", r.size, topo);
     r.policy = read_policy(t, topo, "policy");
     if (r.policy && r.policy->mode == MpolMode::Bind) {
         uint64_t bound = 0;
@@ -144,7 +158,7 @@ StreamSpec read_stream(const TomlTable& t, std::vector<RegionSpec>& regions) {
     else
         t.fail("pattern", "unknown pattern '" + pat + "' (sweep, random, hotset)");
     ParamReader r(t);
-    r.positive("share", s.proto.share);
+    r.positive("share", s.proto.share, kMaxStreamShare);
     r.number("write_fraction", s.proto.write_fraction, 0, 1);
     r.number("hot_fraction", s.proto.hot_fraction, 0, 1);
     r.number("hot_share", s.proto.hot_share, 0, 1);
@@ -181,8 +195,8 @@ PhaseSpec read_phase(const TomlTable& t, std::vector<RegionSpec>& regions, const
     r.integer("repeat", p.repeat, 1);
     if (t.has("affinity")) p.affinity = read_affinity(t, topo);
     p.mempolicy = read_policy(t, topo, "policy");
-    r.number("ops_per_byte", p.ops_per_byte, 0);
-    r.number("mlp", p.mlp, 0);
+    r.number("ops_per_byte", p.ops_per_byte, 0, kMaxOpsPerByte);
+    r.number("mlp", p.mlp, 0, kMaxPhaseMlp);
     r.flag("exec", p.exec);
     t.finish();
     return p;
@@ -258,6 +272,40 @@ StreamsSpec read_streams_spec(const TomlTable& t, const Topology& topo) {
     for (size_t i = 0; i < procs.size(); ++i)
         s.processes.push_back(read_process(procs[i], topo, static_cast<int>(i)));
     return s;
+}
+
+namespace {
+
+// The least simulated time a phase can last: its CPU time, its sleep, and its bytes at the
+// highest rate a phase may ask for (1 GB/s is a byte per nanosecond).
+double min_phase_ns(const PhaseSpec& p) {
+    return static_cast<double>(p.cpu_time + p.sleep) + p.work / kMaxRateGbs;
+}
+
+// The most phases one thread running `phases` can start in `seconds`: every start it has, or as
+// many as fit when each lasts its least; a looping list has no end of its own.
+double phase_starts(const std::vector<PhaseSpec>& phases, bool loop, double seconds) {
+    double starts = 0, ns = 0;
+    for (const PhaseSpec& p : phases) {
+        starts += static_cast<double>(p.repeat);
+        ns += static_cast<double>(p.repeat) * min_phase_ns(p);
+    }
+    const double fit = ns > 0 ? starts * seconds * 1e9 / ns : HUGE_VAL;
+    return loop ? fit : std::min(starts, fit);
+}
+
+}  // namespace
+
+double StreamsSpec::phase_starts(double seconds) const {
+    double total = 0;
+    for (const ProcessSpec& ps : processes) {
+        double one = numasim::phase_starts(ps.before, false, seconds) +
+                     numasim::phase_starts(ps.after, false, seconds);
+        for (const ThreadSpec& ts : ps.threads)
+            one += numasim::phase_starts(ts.phases, ts.loop, seconds);
+        total += one * ps.count;
+    }
+    return total;
 }
 
 PageSlice thread_slice(uint64_t pages, uint64_t threads, uint64_t thread) {

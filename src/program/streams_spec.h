@@ -74,6 +74,11 @@ struct ProcessSpec {
 struct StreamsSpec {
     std::string name;
     std::vector<ProcessSpec> processes;
+
+    // The most phases the workload's tasks can start in `seconds` of simulated time, each phase
+    // lasting at least its CPU time and sleep, and its work at the highest rate a phase may ask
+    // for; infinite for phases that repeat or loop taking no time at all.
+    double phase_starts(double seconds) const;
 };
 
 // Reads a [[workload]] table of type "streams"; `topo` resolves "node:N" affinities and checks

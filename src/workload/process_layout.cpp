@@ -294,7 +294,13 @@ void Process::map_elf(const ElfObject& o, uint64_t base, bool is_exe) {
     uint64_t file_pages = 0;
     for (uint64_t b : {o.headers, o.text, o.rodata, o.relro, o.data})
         file_pages += pages_of(mm, b);
-    auto& file = sys.files[o.path];
+    // The page cache is per inode, not per name: two workloads that run different builds of
+    // a program under one path (the cowsum workload's static and dynamic programs, or arrays of
+    // different sizes) map two files, as a binary replaced by rename keeps its old inode's
+    // pages for the processes that still run it. Keyed by name alone, the second build would
+    // map past the end of the first one's pages.
+    auto& file = sys.files[fmt::format("{}:{}:{}:{}:{}:{}", o.path, o.headers, o.text, o.rodata,
+                                       o.relro, o.data)];
     if (!file) file = std::make_shared<MemObject>(file_pages, true);
     // Top-down placement of the whole object first (ld.so reserves the object's span), then
     // its segments in address order inside that span.

@@ -22,6 +22,8 @@ class Streams : public Workload {
   public:
     Streams(const TomlTable& t, const Topology& topo) : spec_(read_streams_spec(t, topo)) {}
 
+    double phase_starts(double seconds) const override { return spec_.phase_starts(seconds); }
+
     void setup(System& sys, int index) override {
         sys_ = &sys;
         index_ = index;

@@ -18,6 +18,14 @@ class Workload {
     virtual void setup(System& sys, int index) = 0;
     // The benchmark's figures at the end of the run (sys.now).
     virtual WorkloadResult result(const System& sys) const = 0;
+    // The most program phases its tasks can start in `seconds` of simulated time, for the
+    // scenario's bound on phase starts (config/limits.h). The benchmark models' phases are their
+    // sources' loops, long by construction; a workload whose phases the user writes says how
+    // many it may ask for.
+    virtual double phase_starts(double seconds) const {
+        (void)seconds;
+        return 0;
+    }
 };
 
 }  // namespace numasim

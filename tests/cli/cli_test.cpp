@@ -180,6 +180,22 @@ TEST(Cli, PerfBenchNumaPrintsPerfLines) {
     EXPECT_NE(o.out.find("GB/sec total speed"), std::string::npos) << o.out;
 }
 
+// run runs a scenario as written; its [[variant]] tables are compare's. Running them silently
+// not at all left a user to think the variants ran, so run says so on stderr, and only then.
+TEST(Cli, RunSaysItDoesNotRunTheVariantTables) {
+    const Output o = numasim::test::shell(
+        "{ $NUMASIM run examples/variants.toml --duration 1s >/dev/null; } 2>&1");
+    ASSERT_EQ(o.status, 0) << o.out;
+    EXPECT_EQ(o.out,
+              "numasim: note: examples/variants.toml: the [[variant]] tables (v6.12, v6.1, "
+              "v6.12-small-windows) are not run: `run` runs the scenario as written; -V NAME "
+              "runs one of them, `numasim compare` runs them all\n");
+    const Output one = numasim::test::shell(
+        "{ $NUMASIM run examples/variants.toml -V v6.1 --duration 1s >/dev/null; } 2>&1");
+    EXPECT_EQ(one.status, 0);
+    EXPECT_EQ(one.out, "");
+}
+
 TEST(Cli, CompareWithVariantsPrintsTables) {
     const Output o = run_numasim(
         "compare examples/variants.toml --iterations 2 --duration 10s -V base:profile=v6.12 "

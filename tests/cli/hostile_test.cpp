@@ -398,6 +398,72 @@ std::vector<HostileCase> cases() {
          "run {c}/inf_rate.toml --param workload.process.thread.phases.rate_gbs=1e300",
          2,
          {"--param workload.process.thread.phases.rate_gbs=1e300", "rate_gbs", "at most 10000"}},
+        // Numbers that overflowed to infinity in double precision and gave a normal-looking but
+        // wrong result, instead of an error.
+        {"streams_share_overflow",
+         "run {c}/share_overflow.toml",
+         2,
+         {"share_overflow.toml", "streams[0].share", "line 15", "at most 1000000"}},
+        {"streams_mlp_overflow",
+         "run {c}/mlp_overflow.toml",
+         2,
+         {"mlp_overflow.toml", "phases[0].mlp", "line 15", "between 0 and 1024"}},
+        {"streams_ops_overflow",
+         "run {c}/ops_overflow.toml",
+         2,
+         {"ops_overflow.toml", "phases[0].ops_per_byte", "line 15", "between 0 and 1000000"}},
+        // Phase starts per simulated second beyond what the engine bounds (a hang before).
+        {"phase_1ns_repeat",
+         "run {c}/phase_1ns_repeat.toml",
+         2,
+         {"phase_1ns_repeat.toml", "workload[0]", "could start 1e+09 times in 1 s",
+          "more than 1e+06 a second"}},
+        {"loop_of_instants",
+         "run {c}/loop_of_instants.toml",
+         2,
+         {"loop_of_instants.toml", "workload[0]", "could start inf times"}},
+        {"many_fast_threads",
+         "run {c}/many_fast_threads.toml",
+         2,
+         {"many_fast_threads.toml", "workload[0]", "could start 1.2e+06 times in 1 s"}},
+        // Text after a newline in an override was parsed as more keys and dropped.
+        {"param_newline",
+         "run {e}/cowsum.toml --param 'smallimp=0\nworkload.processes=3'",
+         2,
+         {"--param smallimp=0", "numa_balancing.smallimp", "goes on past its end"}},
+        // Options a command took and did not honour.
+        {"perf_iterations",
+         "perf-bench-numa mem -p 1 -t 1 -P 16 --iterations 3 -s 0.1",
+         2,
+         {"--iterations 3", "scenario.iterations", "runs once", "numasim compare"}},
+        {"perf_duration_cuts_runtime",
+         "perf-bench-numa mem -p 1 -t 1 -P 16 --duration 1s -s 5",
+         2,
+         {"--duration 1s", "scenario.duration", "-s,--nr_secs"}},
+        {"perf_param_iterations",
+         "perf-bench-numa mem -p 1 -t 1 -P 16 --param iterations=2 -s 0.1",
+         2,
+         {"--param iterations=2", "runs once"}},
+        // A buffer a workload maps only once it runs: refused at its key, in the words a streams
+        // region larger than the machine gets, not an internal error when the run maps it.
+        {"autonumabench_size_beyond_machine",
+         "run {w}/numa02_big.toml",
+         2,
+         {"numa02_big.toml", "workload[0].size", "5.0 GiB but the machine has 4.0 GiB"},
+         [](const fs::path& w) {
+             write(w / "numa02_big.toml",
+                   kHead +
+                       "[[workload]]\ntype = \"autonumabench\"\ntest = \"NUMA02\"\n"
+                       "size = \"5GiB\"\n");
+         }},
+        {"autonumabench_processes_beyond_machine",
+         "run {w}/numa01_big.toml",
+         2,
+         {"numa01_big.toml", "workload[0].size", "2 x 3.0 GiB but the machine has 4.0 GiB"},
+         [](const fs::path& w) {
+             write(w / "numa01_big.toml",
+                   kHead + "[[workload]]\ntype = \"autonumabench\"\ntest = \"NUMA01\"\n");
+         }},
         {"compare_one_variant",
          "compare {e}/cowsum.toml -V a:smallimp=0",
          2,

@@ -77,6 +77,26 @@ TEST(Scenario, ErrorsAboutAnOverrideNameTheOverride) {
     EXPECT_THROW(load_scenario_text(bad, "s.toml"), InputError);
 }
 
+// `--param 'smallimp=0\nworkload.processes=3'` ran with smallimp=0 and 2 processes: the text
+// after the newline was parsed as another key and dropped without a word.
+TEST(Scenario, AnOverrideThatGoesOnPastANewlineIsRefused) {
+    const std::string text = "smallimp=0\nworkload.processes=3";
+    try {
+        load_scenario_text(kScenario, "s.toml", {parse_override(text, "--param x")});
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.file(), "--param x");
+        EXPECT_EQ(e.where(), "numa_balancing.smallimp");
+        EXPECT_NE(e.problem().find("goes on past its end"), std::string::npos) << e.problem();
+    }
+    // A newline inside a multi-line string, or a comment after the value, is still one value.
+    const Scenario sc = load_scenario_text(kScenario, "s.toml",
+                                           {parse_override("smallimp=7 # fewer moves", "--set s")});
+    EXPECT_EQ(sc.knobs.smallimp, 7);
+    EXPECT_NO_THROW(load_scenario_text(
+        kScenario, "s.toml", {parse_override("seed=3 \n# trailing comment", "--param p")}));
+}
+
 TEST(Scenario, BuiltinScenariosLoad) {
     const Scenario sc = load_builtin_scenario("default");
     EXPECT_EQ(sc.machine.name, "tiny-2n");
