@@ -9,10 +9,10 @@
 #                         (4 x 2-chip DCMs; the machine file is written below) with the 64 KiB
 #                         base pages of ppc64 distribution kernels and the hash MMU, as the
 #                         power8-2s4n preset (>= 20x)
-#   perfnuma-power8-8n-4k the same on 4 KiB pages: 16 times the pages and hinting faults, the
-#                         per-fault stress that the row had before it took POWER's pages. A
+#   perfnuma-power8-8n-4k the same on 4 KiB pages: 16 times the pages and 9 times the hinting
+#                         faults, the per-fault stress the row had before it took POWER's pages. A
 #                         diagnostic with no target: the ppc64 kernels of RHEL, SLES and Debian
-#                         run 64 KiB pages (docs/performance.md, "Issue 12's targets")
+#                         run 64 KiB pages (docs/performance.md, "What is not met, and why")
 #   cowsum-8s-nocowskip   examples/cowsum.toml (288 processes, x86-8s-144c), skip_shared_cow=false
 # Usage: scripts/bench-targets.sh [ROW ...]   (default: all rows)
 # Environment: BUILD_DIR (default build; a Release build is made if numasim is missing),
