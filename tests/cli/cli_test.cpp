@@ -168,6 +168,33 @@ TEST(Cli, MachinesShowPrintsMemoryTiers) {
     EXPECT_NE(bad.out.find("unknown kernel profile 'v9.9'"), std::string::npos) << bad.out;
 }
 
+// Memory bound to a CPU-less PMEM node: its tasks run on the CPUs' nodes, keep a node with CPUs
+// as their preferred node (task_numa_placement skips CPU-less nodes), and stream slower than the
+// DRAM-bound ones at the device's latency.
+TEST(Cli, MemoryOnlyNodeRunsSlowerAndIsNeverPreferred) {
+    const Output o =
+        run_numasim("run examples/memory-only-node.toml --json --iterations 1 --duration 3s");
+    ASSERT_EQ(o.status, 0) << o.out;
+    const auto j = nlohmann::json::parse(o.out);
+    double dram = 0, pmem = 0;
+    for (const auto& t : j["workloads"][0]["tasks"]) {
+        EXPECT_LT(t["numa_preferred_nid"].get<int>(), 2) << t;
+        EXPECT_LT(t["last_node"].get<int>(), 2) << t;
+        (t["comm"] == "on-pmem" ? pmem : dram) += t["bytes"].get<double>();
+    }
+    EXPECT_GT(pmem, 0);
+    EXPECT_LT(pmem * 2, dram);
+    // Each process's buffer is all on the node it is bound to: 2 GiB of 4 KiB pages.
+    int buffers = 0;
+    for (const auto& r : j["regions"]) {
+        if (r["region"] != "buffer") continue;
+        ++buffers;
+        const int node = r["comm"] == "on-pmem" ? 2 : 0;
+        EXPECT_EQ(r["node_pages"][node].get<int64_t>(), 524288) << r;
+    }
+    EXPECT_EQ(buffers, 2);
+}
+
 TEST(Cli, MemoryNodeWithoutMemoryIsAnInputError) {
     const std::string f = write_temp("numasim_memnode.toml", R"([machine]
 name = "m"
