@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "experiment/scenario.h"
 #include "machine/presets.h"
@@ -111,8 +112,13 @@ class MachinesCommand : public Command {
             return 0;
         }
         const Topology m = resolve_machine(spec_, "", "machines show");
-        const MemoryTiers tiers =
-            establish_memory_tiers(m, memtier_kernel_of_release(profile_release(profile_)));
+        std::string release;
+        try {
+            release = profile_release(profile_);
+        } catch (const InputError& e) {
+            throw InputError("--profile " + profile_, "", e.problem());
+        }
+        const MemoryTiers tiers = establish_memory_tiers(m, memtier_kernel_of_release(release));
         print(machine_text(m, &tiers));
         return 0;
     }

@@ -62,7 +62,8 @@ std::vector<uint64_t> read_distances(hwloc_topology_t t, const std::vector<hwloc
 constexpr size_t kWordsPerNode = 6;
 constexpr size_t kWordsPerPu = 5;
 
-// hwloc's NUMA node subtypes (hwloc 2.9; CXL-* from 2.10) that name a device.
+// What hwloc says of a node's memory: its subtype (hwloc 2.9 names NVM, SPM, HBM and MCDRAM,
+// 2.10 also CXL-DRAM and CXL-NVM), whether a DAX device gave it, and its memory attributes.
 HwlocMemory memory_of(hwloc_topology_t t, hwloc_obj_t node) {
     HwlocMemory m;
     const std::string subtype = node->subtype ? node->subtype : "";

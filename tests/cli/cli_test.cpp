@@ -165,7 +165,8 @@ TEST(Cli, MachinesShowPrintsMemoryTiers) {
     EXPECT_EQ(v418.out.find("memory_tier4"), std::string::npos);
     const Output bad = run_numasim("machines show tiny-2n --profile v9.9");
     EXPECT_EQ(bad.status, 2) << bad.out;
-    EXPECT_NE(bad.out.find("unknown kernel profile 'v9.9'"), std::string::npos) << bad.out;
+    EXPECT_NE(bad.out.find("--profile v9.9: unknown kernel profile 'v9.9'"), std::string::npos)
+        << bad.out;
 }
 
 // Memory bound to a CPU-less PMEM node: its tasks run on the CPUs' nodes, keep a node with CPUs
