@@ -7,9 +7,11 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "experiment/scenario.h"
 #include "machine/presets.h"
+#include "mm/memory_tiers.h"
 #include "numab/profile.h"
 #include "report/knob_report.h"
 #include "report/machine_report.h"
@@ -87,8 +89,8 @@ class ProfilesCommand : public Command {
     std::vector<std::string> set_, params_;
 };
 
-// `machines` lists the presets; `machines show MACHINE` prints one in numactl -H and lstopo
-// style with its hardware figures.
+// `machines` lists the presets; `machines show MACHINE [--profile P]` prints one in numactl -H
+// and lstopo style with its hardware figures and the memory tiers P's kernel forms on it.
 class MachinesCommand : public Command {
   public:
     void add_to(CLI::App& app) override {
@@ -99,17 +101,32 @@ class MachinesCommand : public Command {
         show_
             ->add_option("machine", spec_, "a preset, a machine file, hwloc:FILE.xml or hwloc:host")
             ->required();
+        show_->add_option("--profile", profile_,
+                          "kernel profile whose memory tiers to show (default: " +
+                              std::string(kDefaultProfile) + ")");
     }
 
     int execute() override {
-        print(show_->parsed() ? machine_text(resolve_machine(spec_, "", "machines show"))
-                              : list_presets_text());
+        if (!show_->parsed()) {
+            print(list_presets_text());
+            return 0;
+        }
+        const Topology m = resolve_machine(spec_, "", "machines show");
+        std::string release;
+        try {
+            release = profile_release(profile_);
+        } catch (const InputError& e) {
+            throw InputError("--profile " + profile_, "", e.problem());
+        }
+        const MemoryTiers tiers = establish_memory_tiers(m, memtier_kernel_of_release(release));
+        print(machine_text(m, &tiers));
         return 0;
     }
 
   private:
     CLI::App* show_ = nullptr;
     std::string spec_;
+    std::string profile_ = kDefaultProfile;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cost/constants.h"
+#include "cost/node_figures.h"
 #include "machine/topology.h"
 #include "mm/vma.h"
 
@@ -48,7 +49,7 @@ void CostModel::init(const Topology& t) {
     lat_.assign(static_cast<size_t>(nodes_) * nodes_, 0);
     for (int a = 0; a < nodes_; ++a)
         for (int b = 0; b < nodes_; ++b)
-            lat_[a * nodes_ + b] = t.hw.latency(t.node_distance(a, b));
+            lat_[a * nodes_ + b] = idle_latency_ns(t, a, b);
 
     // Resources: each node's DRAM, then each direction of each direct link. The knee of a
     // resource's loaded-latency curve scales with the idle latency it adds to an access.
@@ -56,7 +57,8 @@ void CostModel::init(const Topology& t) {
     const double local = t.hw.latency(10);
     std::vector<BandwidthSolver::Resource> res;
     for (int n = 0; n < nodes_; ++n)
-        res.push_back({t.hw.dram_bandwidth_gbs, cost::LOADED_LATENCY_KNEE * local});
+        res.push_back(
+            {memory_bandwidth_gbs(t, n), cost::LOADED_LATENCY_KNEE * memory_latency_ns(t, n)});
     for (int l = 0; l < net_.nr_links(); ++l) {
         const auto& k = net_.link(l);
         const double hop = std::max(1.0, latency_ns(k.from, k.to) - local);

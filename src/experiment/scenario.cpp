@@ -22,7 +22,6 @@ namespace numasim {
 
 namespace {
 
-constexpr const char* kDefaultProfile = "v6.12";  // the newest release profiles/ describes
 constexpr int64_t kDefaultDurationS = 60;
 constexpr int kMaxIterations = 10000;
 

@@ -16,6 +16,9 @@
 
 namespace numasim {
 
+// The profile of a scenario that names none: the newest release profiles/ describes.
+inline constexpr const char* kDefaultProfile = "v6.12";
+
 class Workload;
 
 // One workload of a scenario: its registry name and how to build a fresh instance for a run.

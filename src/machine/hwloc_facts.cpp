@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string>
 
 #include "config/input_error.h"
 #include "config/limits.h"
@@ -55,9 +56,50 @@ std::vector<uint64_t> read_distances(hwloc_topology_t t, const std::vector<hwloc
 }
 
 // The encoding is a sequence of native-endian 64-bit words (both ends are the same binary):
-// nr_nodes, nr_pus, then, within the limits, each node's memory, five words per PU, llc_bytes,
-// the number of distance entries and the entries.
+// nr_nodes, nr_pus, then, within the limits, six words per node (its memory, latency,
+// bandwidth, kind and two flags), five words per PU, llc_bytes, the number of distance entries
+// and the entries.
+constexpr size_t kWordsPerNode = 6;
 constexpr size_t kWordsPerPu = 5;
+
+// What hwloc says of a node's memory: its subtype (hwloc 2.9 names NVM, SPM, HBM and MCDRAM,
+// 2.10 also CXL-DRAM and CXL-NVM), whether a DAX device gave it, and its memory attributes.
+HwlocMemory memory_of(hwloc_topology_t t, hwloc_obj_t node) {
+    HwlocMemory m;
+    const std::string subtype = node->subtype ? node->subtype : "";
+    if (subtype == "NVM" || subtype == "CXL-NVM") m.kind = HwlocMemoryKind::kPmem;
+    if (subtype == "CXL-DRAM") m.kind = HwlocMemoryKind::kCxl;
+    if (subtype == "HBM" || subtype == "MCDRAM") m.kind = HwlocMemoryKind::kHbm;
+    m.dax_kmem = hwloc_obj_get_info_by_name(node, "DAXDevice") != nullptr;
+    m.device = m.kind != HwlocMemoryKind::kDram || m.dax_kmem || subtype == "SPM";
+    // The best initiator's value: the lowest latency, the highest bandwidth (hwloc 2.3 memattrs;
+    // Latency in ns, Bandwidth in MiB/s).
+    hwloc_location loc;
+    hwloc_uint64_t v = 0;
+    if (hwloc_memattr_get_best_initiator(t, HWLOC_MEMATTR_ID_LATENCY, node, 0, &loc, &v) == 0)
+        m.latency_ns = v;
+    if (hwloc_memattr_get_best_initiator(t, HWLOC_MEMATTR_ID_BANDWIDTH, node, 0, &loc, &v) == 0)
+        m.bandwidth_mibs = v;
+    return m;
+}
+
+// The node Linux puts a PU on: among the nodes whose cpuset holds it, one that is not a device,
+// the most local (smallest cpuset) and, among equals, the lowest os_index (Linux numbers the
+// CPUs' nodes before memory-only ones); a device node only if no other node holds it.
+int64_t node_of_pu(const std::vector<hwloc_obj_t>& nodes, const std::vector<HwlocMemory>& mem,
+                   unsigned pu) {
+    int64_t best = -1;
+    auto better = [&](size_t n) {
+        if (best < 0) return true;
+        const size_t b = static_cast<size_t>(best);
+        if (mem[n].device != mem[b].device) return !mem[n].device;
+        return hwloc_bitmap_weight(nodes[n]->cpuset) < hwloc_bitmap_weight(nodes[b]->cpuset);
+    };
+    for (size_t n = 0; n < nodes.size(); ++n)
+        if (nodes[n]->cpuset && hwloc_bitmap_isset(nodes[n]->cpuset, pu) && better(n))
+            best = static_cast<int64_t>(n);
+    return best;
+}
 
 bool within_limits(uint64_t nr_nodes, uint64_t nr_pus) {
     return nr_nodes <= static_cast<uint64_t>(kMaxNodes) &&
@@ -104,16 +146,16 @@ HwlocFacts extract_hwloc_facts(hwloc_topology_t t) {
     f.nr_nodes = nodes.size();
     f.nr_pus = pus.size();
     if (!within_limits(f.nr_nodes, f.nr_pus)) return f;
-    for (hwloc_obj_t n : nodes)
+    for (hwloc_obj_t n : nodes) {
         f.node_mem_bytes.push_back(n->attr ? n->attr->numanode.local_memory : 0);
+        f.node_memory.push_back(memory_of(t, n));
+    }
     // Cores and LLCs are numbered densely in the order the PUs first reach them.
     std::map<hwloc_obj_t, uint64_t> core_ids, llc_ids;
     for (hwloc_obj_t pu : pus) {
         HwlocPu p;
         p.os_index = pu->os_index;
-        for (size_t n = 0; n < nodes.size(); ++n)
-            if (hwloc_bitmap_isset(nodes[n]->cpuset, pu->os_index))
-                p.node = static_cast<int64_t>(n);
+        p.node = node_of_pu(nodes, f.node_memory, pu->os_index);
         hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_CORE, pu);
         if (!core) core = pu;
         p.core = core_ids.emplace(core, core_ids.size()).first->second;
@@ -131,7 +173,12 @@ HwlocFacts extract_hwloc_facts(hwloc_topology_t t) {
 std::string encode_hwloc_facts(const HwlocFacts& f) {
     std::vector<uint64_t> w = {f.nr_nodes, f.nr_pus};
     if (within_limits(f.nr_nodes, f.nr_pus)) {
-        w.insert(w.end(), f.node_mem_bytes.begin(), f.node_mem_bytes.end());
+        for (size_t n = 0; n < f.node_mem_bytes.size(); ++n) {
+            const HwlocMemory m = n < f.node_memory.size() ? f.node_memory[n] : HwlocMemory{};
+            w.insert(w.end(),
+                     {f.node_mem_bytes[n], m.latency_ns, m.bandwidth_mibs,
+                      static_cast<uint64_t>(m.kind), uint64_t{m.dax_kmem}, uint64_t{m.device}});
+        }
         for (const HwlocPu& p : f.pus)
             w.insert(w.end(),
                      {p.os_index, static_cast<uint64_t>(p.node), p.core, p.package, p.llc});
@@ -148,9 +195,19 @@ HwlocFacts decode_hwloc_facts(std::string_view bytes, const std::string& origin)
     f.nr_nodes = r.next();
     f.nr_pus = r.next();
     if (within_limits(f.nr_nodes, f.nr_pus)) {
-        r.expect(f.nr_nodes + f.nr_pus * kWordsPerPu);
-        for (uint64_t i = 0; i < f.nr_nodes; ++i)
+        r.expect(f.nr_nodes * kWordsPerNode + f.nr_pus * kWordsPerPu);
+        for (uint64_t i = 0; i < f.nr_nodes; ++i) {
             f.node_mem_bytes.push_back(r.next());
+            HwlocMemory m;
+            m.latency_ns = r.next();
+            m.bandwidth_mibs = r.next();
+            const uint64_t kind = r.next();
+            if (kind > static_cast<uint64_t>(HwlocMemoryKind::kHbm)) malformed(origin);
+            m.kind = static_cast<HwlocMemoryKind>(kind);
+            m.dax_kmem = r.next() != 0;
+            m.device = r.next() != 0;
+            f.node_memory.push_back(m);
+        }
         for (uint64_t i = 0; i < f.nr_pus; ++i) {
             HwlocPu p;
             p.os_index = r.next();

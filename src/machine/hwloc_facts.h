@@ -21,11 +21,27 @@ struct HwlocPu {
     uint64_t llc = 0;       // dense id of the LLC, or of the core when the PU has no shared cache
 };
 
+// What hwloc knows of a node's memory beyond its size. Linux gives a node's CPUs only in its
+// cpumap, which hwloc does not keep: a memory-only node gets the cpuset of the CPUs it is local
+// to (its package's), so the import tells memory-only nodes by their subtype and DAX device.
+enum class HwlocMemoryKind : uint64_t { kDram = 0, kCxl = 1, kPmem = 2, kHbm = 3 };
+
+struct HwlocMemory {
+    uint64_t latency_ns = 0;      // hwloc memattr Latency from the best initiator; 0: none
+    uint64_t bandwidth_mibs = 0;  // hwloc memattr Bandwidth (MiB/s) from the best initiator
+    HwlocMemoryKind kind = HwlocMemoryKind::kDram;  // from the node's subtype
+    // hwloc's info DAXDevice: memory a DAX device gave to the kernel (dax/kmem); such a node
+    // and a node of a device subtype (NVM, CXL-*, HBM, MCDRAM) have no CPUs of their own.
+    bool dax_kmem = false;
+    bool device = false;
+};
+
 struct HwlocFacts {
     // Counts as hwloc reports them. When either exceeds numasim's limits (config/limits.h) the
     // lists below stay empty: the import refuses such a machine without building it.
     uint64_t nr_nodes = 0, nr_pus = 0;
     std::vector<uint64_t> node_mem_bytes;  // NUMA nodes in os_index order
+    std::vector<HwlocMemory> node_memory;  // the same nodes; may be empty (all defaults)
     std::vector<HwlocPu> pus;              // PUs in os_index order
     uint64_t llc_bytes = 0;                // size of the first LLC hwloc reports, 0 if none
     std::vector<uint64_t> distance;        // nodes x nodes SLIT, row-major; empty if hwloc has none

@@ -49,6 +49,41 @@ class HwlocTopology {
     hwloc_topology_t t_ = nullptr;
 };
 
+// hwloc reports bandwidth in MiB/s.
+constexpr double kGbsPerMibs = 1048576.0 / 1e9;
+
+MemoryKind memory_kind(HwlocMemoryKind k) {
+    switch (k) {
+        case HwlocMemoryKind::kCxl:
+            return MemoryKind::kCxl;
+        case HwlocMemoryKind::kPmem:
+            return MemoryKind::kPmem;
+        case HwlocMemoryKind::kHbm:
+            return MemoryKind::kHbm;
+        case HwlocMemoryKind::kDram:
+            break;
+    }
+    return MemoryKind::kDram;
+}
+
+// The device of each node left without CPUs, from its hwloc subtype, DAX device and memory
+// attributes. A device kind needs both figures (docs/machines.md); without them the node is
+// taken as plain DRAM. Memory attributes come from the firmware's HMAT, so their presence sets
+// Topology::hmat.
+void read_memory_devices(const HwlocFacts& f, Topology& topo) {
+    for (size_t i = 0; i < f.node_memory.size() && i < topo.nodes.size(); ++i) {
+        NodeInfo& n = topo.nodes[i];
+        const HwlocMemory& m = f.node_memory[i];
+        if (!n.cpus.empty()) continue;
+        const bool figures = m.latency_ns > 0 && m.bandwidth_mibs > 0;
+        topo.hmat |= figures;
+        n.device.kind = figures ? memory_kind(m.kind) : MemoryKind::kDram;
+        n.device.latency_ns = static_cast<double>(m.latency_ns);
+        n.device.bandwidth_gbs = static_cast<double>(m.bandwidth_mibs) * kGbsPerMibs;
+        n.device.dax_kmem = m.dax_kmem;
+    }
+}
+
 Topology convert(const HwlocFacts& f, const std::string& origin, const std::string& name) {
     if (f.nr_nodes == 0) throw InputError(origin, "", "the hwloc topology has no NUMA nodes");
     if (f.nr_pus == 0) throw InputError(origin, "", "the hwloc topology has no PUs");
@@ -95,6 +130,7 @@ Topology convert(const HwlocFacts& f, const std::string& origin, const std::stri
                 topo.distance[a][b] = static_cast<int>(f.distance[a * n + b]);
     }
     topo.hw = generic_hardware(topo.distance);
+    read_memory_devices(f, topo);
     if (f.llc_bytes > 0) topo.hw.llc_bytes = f.llc_bytes;
     topo.description = fmt::format("imported from hwloc ({}): {} nodes, {} CPUs", origin,
                                    topo.nr_nodes(), topo.nr_cpus());

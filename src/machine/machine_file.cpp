@@ -22,6 +22,11 @@ constexpr int64_t kMaxThreadsPerCore = 8;
 constexpr int kDefaultLocalDistance = 10;
 constexpr int kDefaultRemoteDistance = 21;
 
+// Sanity bounds of a memory device's figures, as for [hardware]: they catch unit mistakes
+// (ps for ns, MB/s for GB/s).
+constexpr double kMaxDeviceLatencyNs = 10000.0;
+constexpr double kMaxDeviceBandwidthGbs = 10000.0;
+
 // Keys of [machine] that describe a regular layout; they conflict with [[node]] tables.
 constexpr const char* kRegularKeys[] = {"sockets",          "nodes_per_socket", "cores_per_node",
                                         "threads_per_core", "llcs_per_node",    "memory_per_node",
@@ -129,6 +134,50 @@ void read_explicit(const TomlTable& root, const TomlTable& m, const std::vector<
     build_explicit_layout(nodes, topo);
 }
 
+// A device figure of a [[memory_node]]: required for devices, optional (0: the machine's DRAM
+// figure) for a plain DRAM node.
+double read_device_figure(const TomlTable& nt, const char* key, double max, bool required) {
+    if (!required && !nt.has(key)) return 0;
+    const double v = nt.get_double(key);
+    if (!(v > 0) || v > max) nt.fail(key, fmt::format("{} is out of range (0, {}]", v, max));
+    return v;
+}
+
+// One [[memory_node]] table: a node with memory and no CPUs, and the device that memory is.
+NodeInfo read_memory_node(const TomlTable& nt) {
+    NodeInfo n;
+    n.mem_bytes = get_memory(nt, "memory", std::nullopt);
+    if (n.mem_bytes == 0) nt.fail("memory", "a memory-only node needs memory (> 0)");
+    const std::string kind = nt.get_string("kind");
+    const std::optional<MemoryKind> k = parse_memory_kind(kind);
+    if (!k)
+        nt.fail("kind",
+                fmt::format("'{}' is not one of \"dram\", \"cxl\", \"pmem\", \"hbm\"", kind));
+    n.device.kind = *k;
+    const bool device = *k != MemoryKind::kDram;
+    n.device.latency_ns = read_device_figure(nt, "latency_ns", kMaxDeviceLatencyNs, device);
+    n.device.bandwidth_gbs =
+        read_device_figure(nt, "bandwidth_gbs", kMaxDeviceBandwidthGbs, device);
+    const std::string online = nt.get_string("online", default_dax_kmem(*k) ? "kmem" : "boot");
+    if (online != "kmem" && online != "boot")
+        nt.fail("online", fmt::format("'{}' is not one of \"kmem\", \"boot\"", online));
+    n.device.dax_kmem = online == "kmem";
+    nt.finish();
+    return n;
+}
+
+// Appends the [[memory_node]] tables as nodes after those with CPUs, in file order.
+void read_memory_nodes(const TomlTable& root, const std::vector<TomlTable>& tables,
+                       Topology& topo) {
+    if (static_cast<int64_t>(topo.nodes.size() + tables.size()) > kMaxNodes)
+        root.fail("memory_node", fmt::format("at most {} nodes in all are supported", kMaxNodes));
+    for (const TomlTable& nt : tables) {
+        NodeInfo n = read_memory_node(nt);
+        n.id = topo.nr_nodes();
+        topo.nodes.push_back(std::move(n));
+    }
+}
+
 std::vector<std::vector<int>> read_distance(const TomlTable& m, int nr_nodes) {
     std::vector<std::vector<int>> d(nr_nodes, std::vector<int>(nr_nodes, kDefaultRemoteDistance));
     for (int i = 0; i < nr_nodes; ++i)
@@ -184,7 +233,15 @@ Topology load_machine(const TomlTable& t) {
         read_regular(*m, topo);
     else
         read_explicit(t, *m, node_tables, topo);
+    const auto memory_tables = t.tables("memory_node");
+    read_memory_nodes(t, memory_tables, topo);
+    // A memory-only node's SLIT says which socket it hangs off; no default can say that.
+    if (!memory_tables.empty() && !m->has("distance"))
+        m->fail("distance", fmt::format("required with [[memory_node]] tables: the SLIT over all "
+                                        "{} nodes",
+                                        topo.nr_nodes()));
     topo.distance = read_distance(*m, topo.nr_nodes());
+    topo.hmat = m->get_bool("hmat", false);
     m->finish();
 
     read_hardware(*hardware, topo.hw, HardwareKeys::kAllRequired);

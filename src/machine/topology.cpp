@@ -63,6 +63,19 @@ int Topology::max_distance() const {
     return m;
 }
 
+int Topology::nearest_cpu_node(int nid) const {
+    if (!nodes[nid].cpus.empty()) return nid;
+    int best = -1;
+    for (const NodeInfo& n : nodes)
+        if (!n.cpus.empty() && (best < 0 || distance[nid][n.id] < distance[nid][best])) best = n.id;
+    return best;
+}
+
+bool Topology::has_memory_only_nodes() const {
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [](const NodeInfo& n) { return n.cpus.empty(); });
+}
+
 int highest_cpu_plus_one(const Topology& topo) {
     int hi = -1;
     for (const CpuInfo& c : topo.cpus)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "machine/memory_device.h"
 #include "machine/page_geometry.h"
 
 namespace numasim {
@@ -25,6 +26,9 @@ struct NodeInfo {
     int id = 0;
     std::vector<int> cpus;   // ascending
     uint64_t mem_bytes = 0;  // memory on this node
+    // What the memory is, on a node without CPUs ([[memory_node]]); a node with CPUs has the
+    // machine's DRAM and the default (kDram, figures from [hardware]).
+    MemoryDevice device;
 };
 
 // Published memory-system figures of one machine. Sources are given in the preset file and
@@ -56,6 +60,10 @@ struct Topology {
     std::vector<CpuInfo> cpus;               // indexed by CPU id: cpus[i].id == i
     std::vector<std::vector<int>> distance;  // SLIT, nodes x nodes, 10 on the diagonal
     MemoryHardware hw;
+    // Whether the firmware publishes an ACPI HMAT, the latency and bandwidth of each memory node
+    // as seen from its nearest CPUs ([machine] hmat). Kernels from v6.7 derive the memory tier
+    // of a dax/kmem node from it (mm/memory_tiers.h); qemu publishes none unless `hmat=on`.
+    bool hmat = false;
 
     int nr_nodes() const { return static_cast<int>(nodes.size()); }
     int nr_cpus() const { return static_cast<int>(cpus.size()); }
@@ -67,6 +75,10 @@ struct Topology {
     std::vector<int> smt_siblings(int cpu) const;  // including cpu itself, ascending
     std::vector<int> llc_cpus(int cpu) const;      // CPUs sharing cpu's LLC, ascending
     int max_distance() const;
+    // numa_nearest_node(nid, N_CPU): nid itself if it has CPUs, else the node with CPUs at the
+    // smallest SLIT distance (the lowest id among equals): a memory-only node's host socket.
+    int nearest_cpu_node(int nid) const;
+    bool has_memory_only_nodes() const;
 
     // Throws InputError (naming `origin`) if the topology is inconsistent: CPU ids not 0..n-1,
     // a CPU on a node that does not exist, asymmetric or non-positive distances, a diagonal

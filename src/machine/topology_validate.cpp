@@ -38,6 +38,7 @@ struct Checker {
             const std::string key = fmt::format("node[{}]", i);
             if (n.id != i) fail(key, fmt::format("node id {} must equal its index {}", n.id, i));
             if (n.cpus.empty() && n.mem_bytes == 0) fail(key, "node has neither CPUs nor memory");
+            device(n, key);
             for (size_t k = 0; k < n.cpus.size(); ++k) {
                 int c = n.cpus[k];
                 if (c < 0 || c >= t.nr_cpus())
@@ -50,6 +51,21 @@ struct Checker {
             }
         }
         if (t.total_mem_bytes() == 0) fail("", "the machine has no memory");
+    }
+
+    // Only a memory-only node describes a device; a node with CPUs has the machine's DRAM.
+    void device(const NodeInfo& n, const std::string& key) const {
+        const MemoryDevice& d = n.device;
+        const bool plain = d.kind == MemoryKind::kDram;
+        if (!n.cpus.empty() && (!plain || d.dax_kmem || d.latency_ns != 0 || d.bandwidth_gbs != 0))
+            fail(key,
+                 "a node with CPUs has the machine's DRAM; only a memory-only node "
+                 "([[memory_node]]) describes a device");
+        if (d.latency_ns < 0 || d.bandwidth_gbs < 0)
+            fail(key, "device latency and bandwidth must not be negative");
+        if (!plain && !(d.latency_ns > 0 && d.bandwidth_gbs > 0))
+            fail(key, fmt::format("a {} node needs its device's latency_ns and bandwidth_gbs",
+                                  memory_kind_name(d.kind)));
     }
 
     void cpus() const {

@@ -9,8 +9,9 @@
 //   - rule 5, target_node: a single-threaded process, private VMA: pages already on the node
 //     the task runs on are left alone.
 // Rule 2 (zero page, KSM, ZONE_DEVICE) has nothing to match in the simulator; rules 6-7 are
-// tiering mode, where every simulated node is top-tier (no memory tiers are modelled), so
-// numa_balancing == 2 (tiering without NORMAL) skips every folio.
+// tiering mode, where every simulated node counts as top-tier (the tiers of mm/memory_tiers.h are
+// not consulted yet, docs/tiering.md), so numa_balancing == 2 (tiering without NORMAL) skips
+// every folio.
 // PMD-mapped THPs are one update of HPAGE_PMD_NR pages (PageGeometry::pmd_nr; +1
 // numa_huge_pte_updates), without rules 3 and 5. A THP only partly inside the range is split first
 // (its pmd_mapped bit cleared) and then handled as PTEs.

@@ -83,13 +83,27 @@ std::vector<std::string> profile_names() {
     return names;
 }
 
-NumaBalancingKnobs load_profile(const std::string& name, KnobOrigins* origins) {
+namespace {
+
+TomlTable profile_document(const std::string& name) {
     const EmbeddedFile* f = find_embedded(kGroup, name);
     if (!f)
         throw InputError(
             "", "profile",
             "unknown kernel profile '" + name + "' (valid: " + join(profile_names()) + ")");
-    const TomlTable root = TomlTable::parse_text(f->text, "profiles/" + name + ".toml");
+    return TomlTable::parse_text(f->text, "profiles/" + name + ".toml");
+}
+
+}  // namespace
+
+std::string profile_release(const std::string& name) {
+    const TomlTable root = profile_document(name);
+    const auto p = root.table("profile");
+    return p ? p->get_string("release", "") : "";
+}
+
+NumaBalancingKnobs load_profile(const std::string& name, KnobOrigins* origins) {
+    const TomlTable root = profile_document(name);
     NumaBalancingKnobs k;
     if (origins) *origins = default_knob_origins();
     if (auto p = root.table("profile")) {

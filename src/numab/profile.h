@@ -21,6 +21,9 @@ KnobOrigins default_knob_origins();
 // profile sets. Throws InputError listing the valid names if there is no such profile.
 NumaBalancingKnobs load_profile(const std::string& name, KnobOrigins* origins = nullptr);
 std::vector<std::string> profile_names();  // sorted
+// The kernel release profile `name` describes ([profile] release, e.g. "v6.1"). Throws
+// InputError as load_profile does.
+std::string profile_release(const std::string& name);
 
 // Applies the keys of a `[numa_balancing]`-style table (keys named exactly as the knobs) to `k`
 // and records in `origins`, if given, what set each: `label`, or where the table got the key

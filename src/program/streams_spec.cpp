@@ -67,6 +67,9 @@ std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
     if (s.rfind("node:", 0) == 0) n = parse_node(s.substr(5));
     if (n < 0 || n >= topo.nr_nodes())
         t.fail("affinity", "expected a CPU list, \"node:N\" with an existing node, or \"all\"");
+    // An empty mask would read as "all"; sched_setaffinity() refuses it with EINVAL.
+    if (topo.nodes[n].cpus.empty())
+        t.fail("affinity", fmt::format("node {} has no CPUs (a memory-only node)", n));
     return topo.nodes[n].cpus;
 }
 

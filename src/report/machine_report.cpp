@@ -27,7 +27,7 @@ std::string cpu_list(const std::vector<int>& cpus) {
 
 }  // namespace
 
-std::string machine_text(const Topology& m) {
+std::string machine_text(const Topology& m, const MemoryTiers* tiers) {
     std::string s;
     auto it = std::back_inserter(s);
     fmt::format_to(it, "machine: {}\n", m.name);
@@ -91,6 +91,19 @@ std::string machine_text(const Topology& m) {
                    m.hw.dram_bandwidth_gbs, m.hw.link_bandwidth_gbs, m.hw.llc_bytes,
                    m.hw.llc_latency_ns, m.hw.line_fill_buffers, m.hw.smt_core_speedup, m.hw.cpu_ghz,
                    m.hw.pages.size(), m.hw.pages.pmd_size());
+    if (m.has_memory_only_nodes()) {
+        fmt::format_to(it, "  hmat: {}\nmemory-only nodes:\n", m.hmat);
+        for (const NodeInfo& n : m.nodes) {
+            if (!n.cpus.empty()) continue;
+            const MemoryDevice& d = n.device;
+            fmt::format_to(it, "  node {}: {}, {} MB, onlined {}", n.id, memory_kind_name(d.kind),
+                           n.mem_bytes >> 20, d.dax_kmem ? "by dax/kmem" : "at boot");
+            if (d.latency_ns > 0) fmt::format_to(it, ", latency {} ns", d.latency_ns);
+            if (d.bandwidth_gbs > 0) fmt::format_to(it, ", bandwidth {} GB/s", d.bandwidth_gbs);
+            s += '\n';
+        }
+    }
+    if (tiers) s += memory_tiers_text(*tiers);
     if (!m.source.empty()) fmt::format_to(it, "source: {}\n", m.source);
     return s;
 }

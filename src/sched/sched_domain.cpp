@@ -16,6 +16,13 @@ std::vector<int> cpus_where(const Topology& t, auto pred) {
     return out;
 }
 
+// Since v5.18 (0fb3978b0aac, "sched/numa: Fix NUMA topology for systems with CPU-less nodes")
+// the NUMA levels come from the nodes that have CPUs only (for_each_cpu_node_but): a CPU-less
+// memory node's distances would add levels that span no new CPUs.
+bool has_cpus(const Topology& t, int n) {
+    return !t.nodes[n].cpus.empty();
+}
+
 // init_numa_topology_type(): DIRECT with one remote distance; otherwise look at the two nodes
 // farthest apart: if some third node is closer than that to both, the mesh is glueless.
 NumaTopologyType numa_topology_type(const Topology& t, const std::vector<int>& distances) {
@@ -24,9 +31,9 @@ NumaTopologyType numa_topology_type(const Topology& t, const std::vector<int>& d
     const int n = t.nr_nodes();
     for (int a = 0; a < n; ++a)
         for (int b = 0; b < n; ++b) {
-            if (t.node_distance(a, b) != maxd) continue;
+            if (!has_cpus(t, a) || !has_cpus(t, b) || t.node_distance(a, b) != maxd) continue;
             for (int c = 0; c < n; ++c)
-                if (t.node_distance(a, c) < maxd && t.node_distance(b, c) < maxd)
+                if (has_cpus(t, c) && t.node_distance(a, c) < maxd && t.node_distance(b, c) < maxd)
                     return NumaTopologyType::GluelessMesh;
             return NumaTopologyType::Backplane;
         }
@@ -119,7 +126,7 @@ SchedTopology build_sched_domains(const Topology& t) {
     std::set<int> dset;
     for (int a = 0; a < t.nr_nodes(); ++a)
         for (int b = 0; b < t.nr_nodes(); ++b)
-            dset.insert(t.node_distance(a, b));
+            if (has_cpus(t, a) && has_cpus(t, b)) dset.insert(t.node_distance(a, b));
     st.numa_distances.assign(dset.begin(), dset.end());
     st.sched_max_numa_distance = st.numa_distances.back();
     st.numa_topology_type = numa_topology_type(t, st.numa_distances);

@@ -143,6 +143,87 @@ TEST(Cli, ListsOneLineEach) {
     EXPECT_NE(w.out.find("streams"), std::string::npos);
 }
 
+// A memory-only node as numactl -H lists it, and the tiers and demotion targets the profile's
+// kernel forms, as sysfs and the boot log show them (docs/tiering.md).
+TEST(Cli, MachinesShowPrintsMemoryTiers) {
+    const Output o = run_numasim("machines show cascadelake-2s-pmem --profile v6.1");
+    ASSERT_EQ(o.status, 0) << o.out;
+    for (const char* line :
+         {"\nnode 2 cpus:\nnode 2 size: 774144 MB\n",
+          "\n  node 3: pmem, 774144 MB, onlined by dax/kmem, latency 305 ns, bandwidth 39.4 GB/s\n",
+          "\n/sys/devices/virtual/memory_tiering/memory_tier4/nodelist: 0-1\n",
+          "\n/sys/devices/virtual/memory_tiering/memory_tier22/nodelist: 2-3\n",
+          "\n/sys/kernel/mm/numa/demotion_enabled: false\n",
+          "\nDemotion targets for Node 1: preferred: 3, fallback: 2-3\n",
+          "\nDemotion targets for Node 3: null\n"})
+        EXPECT_NE(o.out.find(line), std::string::npos) << line << o.out;
+    // v6.12 (the default) reads the HMAT: 576 * 610 / 170 * 200000 / 78800 = 5243.
+    const Output v612 = run_numasim("machines show cascadelake-2s-pmem");
+    EXPECT_NE(v612.out.find("memory_tier40/nodelist: 2-3\n"), std::string::npos) << v612.out;
+    const Output v418 = run_numasim("machines show cascadelake-2s-pmem --profile v4.18");
+    EXPECT_NE(v418.out.find("memory tiers: none"), std::string::npos) << v418.out;
+    EXPECT_EQ(v418.out.find("memory_tier4"), std::string::npos);
+    const Output bad = run_numasim("machines show tiny-2n --profile v9.9");
+    EXPECT_EQ(bad.status, 2) << bad.out;
+    EXPECT_NE(bad.out.find("--profile v9.9: unknown kernel profile 'v9.9'"), std::string::npos)
+        << bad.out;
+}
+
+// Memory bound to a CPU-less PMEM node: its tasks run on the CPUs' nodes, keep a node with CPUs
+// as their preferred node (task_numa_placement skips CPU-less nodes), and stream slower than the
+// DRAM-bound ones at the device's latency.
+TEST(Cli, MemoryOnlyNodeRunsSlowerAndIsNeverPreferred) {
+    const Output o =
+        run_numasim("run examples/memory-only-node.toml --json --iterations 1 --duration 3s");
+    ASSERT_EQ(o.status, 0) << o.out;
+    const auto j = nlohmann::json::parse(o.out);
+    double dram = 0, pmem = 0;
+    for (const auto& t : j["workloads"][0]["tasks"]) {
+        EXPECT_LT(t["numa_preferred_nid"].get<int>(), 2) << t;
+        EXPECT_LT(t["last_node"].get<int>(), 2) << t;
+        (t["comm"] == "on-pmem" ? pmem : dram) += t["bytes"].get<double>();
+    }
+    EXPECT_GT(pmem, 0);
+    EXPECT_LT(pmem * 2, dram);
+    // Each process's buffer is all on the node it is bound to: 2 GiB of 4 KiB pages.
+    int buffers = 0;
+    for (const auto& r : j["regions"]) {
+        if (r["region"] != "buffer") continue;
+        ++buffers;
+        const int node = r["comm"] == "on-pmem" ? 2 : 0;
+        EXPECT_EQ(r["node_pages"][node].get<int64_t>(), 524288) << r;
+    }
+    EXPECT_EQ(buffers, 2);
+}
+
+TEST(Cli, MemoryNodeWithoutMemoryIsAnInputError) {
+    const std::string f = write_temp("numasim_memnode.toml", R"([machine]
+name = "m"
+sockets = 1
+cores_per_node = 2
+memory_per_node = "1GiB"
+distance = [[10, 17], [17, 10]]
+[[memory_node]]
+memory = "0GiB"
+kind = "cxl"
+latency_ns = 200
+bandwidth_gbs = 20
+[hardware]
+latency_ns = { 10 = 80.0 }
+dram_bandwidth_gbs = 50.0
+link_bandwidth_gbs = 20.0
+llc_mb = 8
+llc_latency_ns = 15
+line_fill_buffers = 10
+smt_core_speedup = 1.2
+cpu_ghz = 3.0
+)");
+    const Output o = run_numasim("machines show " + f);
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim_memnode.toml"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("memory_node[0].memory"), std::string::npos) << o.out;
+}
+
 TEST(Cli, HelpListsWhatIsRegistered) {
     const Output h = run_numasim("run --help");
     for (const auto& p : stems("/src/machine/presets", ".toml"))

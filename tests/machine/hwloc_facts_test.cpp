@@ -37,6 +37,20 @@ void expect_same(const HwlocFacts& a, const HwlocFacts& b) {
     EXPECT_EQ(a.distance, b.distance);
 }
 
+TEST(HwlocFacts, RoundTripsNodeMemory) {
+    HwlocFacts f = sample();
+    f.node_memory = {{}, {305, 37193, HwlocMemoryKind::kPmem, true, true}};
+    const HwlocFacts back = decode_hwloc_facts(encode_hwloc_facts(f), "f.xml");
+    ASSERT_EQ(back.node_memory.size(), 2u);
+    EXPECT_EQ(back.node_memory[0].kind, HwlocMemoryKind::kDram);
+    EXPECT_FALSE(back.node_memory[0].device);
+    EXPECT_EQ(back.node_memory[1].latency_ns, 305u);
+    EXPECT_EQ(back.node_memory[1].bandwidth_mibs, 37193u);
+    EXPECT_EQ(back.node_memory[1].kind, HwlocMemoryKind::kPmem);
+    EXPECT_TRUE(back.node_memory[1].dax_kmem);
+    EXPECT_TRUE(back.node_memory[1].device);
+}
+
 TEST(HwlocFacts, RoundTrip) {
     expect_same(decode_hwloc_facts(encode_hwloc_facts(sample()), "f.xml"), sample());
     HwlocFacts nodist = sample();
@@ -78,15 +92,18 @@ void set_word(std::string& bytes, size_t index, uint64_t value) {
     std::memcpy(bytes.data() + index * sizeof value, &value, sizeof value);
 }
 
-// Words the import uses as indices are checked: a node beyond the list, a SLIT of the wrong
-// size, a count that would read past the end.
+// Words the import uses as indices are checked: a node beyond the list, a memory kind beyond the
+// enum, a SLIT of the wrong size, a count that would read past the end.
 TEST(HwlocFacts, BadIndicesAreRefused) {
     const std::string good = encode_hwloc_facts(sample());
     std::string bytes = good;
-    set_word(bytes, 2 + 2 + 1, 2);  // PU 0's node: there are nodes 0 and 1
+    set_word(bytes, 2 + 2 * 6 + 1, 2);  // PU 0's node: there are nodes 0 and 1
     expect_refused(bytes);
     bytes = good;
-    set_word(bytes, 2 + 2 + 3 * 5 + 1, 3);  // 3 distance entries for 2 nodes
+    set_word(bytes, 2 + 3, 4);  // node 0's memory kind: 0..3
+    expect_refused(bytes);
+    bytes = good;
+    set_word(bytes, 2 + 2 * 6 + 3 * 5 + 1, 3);  // 3 distance entries for 2 nodes
     expect_refused(bytes);
     bytes = good;
     set_word(bytes, 1, 8000);  // 8000 PUs: within the limits, far more than the data holds

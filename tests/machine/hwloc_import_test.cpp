@@ -62,6 +62,50 @@ TEST(HwlocImport, FourNodesWithoutDistances) {
             EXPECT_EQ(t.node_distance(a, b), a == b ? 10 : 20);
 }
 
+// dram_pmem.xml: two_nodes-like packages of 2 cores, each with a 1 GiB DRAM node (P#0, P#1) and
+// a 4 GiB NVM node with a DAX device (P#2, P#3) that shares the package's cpuset, as hwloc shows
+// an Optane node onlined by dax/kmem; memattrs Latency 85/305 ns and Bandwidth 95367/37193 MiB/s
+// from the package; SLIT 10/21/17/28 (docs/machines.md says how it was made).
+TEST(HwlocImport, DaxKmemPmemNodesHaveNoCpus) {
+    const Topology t = import_hwloc_xml(kData + "dram_pmem.xml");
+    ASSERT_EQ(t.nr_nodes(), 4);
+    EXPECT_EQ(t.nodes[0].cpus, (std::vector<int>{0, 1}));
+    EXPECT_EQ(t.nodes[1].cpus, (std::vector<int>{2, 3}));
+    EXPECT_TRUE(t.nodes[2].cpus.empty());
+    EXPECT_TRUE(t.nodes[3].cpus.empty());
+    EXPECT_EQ(t.nodes[2].mem_bytes, 4ull << 30);
+    EXPECT_EQ(t.node_distance(0, 2), 17);
+    EXPECT_EQ(t.node_distance(1, 2), 28);
+    EXPECT_EQ(t.node_distance(1, 3), 17);
+    for (int n : {2, 3}) {
+        SCOPED_TRACE(n);
+        const MemoryDevice& d = t.nodes[n].device;
+        EXPECT_EQ(d.kind, MemoryKind::kPmem);
+        EXPECT_TRUE(d.dax_kmem);
+        EXPECT_DOUBLE_EQ(d.latency_ns, 305.0);
+        EXPECT_NEAR(d.bandwidth_gbs, 39.0, 0.01);  // 37193 MiB/s
+    }
+    EXPECT_TRUE(t.hmat);
+    // A node with CPUs keeps the machine's DRAM figures.
+    EXPECT_EQ(t.nodes[0].device.kind, MemoryKind::kDram);
+    EXPECT_DOUBLE_EQ(t.nodes[0].device.latency_ns, 0.0);
+}
+
+// dram_cpuless.xml: the same machine without subtypes, DAX devices or memory attributes. The
+// package's CPUs go to its lower-numbered node, as Linux numbers the CPUs' nodes first; the other
+// is a CPU-less node of plain DRAM.
+TEST(HwlocImport, UnmarkedSecondNodeOfAPackageIsCpuLess) {
+    const Topology t = import_hwloc_xml(kData + "dram_cpuless.xml");
+    ASSERT_EQ(t.nr_nodes(), 4);
+    EXPECT_EQ(t.nodes[0].cpus, (std::vector<int>{0, 1}));
+    EXPECT_EQ(t.nodes[1].cpus, (std::vector<int>{2, 3}));
+    EXPECT_TRUE(t.nodes[2].cpus.empty());
+    EXPECT_EQ(t.nodes[2].device.kind, MemoryKind::kDram);
+    EXPECT_FALSE(t.nodes[2].device.dax_kmem);
+    EXPECT_DOUBLE_EQ(t.nodes[2].device.latency_ns, 0.0);
+    EXPECT_FALSE(t.hmat);
+}
+
 TEST(HwlocImport, HostHasAtLeastOneNode) {
     Topology t = import_hwloc_host();
     EXPECT_GE(t.nr_nodes(), 1);

@@ -299,5 +299,142 @@ TEST(HardwareOverrides, PageSize) {
     EXPECT_EQ(h.hw.pages, kPages64KRadix);
 }
 
+// The regular 2-socket machine plus [[memory_node]] tables (nodes 2.. after the sockets').
+std::string with_memory_nodes(const std::string& distance, const std::string& tables) {
+    return std::string(R"([machine]
+name = "tiered"
+sockets = 2
+cores_per_node = 2
+memory_per_node = "1GiB"
+)") + distance +
+           tables + kHardware;
+}
+
+const char* kFourNodeSlit =
+    "distance = [[10, 21, 17, 28], [21, 10, 28, 17], [17, 28, 10, 28], "
+    "[28, 17, 28, 10]]\n";
+
+const char* kTwoPmemNodes = R"(
+[[memory_node]]
+memory = "8GiB"
+kind = "pmem"
+latency_ns = 305
+bandwidth_gbs = 39.4
+[[memory_node]]
+memory = "8GiB"
+kind = "pmem"
+latency_ns = 305
+bandwidth_gbs = 39.4
+)";
+
+TEST(MachineFile, MemoryNodesFollowTheSockets) {
+    const Topology t = load_machine_text(with_memory_nodes(kFourNodeSlit, kTwoPmemNodes), "t.toml");
+    ASSERT_EQ(t.nr_nodes(), 4);
+    EXPECT_EQ(t.nr_cpus(), 4);
+    EXPECT_EQ(t.nodes[0].cpus, (std::vector<int>{0, 1}));
+    EXPECT_TRUE(t.nodes[2].cpus.empty());
+    EXPECT_TRUE(t.nodes[3].cpus.empty());
+    EXPECT_EQ(t.nodes[3].mem_bytes, 8ull << 30);
+    EXPECT_EQ(t.nodes[2].device.kind, MemoryKind::kPmem);
+    EXPECT_DOUBLE_EQ(t.nodes[2].device.latency_ns, 305.0);
+    EXPECT_DOUBLE_EQ(t.nodes[2].device.bandwidth_gbs, 39.4);
+    EXPECT_TRUE(t.nodes[2].device.dax_kmem);  // PMEM is onlined by dax/kmem unless told
+    EXPECT_FALSE(t.nodes[0].device.dax_kmem);
+    EXPECT_EQ(t.nearest_cpu_node(2), 0);
+    EXPECT_EQ(t.nearest_cpu_node(3), 1);
+    EXPECT_EQ(t.nearest_cpu_node(1), 1);
+    EXPECT_TRUE(t.has_memory_only_nodes());
+    EXPECT_FALSE(t.hmat);
+    EXPECT_EQ(t.total_mem_bytes(), 18ull << 30);
+}
+
+TEST(MachineFile, PlainDramMemoryNodeNeedsNoFigures) {
+    const Topology t = load_machine_text(
+        with_memory_nodes("distance = [[10, 21, 30], [21, 10, 30], [30, 30, 10]]\nhmat = true\n",
+                          "[[memory_node]]\nmemory = \"2GiB\"\nkind = \"dram\"\n"),
+        "t.toml");
+    EXPECT_EQ(t.nodes[2].device.kind, MemoryKind::kDram);
+    EXPECT_DOUBLE_EQ(t.nodes[2].device.latency_ns, 0.0);
+    EXPECT_FALSE(t.nodes[2].device.dax_kmem);  // boot memory
+    EXPECT_TRUE(t.hmat);
+}
+
+TEST(MachineFileErrors, MemoryNodeWithoutMemory) {
+    const std::string w = error_of(with_memory_nodes(
+        "distance = [[10, 21, 30], [21, 10, 30], [30, 30, 10]]\n",
+        "[[memory_node]]\nmemory = 0\nkind = \"cxl\"\nlatency_ns = 200\nbandwidth_gbs = 20\n"));
+    EXPECT_NE(w.find("bad.toml"), std::string::npos) << w;
+    EXPECT_NE(w.find("memory_node[0].memory"), std::string::npos) << w;
+    EXPECT_NE(w.find("needs memory"), std::string::npos) << w;
+}
+
+TEST(MachineFileErrors, CpuLessNodeWithoutMemory) {
+    const std::string w = error_of(std::string(R"([machine]
+name = "x"
+distance = [[10, 21], [21, 10]]
+[[node]]
+memory = "1GiB"
+cpus = [0]
+[[node]]
+package = 0
+)") + kHardware);
+    EXPECT_NE(w.find("bad.toml"), std::string::npos) << w;
+    EXPECT_NE(w.find("node[1]"), std::string::npos) << w;
+    EXPECT_NE(w.find("neither CPUs nor memory"), std::string::npos) << w;
+}
+
+TEST(MachineFileErrors, UnknownMemoryKind) {
+    const std::string w =
+        error_of(with_memory_nodes("distance = [[10, 21, 30], [21, 10, 30], [30, 30, 10]]\n",
+                                   "[[memory_node]]\nmemory = \"1GiB\"\nkind = \"optane\"\n"));
+    EXPECT_NE(w.find("bad.toml"), std::string::npos) << w;
+    EXPECT_NE(w.find("memory_node[0].kind"), std::string::npos) << w;
+    EXPECT_NE(w.find("'optane' is not one of \"dram\", \"cxl\", \"pmem\", \"hbm\""),
+              std::string::npos)
+        << w;
+}
+
+TEST(MachineFileErrors, DeviceNeedsItsFigures) {
+    const std::string w = error_of(with_memory_nodes(
+        "distance = [[10, 21, 30], [21, 10, 30], [30, 30, 10]]\n",
+        "[[memory_node]]\nmemory = \"1GiB\"\nkind = \"cxl\"\nlatency_ns = 200\n"));
+    EXPECT_NE(w.find("memory_node[0].bandwidth_gbs"), std::string::npos) << w;
+}
+
+TEST(MachineFileErrors, BadOnline) {
+    const std::string w = error_of(with_memory_nodes(
+        "distance = [[10, 21, 30], [21, 10, 30], [30, 30, 10]]\n",
+        "[[memory_node]]\nmemory = \"1GiB\"\nkind = \"dram\"\nonline = \"hotplug\"\n"));
+    EXPECT_NE(w.find("memory_node[0].online"), std::string::npos) << w;
+}
+
+TEST(MachineFileErrors, MemoryNodesNeedTheSlit) {
+    const std::string w = error_of(with_memory_nodes("", kTwoPmemNodes));
+    EXPECT_NE(w.find("machine.distance"), std::string::npos) << w;
+    EXPECT_NE(w.find("over all 4 nodes"), std::string::npos) << w;
+}
+
+TEST(MachineFileErrors, SlitNotSquareOverMemoryNodes) {
+    std::string w = error_of(with_memory_nodes(
+        "distance = [[10, 21, 17], [21, 10, 28], [17, 28, 10]]\n", kTwoPmemNodes));
+    EXPECT_NE(w.find("machine.distance"), std::string::npos) << w;
+    EXPECT_NE(w.find("3 rows but the machine has 4 nodes"), std::string::npos) << w;
+    w = error_of(with_memory_nodes(
+        "distance = [[10, 21, 17, 28], [21, 10, 28, 17], [17, 28, 10], [28, 17, 28, 10]]\n",
+        kTwoPmemNodes));
+    EXPECT_NE(w.find("row 2 has 3 entries, expected 4"), std::string::npos) << w;
+}
+
+TEST(MachineFileErrors, DeviceOnANodeWithCpus) {
+    Topology t = load_machine_text(with_memory_nodes(kFourNodeSlit, kTwoPmemNodes), "t.toml");
+    t.nodes[0].device.kind = MemoryKind::kCxl;
+    try {
+        t.validate("t.toml");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("node[0]"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace numasim

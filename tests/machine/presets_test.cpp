@@ -45,6 +45,19 @@ TEST(Presets, EveryPresetLoadsAndIsConsistent) {
     }
 }
 
+// "2x64 GiB", or "2x96 GiB + 2x756 GiB" for a machine whose nodes differ: runs of equal sizes.
+std::string memory_column(const Topology& t) {
+    std::string s;
+    for (size_t i = 0; i < t.nodes.size();) {
+        size_t j = i;
+        while (j < t.nodes.size() && t.nodes[j].mem_bytes == t.nodes[i].mem_bytes)
+            ++j;
+        s += fmt::format("{}{}x{} GiB", s.empty() ? "" : " + ", j - i, t.nodes[i].mem_bytes >> 30);
+        i = j;
+    }
+    return s;
+}
+
 // docs/machines.md's preset table has a row per preset with its nodes, sockets, CPUs and
 // memory as the preset file builds them.
 TEST(Presets, MachinesDocDescribesEveryPreset) {
@@ -74,7 +87,7 @@ TEST(Presets, MachinesDocDescribesEveryPreset) {
         EXPECT_EQ(c[2], std::to_string(packages.size()));
         EXPECT_EQ(c[3],
                   fmt::format("{} ({}x{})", t.nr_cpus(), t.nr_cores(), t.nr_cpus() / t.nr_cores()));
-        EXPECT_EQ(c[4], fmt::format("{}x{} GiB", t.nr_nodes(), t.nodes[0].mem_bytes >> 30));
+        EXPECT_EQ(c[4], memory_column(t));
     }
 }
 
@@ -148,6 +161,43 @@ TEST(Presets, TinyMirrorsOracleGuest) {
     EXPECT_EQ(t.nodes[1].cpus, (std::vector<int>{2, 3}));
     EXPECT_EQ(t.nodes[1].mem_bytes, 2ull << 30);
     EXPECT_EQ(t.node_distance(0, 1), 21);
+}
+
+// The tiering series' machine: two sockets, each with its DRAM node and a CPU-less Optane node
+// onlined by dax/kmem, the PMEM nodes numbered after the sockets as Linux numbers them.
+TEST(Presets, CascadeLakePmemHasTwoOptaneNodes) {
+    const Topology t = load_preset("cascadelake-2s-pmem");
+    ASSERT_EQ(t.nr_nodes(), 4);
+    EXPECT_EQ(t.nr_cpus(), 72);
+    EXPECT_EQ(t.nodes[0].cpus.size(), 36u);
+    for (int n : {2, 3}) {
+        SCOPED_TRACE(n);
+        EXPECT_TRUE(t.nodes[n].cpus.empty());
+        EXPECT_EQ(t.nodes[n].device.kind, MemoryKind::kPmem);
+        EXPECT_TRUE(t.nodes[n].device.dax_kmem);
+        EXPECT_DOUBLE_EQ(t.nodes[n].device.latency_ns, 305.0);
+        EXPECT_DOUBLE_EQ(t.nodes[n].device.bandwidth_gbs, 39.4);
+        EXPECT_EQ(t.nearest_cpu_node(n), n - 2);
+    }
+    EXPECT_EQ(t.node_distance(0, 2), 17);
+    EXPECT_EQ(t.node_distance(0, 3), 28);
+    EXPECT_TRUE(t.hmat);
+}
+
+TEST(Presets, SapphireRapidsCxlHasAnExpanderPerSocket) {
+    const Topology t = load_preset("sapphirerapids-2s-cxl");
+    ASSERT_EQ(t.nr_nodes(), 4);
+    EXPECT_EQ(t.nr_cpus(), 224);
+    for (int n : {2, 3}) {
+        SCOPED_TRACE(n);
+        EXPECT_TRUE(t.nodes[n].cpus.empty());
+        EXPECT_EQ(t.nodes[n].device.kind, MemoryKind::kCxl);
+        EXPECT_TRUE(t.nodes[n].device.dax_kmem);
+        EXPECT_EQ(t.nodes[n].mem_bytes, 128ull << 30);
+        EXPECT_EQ(t.nearest_cpu_node(n), n - 2);
+    }
+    // About 100 ns over local DDR5 (docs/model.md).
+    EXPECT_DOUBLE_EQ(t.nodes[2].device.latency_ns - t.hw.latency(10), 100.0);
 }
 
 TEST(Presets, UnknownPresetListsValidNames) {

@@ -74,6 +74,19 @@ TEST(SchedDomains, CascadeLakeLevels) {
     EXPECT_EQ(d[1].imb_numa_nr, 0);
 }
 
+// The PMEM nodes (no CPUs) add no NUMA level: since v5.18 sched_init_numa counts the distances
+// between nodes with CPUs only, so the machine has cascadelake-2s's shape with 72 CPUs.
+TEST(SchedDomains, MemoryOnlyNodesAddNoLevel) {
+    const Topology t = load_preset("cascadelake-2s-pmem");
+    const SchedTopology st = build_sched_domains(t);
+    EXPECT_EQ(st.numa_distances, (std::vector<int>{10, 21}));
+    EXPECT_EQ(st.sched_max_numa_distance, 21);
+    EXPECT_EQ(st.numa_topology_type, NumaTopologyType::Direct);
+    EXPECT_EQ(level_names(st, 0), (std::vector<std::string>{"SMT", "MC", "NUMA"}));
+    EXPECT_EQ(st.domains[0][2].span.size(), 72u);
+    EXPECT_EQ(st.domains[0][2].groups.size(), 2u);
+}
+
 TEST(SchedDomains, CascadeLakeImbNumaNr) {
     // Section 7.4: at the first domain that is not LLC but whose child is: imb = nr_llcs, or
     // span/8 when nr_llcs == 1. build_sched_domains() evaluates this before the degenerate
