@@ -141,6 +141,14 @@ class CompareCommand : public Command {
 
   private:
     int print_from() const {
+        // The tables come from the cases as the sweep ran and printed them: any other option
+        // would be taken and then not honoured.
+        for (const CLI::Option* o : sub_->get_options())
+            if (o->count() > 0 && o->get_name() != "--from")
+                throw InputError(o->get_name(), "",
+                                 "compare --from prints the tables a sweep's cases hold as the "
+                                 "sweep wrote them; this option applies when compare runs a "
+                                 "scenario");
         CaseFiles all;
         for (const auto& d : from_) {
             if (!std::filesystem::is_directory(d)) throw InputError(d, "", "no such directory");
