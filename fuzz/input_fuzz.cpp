@@ -10,6 +10,9 @@
 //      default scenario (experiment/overrides.h)
 //   3  a perf-bench-numa parameter table, as the perf-bench-numa command and [[workload]]
 //      tables fill it (workload/perf_bench_numa.h)
+//   4  a sweep spec file (experiment/sweep.h): its axes and the axis the tables run along
+//   5  a sweep's case file, as `gather` and `compare --from` read each one in a directory
+//      (report/sweep_report.h); a file that says it is the whole sweep is printed as one
 // Any input must either load or raise InputError; a crash, a sanitizer report, a hang or
 // another exception type is a bug. tests/cli/hostile/ holds seeds for each.
 #include <unistd.h>
@@ -25,21 +28,14 @@
 #include "config/toml_reader.h"
 #include "experiment/overrides.h"
 #include "experiment/scenario.h"
+#include "experiment/sweep.h"
 #include "machine/hwloc_import.h"
 #include "machine/machine_file.h"
+#include "report/sweep_report.h"
 #include "workload/perf_bench_numa.h"
 #include "workload/workload.h"
 
 namespace {
-
-void hwloc_xml(std::string_view text) {
-    static const std::string path = "/tmp/numasim_fuzz_" + std::to_string(::getpid()) + ".xml";
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return;
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    numasim::import_hwloc_xml(path);
-}
 
 void overrides(std::string_view text) {
     const numasim::KeyAssignment a = numasim::parse_override(text, "--param");
@@ -56,13 +52,43 @@ void perf_bench_params(std::string_view text) {
     numasim::make_perf_bench_numa(p);
 }
 
+// The file's text under a fixed name for this process: the readers take paths.
+std::string as_file(std::string_view text, const char* ext) {
+    const std::string path = "/tmp/numasim_fuzz_" + std::to_string(::getpid()) + ext;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return path;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return path;
+}
+
+void hwloc_xml(std::string_view text) {
+    numasim::import_hwloc_xml(as_file(text, ".xml"));
+}
+
+void sweep_spec(std::string_view text) {
+    numasim::SweepDefinition d;
+    numasim::read_sweep_file(as_file(text, ".toml"), d);
+    numasim::sweep_axes(d);
+    numasim::sweep_along(d);
+}
+
+void case_file(std::string_view text) {
+    numasim::SweepCaseFile f = numasim::parse_case_file(std::string(text), "fuzz.json");
+    numasim::slim_case_document(f.doc);
+    if (f.index == 0 && f.header.at("cases").get<size_t>() == 1) {
+        numasim::sweep_csv(f.header, {f.doc});
+        numasim::sweep_tables(f.header, {f.doc});
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;
     const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
     try {
-        switch (data[0] % 4) {
+        switch (data[0] % 6) {
             case 0:
                 numasim::load_machine_text(text, "fuzz-machine.toml");
                 break;
@@ -72,8 +98,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             case 2:
                 overrides(text);
                 break;
-            default:
+            case 3:
                 perf_bench_params(text);
+                break;
+            case 4:
+                sweep_spec(text);
+                break;
+            default:
+                case_file(text);
         }
     } catch (const numasim::InputError&) {
     }

@@ -14,9 +14,10 @@
 #                  hostile-input corpus (tests/cli/hostile); every scenario that loads is also
 #                  simulated briefly through the invariant checker (fuzz/scenario_fuzz.cpp)
 #   input_fuzz     machine files, hwloc XML (loaded by libhwloc in a child process, so libhwloc's
-#                  own crashes are refused inputs), --param/-V strings and perf-bench-numa
-#                  parameters, seeded with the presets, the hwloc test files, the libhwloc crash
-#                  reproducers in fuzz/known/ and the corpus (fuzz/input_fuzz.cpp)
+#                  own crashes are refused inputs), --param/-V strings, perf-bench-numa
+#                  parameters, sweep specs and sweep case files, seeded with the presets, the
+#                  hwloc test files, the libhwloc crash reproducers in fuzz/known/, the example
+#                  sweeps and the corpus (fuzz/input_fuzz.cpp)
 # Both start from fuzz/corpus/TARGET as well, the corpus earlier long runs grew.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,8 @@ printf '\002workload.process.threads=4294967298' > "$inputs/2-threads"
 printf '\003nr_proc = 2\nnr_threads = 4\nmb_proc = 512\n' > "$inputs/3-perf"
 printf '\003nr_proc = 65536\nnr_threads = 65536\n' > "$inputs/3-perf-overflow"
 printf '\003mb_global = 1e-7\n' > "$inputs/3-perf-subpage"
+for f in examples/sweeps/*.toml; do seed 4 "$f"; done
+# Case files (selector 5) are in the checked-in corpus: writing one needs a numasim build.
 
 # max_len: the largest hwloc seed (tests/machine/data/four_nodes.xml) is 9.6 KB.
 declare -A max_len=([scenario_fuzz]=4096 [input_fuzz]=16384)

@@ -129,12 +129,19 @@ Variant read_variant(const TomlTable& v, const NumaBalancingKnobs& knobs) {
 // would not, so it is refused rather than taken and not honoured.
 void check_tiering_mode(const Scenario& sc) {
     if (!sc.knobs.tiering_mode()) return;
-    const MemoryTiers mt =
-        establish_memory_tiers(sc.machine, memtier_kernel_of_release(profile_release(sc.profile)));
+    const KnobInfo& k = *find_knob("numa_balancing");
+    const std::string& origin = sc.knob_origins.at(static_cast<size_t>(&k - knob_table().data()));
+    const MemtierKernel kernel = memtier_kernel_of_release(profile_release(sc.profile));
+    // The bit came with the tiering series in v5.18; before it the sysctl took 0 or 1.
+    if (kernel == MemtierKernel::kNone)
+        throw InputError(origin, "",
+                         fmt::format("numa_balancing={}: the {} profile's kernel has no memory "
+                                     "tiering mode (v5.18+): kernel.numa_balancing takes 0 or 1",
+                                     sc.knobs.numa_balancing, sc.profile));
+    const MemoryTiers mt = establish_memory_tiers(sc.machine, kernel);
     for (int n = 0; n < sc.machine.nr_nodes(); ++n) {
         if (sc.machine.nodes[n].mem_bytes == 0 || mt.node_is_toptier(n)) continue;
-        const KnobInfo& k = *find_knob("numa_balancing");
-        throw InputError(sc.knob_origins.at(static_cast<size_t>(&k - knob_table().data())), "",
+        throw InputError(origin, "",
                          fmt::format("numa_balancing={} (memory tiering) promotes pages from "
                                      "{}'s slower tier (node {}), which numasim does not model "
                                      "yet (docs/tiering.md): use 0 or 1 on this machine",
