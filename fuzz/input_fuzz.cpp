@@ -11,8 +11,8 @@
 //   3  a perf-bench-numa parameter table, as the perf-bench-numa command and [[workload]]
 //      tables fill it (workload/perf_bench_numa.h)
 //   4  a sweep spec file (experiment/sweep.h): its axes and the axis the tables run along
-//   5  a sweep's case file, as `gather` and `compare --from` read each one in a directory
-//      (report/sweep_report.h); a file that says it is the whole sweep is printed as one
+//   5  a sweep's case file in a directory of its own, read as `gather` and `compare --from`
+//      read one (cli/sweep_dir.h); a file that says it is the whole sweep is printed as one
 // Any input must either load or raise InputError; a crash, a sanitizer report, a hang or
 // another exception type is a bug. tests/cli/hostile/ holds seeds for each.
 #include <unistd.h>
@@ -20,9 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
+#include "cli/sweep_dir.h"
 #include "config/input_error.h"
 #include "config/param_reader.h"
 #include "config/toml_reader.h"
@@ -31,7 +33,6 @@
 #include "experiment/sweep.h"
 #include "machine/hwloc_import.h"
 #include "machine/machine_file.h"
-#include "report/sweep_report.h"
 #include "workload/perf_bench_numa.h"
 #include "workload/workload.h"
 
@@ -73,13 +74,17 @@ void sweep_spec(std::string_view text) {
     numasim::sweep_along(d);
 }
 
+// A sweep directory holding the one case file, read as gather and compare --from read it.
 void case_file(std::string_view text) {
-    numasim::SweepCaseFile f = numasim::parse_case_file(std::string(text), "fuzz.json");
-    numasim::slim_case_document(f.doc);
-    if (f.index == 0 && f.header.at("cases").get<size_t>() == 1) {
-        numasim::sweep_csv(f.header, {f.doc});
-        numasim::sweep_tables(f.header, {f.doc});
-    }
+    static const std::string dir = "/tmp/numasim_fuzz_" + std::to_string(::getpid()) + "_sweep";
+    std::filesystem::create_directories(dir + "/cases");
+    std::FILE* f = std::fopen((dir + "/cases/0000.json").c_str(), "wb");
+    if (!f) return;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    numasim::CaseFiles all;
+    numasim::read_case_files(dir, all, nullptr);
+    if (numasim::complete(all, nullptr)) numasim::sweep_outputs(all);
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ class CompareCommand : public Command {
         }
         std::string missing;
         if (!complete(all, &missing)) throw InputError(from_.front(), "", missing);
-        const std::string out = sweep_tables_of(all);
+        const std::string out = sweep_outputs(all).tables;
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }

@@ -31,6 +31,7 @@ class GatherCommand : public Command {
         }
         std::string missing;
         if (!complete(all, &missing)) throw InputError(dirs_.front(), "", missing);
+        const SweepOutputs outputs = sweep_outputs(all);
         std::filesystem::create_directories(std::filesystem::path(out_) / "cases");
         CaseFiles there;
         read_case_files(out_, there, &all.header);
@@ -38,8 +39,8 @@ class GatherCommand : public Command {
         for (const auto& [index, text] : all.texts)
             if (!there.texts.count(index))
                 write_case_file(out_, case_file_name(index, total), text);
-        const std::string tables = write_sweep_outputs(out_, all);
-        std::fwrite(tables.data(), 1, tables.size(), stdout);
+        write_sweep_outputs(out_, outputs);
+        std::fwrite(outputs.tables.data(), 1, outputs.tables.size(), stdout);
         return 0;
     }
 

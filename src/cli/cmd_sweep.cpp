@@ -186,7 +186,9 @@ class SweepCommand : public Command {
                        shard.index, shard.count, all.texts.size(), out, missing);
             return 0;
         }
-        print(write_sweep_outputs(out, all));
+        const SweepOutputs outputs = sweep_outputs(all);
+        write_sweep_outputs(out, outputs);
+        print(outputs.tables);
         return 0;
     }
 

@@ -30,15 +30,36 @@ void write_file(const fs::path& p, const std::string& text) {
     write_output_file("-o", p.string(), text, {});
 }
 
+// A case file is numasim's own output, but gather and compare --from read whatever a directory
+// holds: one that does not hold what a sweep writes is bad input, named, not an internal error.
+constexpr const char* kNotACaseFile = "does not hold what `numasim sweep` writes: ";
+
 // The case documents cut down to what the CSV and the tables read.
 std::vector<nlohmann::json> documents(const CaseFiles& files) {
     std::vector<nlohmann::json> docs;
     for (const auto& [index, text] : files.texts) {
         nlohmann::json doc = nlohmann::json::parse(text);
-        slim_case_document(doc);
+        try {
+            slim_case_document(doc);
+        } catch (const nlohmann::json::exception& e) {
+            throw InputError(files.origins.at(index), "", kNotACaseFile + std::string(e.what()));
+        }
         docs.push_back(std::move(doc));
     }
     return docs;
+}
+
+// `make(header, docs)`, with a case file that lacks what it reads blamed on its directory (the
+// CSV and the tables read every case at once).
+template <typename F>
+std::string from_cases(const CaseFiles& files, const std::vector<nlohmann::json>& docs, F make) {
+    try {
+        return make(files.header, docs);
+    } catch (const nlohmann::json::exception& e) {
+        const std::string dir =
+            fs::path(files.origins.begin()->second).parent_path().parent_path().string();
+        throw InputError(dir, "cases", "a case file " + (kNotACaseFile + std::string(e.what())));
+    }
 }
 
 }  // namespace
@@ -102,16 +123,14 @@ bool complete(const CaseFiles& files, std::string* missing) {
     return absent == 0;
 }
 
-std::string sweep_tables_of(const CaseFiles& files) {
-    return sweep_tables(files.header, documents(files));
+SweepOutputs sweep_outputs(const CaseFiles& files) {
+    const auto docs = documents(files);
+    return {from_cases(files, docs, sweep_csv), from_cases(files, docs, sweep_tables)};
 }
 
-std::string write_sweep_outputs(const std::string& dir, const CaseFiles& files) {
-    const auto docs = documents(files);
-    const std::string tables = sweep_tables(files.header, docs);
-    write_file(fs::path(dir) / "sweep.csv", sweep_csv(files.header, docs));
-    write_file(fs::path(dir) / "compare.txt", tables);
-    return tables;
+void write_sweep_outputs(const std::string& dir, const SweepOutputs& outputs) {
+    write_file(fs::path(dir) / "sweep.csv", outputs.csv);
+    write_file(fs::path(dir) / "compare.txt", outputs.tables);
 }
 
 }  // namespace numasim

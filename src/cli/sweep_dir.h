@@ -26,9 +26,13 @@ void remove_partial_files(const std::string& dir);
 
 // Whether `files` holds every case of its sweep; lists the first missing ones in `missing`.
 bool complete(const CaseFiles& files, std::string* missing);
-// Writes DIR/sweep.csv and DIR/compare.txt from the (complete) case files; returns the tables.
-std::string write_sweep_outputs(const std::string& dir, const CaseFiles& files);
-// The tables alone.
-std::string sweep_tables_of(const CaseFiles& files);
+// sweep.csv and compare.txt of the (complete) case files: made before anything is written, so
+// that case files which do not hold what a sweep writes leave no output behind.
+struct SweepOutputs {
+    std::string csv, tables;
+};
+SweepOutputs sweep_outputs(const CaseFiles& files);
+// Writes them as DIR/sweep.csv and DIR/compare.txt.
+void write_sweep_outputs(const std::string& dir, const SweepOutputs& outputs);
 
 }  // namespace numasim

@@ -446,6 +446,27 @@ std::vector<HostileCase> cases() {
          2,
          {"--param smallimp=0", "numa_balancing.smallimp", "goes on past its end"}},
         // Options a command took and did not honour.
+        // A case file that is not what a sweep writes (input_fuzz found it): an internal error
+        // before, from deep in the tables' code.
+        {"case_without_tasks",
+         "compare --from {w}/case_without_tasks",
+         2,
+         {"case_without_tasks/cases/0000.json", "does not hold what `numasim sweep` writes",
+          "'tasks' not found"},
+         [](const fs::path& w) {
+             fs::create_directories(w / "case_without_tasks" / "cases");
+             fs::copy_file(kCorpus + "/case_without_tasks.json",
+                           w / "case_without_tasks" / "cases" / "0000.json");
+         }},
+        {"gather_case_without_tasks",
+         "gather {w}/case_without_tasks -o {w}/out",
+         2,
+         {"case_without_tasks/cases/0000.json", "does not hold what `numasim sweep` writes"},
+         [](const fs::path& w) {
+             fs::create_directories(w / "case_without_tasks" / "cases");
+             fs::copy_file(kCorpus + "/case_without_tasks.json",
+                           w / "case_without_tasks" / "cases" / "0000.json");
+         }},
         {"compare_from_naming",
          "compare --from {w} --naming dot",
          2,
