@@ -58,6 +58,41 @@ TEST(Interconnect, GluelessEightSocketsRouteTwoHopsThroughCommonNeighbours) {
     EXPECT_EQ(hops(net, 0, 1), (std::vector<H>{{0, 1, 1.0}}));
 }
 
+// The links the machines of issue 39 get from their SLITs (each preset's [source] says why):
+// Turin's nodes all directly linked in NPS1 and NPS4; Granite Rapids' six dies a ring, the
+// sockets joined at their outer dies; the 8-socket Sapphire Rapids a folded cube (4 neighbours);
+// the Superdome Flex a ring of 4 in each chassis, every other chassis' sockets directly.
+TEST(Interconnect, MachinesOfIssue39) {
+    struct Row {
+        const char* name;
+        int links;  // one per direction
+        std::set<int> node0;
+    };
+    const Row rows[] = {
+        {"turin-2s-nps1", 2, {1}},
+        {"turin-2s-nps4", 8 * 7, {1, 2, 3, 4, 5, 6, 7}},
+        {"graniterapids-2s-snc3", 6 * 2, {1, 3}},
+        {"sapphirerapids-8s", 8 * 4, {1, 2, 4, 7}},
+        {"superdome-flex-16s", 16 * 14, {1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.name);
+        const Topology t = load_preset(r.name);
+        Interconnect net;
+        net.init(t);
+        EXPECT_EQ(net.nr_links(), r.links);
+        EXPECT_EQ(neighbours(net, 0, t.nr_nodes()), r.node0);
+    }
+    // Granite Rapids: node 1 (the middle die) reaches the other socket over either outer die.
+    const Topology gnr = load_preset("graniterapids-2s-snc3");
+    Interconnect net;
+    net.init(gnr);
+    using H = std::tuple<int, int, double>;
+    EXPECT_EQ(hops(net, 1, 4),
+              (std::vector<H>{
+                  {0, 3, 0.5}, {1, 0, 0.5}, {1, 2, 0.5}, {2, 5, 0.5}, {3, 4, 0.5}, {5, 4, 0.5}}));
+}
+
 TEST(Interconnect, BackplanesAndFlatMachinesAreFullyConnected) {
     // POWER8 2s4n and POWER7 4s: 10/20/40 with no node closer to both ends of a 40 pair, the
     // kernel's NUMA_BACKPLANE; tiny-4n: all 21.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "machine/presets.h"
 
 namespace numasim {
@@ -153,6 +154,92 @@ TEST(Presets, EightSocketHasThreeNeighboursPerNode) {
         EXPECT_EQ(near, 3);
         EXPECT_EQ(far, 4);
     }
+}
+
+// The machines of issue 39, one row each: the CPU, node, LLC and SLIT counts their sources give
+// (each preset's [source] text). All are SMT2 with Linux's x86 numbering: node 0 holds the
+// first threads of its cores, then their siblings. A new preset of that size adds a row.
+struct BigMachine {
+    const char* name;
+    int nodes, packages, cpus, llc_cpus;
+    std::vector<int> node0;  // node 0's first and last first-thread CPU, then its siblings'
+    std::vector<int> slit;   // node 0's distances, as numactl -H prints them
+};
+
+const std::vector<BigMachine>& big_machines() {
+    static const std::vector<BigMachine> rows = {
+        // 2 x EPYC 9965: 192 cores = 12 CCDs of 16; NPS1 SLIT 10/32 (published dumps).
+        {"turin-2s-nps1", 2, 2, 768, 32, {0, 191, 384, 575}, {10, 32}},
+        // NPS4: a node per quadrant, 3 CCDs each; 10/11/12 in a socket, 32 across.
+        {"turin-2s-nps4", 8, 2, 768, 32, {0, 47, 384, 431}, {10, 11, 12, 12, 32, 32, 32, 32}},
+        // 2 x Xeon 6980P, SNC3: dies of 43, 43 and 42 cores; Linux commit 4d6dd05d07d0's SLIT.
+        {"graniterapids-2s-snc3", 6, 2, 512, 86, {0, 42, 256, 298}, {10, 15, 17, 21, 26, 26}},
+        // 8 x Xeon Platinum 8490H (60 cores); 4 UPI neighbours, 3 sockets two hops away.
+        {"sapphirerapids-8s", 8, 8, 960, 120, {0, 59, 480, 539}, {10, 21, 21, 31, 21, 31, 31, 21}},
+        // 4 chassis x 4 Xeon Platinum 8280 (28 cores): 448 cores, 896 CPUs.
+        {"superdome-flex-16s",
+         16,
+         16,
+         896,
+         56,
+         {0, 27, 448, 475},
+         {10, 16, 17, 16, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30}},
+    };
+    return rows;
+}
+
+std::vector<int> slit_row(const Topology& t, int a) {
+    std::vector<int> row;
+    for (int b = 0; b < t.nr_nodes(); ++b)
+        row.push_back(t.node_distance(a, b));
+    return row;
+}
+
+TEST(Presets, MachinesOfIssue39HaveTheirSourcesCounts) {
+    for (const auto& m : big_machines()) {
+        SCOPED_TRACE(m.name);
+        const Topology t = load_preset(m.name);
+        EXPECT_EQ(t.nr_nodes(), m.nodes);
+        std::set<int> packages;
+        for (const auto& cpu : t.cpus)
+            packages.insert(cpu.package);
+        EXPECT_EQ(static_cast<int>(packages.size()), m.packages);
+        EXPECT_EQ(t.nr_cpus(), m.cpus);
+        EXPECT_LE(t.nr_cpus(), kMaxCpus);
+        EXPECT_EQ(t.nr_cpus(), 2 * t.nr_cores());
+        EXPECT_EQ(t.llc_cpus(0).size(), static_cast<size_t>(m.llc_cpus));
+        const int first = m.node0[1] - m.node0[0] + 1, second = m.node0[3] - m.node0[2] + 1;
+        EXPECT_EQ(t.nodes[0].cpus.size(), static_cast<size_t>(first + second));
+        for (int c : m.node0)
+            EXPECT_EQ(t.node_of(c), 0) << c;
+        EXPECT_EQ(t.smt_siblings(m.node0[1]), (std::vector<int>{m.node0[1], m.node0[3]}));
+        EXPECT_EQ(t.node_of(m.node0[1] + 1), 1);
+        EXPECT_EQ(slit_row(t, 0), m.slit);
+        // The packages are alike: each node sees the distances its counterpart in package 0 sees.
+        const int per_package = m.nodes / m.packages;
+        for (int a = per_package; a < t.nr_nodes(); ++a) {
+            std::vector<int> row = slit_row(t, a), mirror = slit_row(t, a % per_package);
+            std::sort(row.begin(), row.end());
+            std::sort(mirror.begin(), mirror.end());
+            EXPECT_EQ(row, mirror) << a;
+        }
+    }
+}
+
+// Granite Rapids' dies differ: 43, 43 and 42 cores per socket, numbered die by die, the second
+// threads after all first threads.
+TEST(Presets, GraniteRapidsSnc3NodesFollowTheDies) {
+    const Topology t = load_preset("graniterapids-2s-snc3");
+    const std::vector<size_t> sizes = {86, 86, 84, 86, 86, 84};
+    for (int n = 0; n < t.nr_nodes(); ++n)
+        EXPECT_EQ(t.nodes[n].cpus.size(), sizes[n]) << n;
+    EXPECT_EQ(t.node_of(127), 2);
+    EXPECT_EQ(t.node_of(128), 3);
+    EXPECT_EQ(t.node_of(383), 2);
+    EXPECT_EQ(t.node_of(511), 5);
+    EXPECT_EQ(t.smt_siblings(100), (std::vector<int>{100, 356}));
+    EXPECT_EQ(t.cpus[128].package, 1);
+    EXPECT_EQ(t.hw.llc_bytes, uint64_t{168} << 20);
 }
 
 TEST(Presets, TinyMirrorsOracleGuest) {

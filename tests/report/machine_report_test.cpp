@@ -58,5 +58,43 @@ TEST(MachineReport, MemoryOnlyNodesAndTiers) {
     EXPECT_LT(s.find("memory tiers:"), s.find("source:"));
 }
 
+// The machines of issue 39 print as numactl -H prints them: the node count, node 0's CPUs (first
+// threads, then their siblings) and size, and the SLIT's header and first row.
+TEST(MachineReport, Issue39PresetsAsNumactlPrintsThem) {
+    struct Row {
+        const char* name;
+        const char* available;
+        const char* node0;
+        const char* distances;
+    };
+    const Row rows[] = {
+        {"turin-2s-nps1", "available: 2 nodes (0-1)\n", "node 0 size: 786432 MB\n",
+         "node distances:\nnode   0   1 \n  0:  10  32 \n"},
+        {"turin-2s-nps4", "available: 8 nodes (0-7)\n", "node 0 size: 196608 MB\n",
+         "node   0   1   2   3   4   5   6   7 \n  0:  10  11  12  12  32  32  32  32 \n"},
+        {"graniterapids-2s-snc3", "available: 6 nodes (0-5)\n", "node 0 size: 262144 MB\n",
+         "node   0   1   2   3   4   5 \n  0:  10  15  17  21  26  26 \n"},
+        {"sapphirerapids-8s", "available: 8 nodes (0-7)\n", "node 0 size: 262144 MB\n",
+         "  0:  10  21  21  31  21  31  31  21 \n"},
+        {"superdome-flex-16s", "available: 16 nodes (0-15)\n", "node 0 size: 196608 MB\n",
+         "  0:  10  16  17  16  30  30  30  30  30  30  30  30  30  30  30  30 \n"},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.name);
+        const Topology m = load_preset(r.name);
+        const std::string s = machine_text(m);
+        EXPECT_NE(s.find(r.available), std::string::npos) << s.substr(0, 400);
+        EXPECT_NE(s.find(r.node0), std::string::npos);
+        EXPECT_NE(s.find(r.distances), std::string::npos);
+        // node 0's CPU line lists its CPUs in order, as numactl does.
+        std::string cpus = "node 0 cpus:";
+        for (int c : m.nodes[0].cpus) {
+            cpus += ' ';  // appended apart: `" " + to_string` trips GCC 12's false -Wrestrict
+            cpus += std::to_string(c);
+        }
+        EXPECT_NE(s.find(cpus + "\n"), std::string::npos);
+    }
+}
+
 }  // namespace
 }  // namespace numasim

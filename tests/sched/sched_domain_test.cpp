@@ -136,6 +136,36 @@ TEST(SchedDomains, X86EightSocketTopLevelGroupsCoverOnce) {
     EXPECT_EQ(top.groups.size(), 3u);
 }
 
+// The machines of issue 39: their SLITs' distances and the NUMA topology type the kernel's
+// init_numa_topology_type() finds in them.
+TEST(SchedDomains, MachinesOfIssue39) {
+    struct Row {
+        const char* name;
+        std::vector<int> distances;
+        NumaTopologyType type;
+    };
+    const Row rows[] = {
+        {"turin-2s-nps1", {10, 32}, NumaTopologyType::Direct},
+        // No node is closer than 32 to both ends of a cross-socket pair.
+        {"turin-2s-nps4", {10, 11, 12, 32}, NumaTopologyType::Backplane},
+        // Nodes 0 and 4 (26) both have node 3 nearer: 21 and 15.
+        {"graniterapids-2s-snc3", {10, 15, 17, 21, 23, 26}, NumaTopologyType::GluelessMesh},
+        {"sapphirerapids-8s", {10, 21, 31}, NumaTopologyType::GluelessMesh},
+        // Another chassis' sockets are 30 from every socket of this one.
+        {"superdome-flex-16s", {10, 16, 17, 30}, NumaTopologyType::Backplane},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.name);
+        const Topology t = load_preset(r.name);
+        const SchedTopology st = build_sched_domains(t);
+        EXPECT_EQ(st.numa_distances, r.distances);
+        EXPECT_EQ(st.sched_max_numa_distance, r.distances.back());
+        EXPECT_EQ(st.numa_topology_type, r.type);
+        // The top domain spans the machine.
+        EXPECT_EQ(st.domains[0].back().span.size(), static_cast<size_t>(t.nr_cpus()));
+    }
+}
+
 TEST(SchedDomains, Power8BackplaneAndLevels) {
     const Topology t = load_preset("power8-2s4n");
     const SchedTopology st = build_sched_domains(t);
