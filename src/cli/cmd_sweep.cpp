@@ -129,7 +129,15 @@ class SweepCommand : public Command {
             }
             return 2;
         }
-        const auto& [cases, header, shard, scenarios, jobs, out, pending] = p;
+        // References, not a structured binding: clang 14 (the fuzz build, which links this
+        // layer) cannot capture a structured binding in the lambdas below.
+        const auto& cases = p.cases;
+        const auto& header = p.header;
+        const auto& shard = p.shard;
+        const auto& scenarios = p.scenarios;
+        const auto& jobs = p.jobs;
+        const auto& out = p.out;
+        const auto& pending = p.pending;
 
         // Runs of a case arrive in any order; the case is written once all are in.
         std::map<size_t, std::vector<std::string>> partial;
