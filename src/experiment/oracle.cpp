@@ -45,10 +45,17 @@ std::string read_binary(const std::string& path, const std::string& what) {
     return s.str();
 }
 
+// numasim-guest beside the numasim executable (a build tree), else where `cmake --install` puts
+// it, NUMASIM_GUEST_DIR relative to the executable's directory (../libexec/numasim), so that an
+// installed tree works wherever its prefix is moved.
 std::string default_guest_binary() {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("numasim-guest") : (self.parent_path() / "numasim-guest").string();
+    if (ec) return "numasim-guest";
+    const fs::path beside = self.parent_path() / "numasim-guest";
+    const fs::path installed =
+        (self.parent_path() / NUMASIM_GUEST_DIR / "numasim-guest").lexically_normal();
+    return (fs::exists(installed, ec) && !fs::exists(beside, ec) ? installed : beside).string();
 }
 
 // The scenario's [[variant]] NAME, applied over the command line's overrides.
