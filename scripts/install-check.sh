@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, which is then moved (an installed numasim must not
-# depend on where it was installed), and every example run from a directory outside the source
-# tree by the installed binary and by the build tree's: the outputs must be the same bytes.
+# depend on where it was installed); every file is there and every man page renders without a
+# groff warning; and every example run from a directory outside the source tree by the
+# installed binary and by the build tree's gives the same bytes (text and --json).
 #   scripts/install-check.sh BUILD_DIR
 # Both binaries are run as `numasim` from $PATH with the same arguments and working directory,
 # so that the provenance they print (command line, scenario path) is the same too; nothing is
@@ -22,9 +23,13 @@ for f in bin/numasim libexec/numasim/numasim-guest share/man/man1/numasim.1.gz \
   share/zsh/vendor-completions/_numasim share/doc/numasim/copyright; do
   [ -f "$prefix/$f" ] || fail "$f is not installed"
 done
-# Every page the build tree's numasim writes is installed.
+# Every page the build tree's numasim writes is installed, and renders as man would show it
+# without a warning from groff.
 for page in $("$build/numasim" man --out-dir "$tmp/pages" && ls "$tmp/pages"); do
-  [ -f "$prefix/share/man/man1/$page.gz" ] || fail "man page $page is not installed"
+  installed=$prefix/share/man/man1/$page.gz
+  [ -f "$installed" ] || fail "man page $page is not installed"
+  warnings=$(zcat "$installed" | groff -ww -z -man 2>&1)
+  [ -z "$warnings" ] || fail "groff -ww: $page: $warnings"
 done
 
 mkdir "$tmp/elsewhere"

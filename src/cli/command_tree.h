@@ -3,11 +3,14 @@
 // they list exactly what the parser accepts.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/value_hints.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace numasim {
 

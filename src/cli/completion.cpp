@@ -180,7 +180,13 @@ std::string zsh_function_name(const CommandDoc& c) {
 // The action completing a value, as one shell word (it is put inside the spec's single quotes).
 std::string zsh_action(const ValueHint& h, std::vector<std::string>& helpers) {
     std::vector<std::string> alternatives;
-    if (!h.words.empty()) alternatives.push_back(fmt::format("values:value:({})", join(h.words)));
+    // A knob's "NAME=" is completed without the space after it: its value follows.
+    std::vector<std::string> words, keys;
+    for (const auto& w : h.words)
+        (w.ends_with('=') ? keys : words).push_back(w);
+    if (!keys.empty())
+        alternatives.push_back(fmt::format("keys:key:compadd -S \"\" -- {}", join(keys)));
+    if (!words.empty()) alternatives.push_back(fmt::format("values:value:({})", join(words)));
     if (h.directory) alternatives.push_back("directories:directory:_files -/");
     if (h.file)
         alternatives.push_back(h.extension.empty()
@@ -208,8 +214,10 @@ std::string zsh_option_specs(const CommandDoc& c, std::vector<std::string>& help
                              zsh_single(o.names[0]), action);
             continue;
         }
-        const std::string exclusive =
-            o.repeatable ? "*" : (o.names.size() > 1 ? "(" + join(o.names) + ")" : "");
+        // Repeatable, or excluding its other names once given.
+        const std::string exclusive = o.repeatable         ? "*"
+                                      : o.names.size() > 1 ? fmt::format("({})", join(o.names))
+                                                           : "";
         for (const auto& n : o.names) {
             // -j+ / --jobs=: the value in the same word or the next.
             const std::string suffix = !o.takes_value ? "" : n.size() == 2 ? "+" : "=";

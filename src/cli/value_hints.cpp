@@ -1,5 +1,6 @@
 #include "cli/value_hints.h"
 
+#include <CLI/CLI.hpp>
 #include <map>
 
 #include "machine/presets.h"

@@ -3,9 +3,13 @@
 // so that `numasim completion` and `numasim man` read it from the same definition as the parser.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+// Only pointers to options here: the generators that read the hints need not parse CLI11.
+namespace CLI {
+class Option;
+}  // namespace CLI
 
 namespace numasim {
 

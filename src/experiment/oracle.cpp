@@ -45,17 +45,10 @@ std::string read_binary(const std::string& path, const std::string& what) {
     return s.str();
 }
 
-// numasim-guest beside the numasim executable (a build tree), else where `cmake --install` puts
-// it, NUMASIM_GUEST_DIR relative to the executable's directory (../libexec/numasim), so that an
-// installed tree works wherever its prefix is moved.
 std::string default_guest_binary() {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return "numasim-guest";
-    const fs::path beside = self.parent_path() / "numasim-guest";
-    const fs::path installed =
-        (self.parent_path() / NUMASIM_GUEST_DIR / "numasim-guest").lexically_normal();
-    return (fs::exists(installed, ec) && !fs::exists(beside, ec) ? installed : beside).string();
+    return ec ? std::string("numasim-guest") : guest_binary_for(self);
 }
 
 // The scenario's [[variant]] NAME, applied over the command line's overrides.
@@ -143,6 +136,14 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
 }
 
 }  // namespace
+
+std::string guest_binary_for(const fs::path& exe) {
+    const fs::path beside = exe.parent_path() / "numasim-guest";
+    const fs::path installed =
+        (exe.parent_path() / NUMASIM_GUEST_DIR / "numasim-guest").lexically_normal();
+    std::error_code ec;
+    return (fs::exists(installed, ec) && !fs::exists(beside, ec) ? installed : beside).string();
+}
 
 OracleResult run_oracle(const OracleOptions& o) {
     OracleResult res;
