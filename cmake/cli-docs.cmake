@@ -37,4 +37,3 @@ execute_process(COMMAND "${NUMASIM}" completion zsh OUTPUT_FILE "${OUT}/completi
 if(NOT rc_bash EQUAL 0 OR NOT rc_zsh EQUAL 0)
   message(FATAL_ERROR "numasim: `numasim completion bash|zsh` failed (${rc_bash}, ${rc_zsh})")
 endif()
-file(TOUCH "${OUT}/stamp")

@@ -11,20 +11,19 @@ file(RELATIVE_PATH NUMASIM_GUEST_DIR "/prefix/${CMAKE_INSTALL_BINDIR}"
   "/prefix/${NUMASIM_GUEST_INSTALL_DIR}")
 target_compile_definitions(numasim_experiment PRIVATE NUMASIM_GUEST_DIR="${NUMASIM_GUEST_DIR}")
 
-# The man pages and completions, written by the numasim just built (cmake/cli-docs.cmake). gzip
-# compresses the pages; the generator itself is numasim, built first.
+# The man pages and completions, written by the numasim just built each time it is linked
+# (cmake/cli-docs.cmake), so that they always match the binary, also after `--target numasim`.
+# gzip compresses the pages; the generator itself is numasim, so it cannot be missing.
 find_program(NUMASIM_GZIP gzip)
 if(NOT NUMASIM_GZIP)
   message(FATAL_ERROR "numasim: the man pages are installed gzip-compressed and gzip is not "
     "installed: apt-get install gzip (scripts/setup.sh)")
 endif()
 set(NUMASIM_DOCS_DIR "${CMAKE_BINARY_DIR}/cli-docs")
-add_custom_command(OUTPUT "${NUMASIM_DOCS_DIR}/stamp"
+add_custom_command(TARGET numasim POST_BUILD
   COMMAND "${CMAKE_COMMAND}" -DNUMASIM=$<TARGET_FILE:numasim> -DOUT="${NUMASIM_DOCS_DIR}"
           -DGZIP="${NUMASIM_GZIP}" -P "${CMAKE_SOURCE_DIR}/cmake/cli-docs.cmake"
-  DEPENDS numasim "${CMAKE_SOURCE_DIR}/cmake/cli-docs.cmake"
   COMMENT "numasim man pages and shell completions")
-add_custom_target(numasim_cli_docs ALL DEPENDS "${NUMASIM_DOCS_DIR}/stamp")
 
 # Directories 0755 whatever the umask (Debian policy; lintian's non-standard-dir-perm).
 set(CMAKE_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS

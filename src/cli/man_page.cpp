@@ -31,9 +31,8 @@ std::string roff(std::string_view s) {
     return out;
 }
 
-// "Run a scenario ..." from CLI11's "run a scenario ...": a sentence for DESCRIPTION.
+// --help's text, ended with a full stop (its first word stays as written: "perf bench ...").
 std::string sentence(std::string s) {
-    if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
     if (!s.empty() && s.back() != '.') s += '.';
     return s;
 }
@@ -66,7 +65,8 @@ std::string options_text(const CommandDoc& c) {
     std::string s;
     for (const OptionDoc& o : c.options) {
         std::string desc = sentence(o.description);
-        if (o.repeatable && !o.positional) desc += " May be given more than once.";
+        if (o.repeatable && !o.positional && desc.find("repeatable") == std::string::npos)
+            desc += " May be given more than once.";
         s += fmt::format(".TP\n{}\n{}\n", option_label(o), roff(desc));
     }
     return s;
@@ -141,15 +141,13 @@ ManPage root_page(const CommandDoc& root) {
     std::string s = header("numasim", "simulate Linux automatic NUMA balancing");
     s += ".SH SYNOPSIS\n.B numasim\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.br\n"
          ".B numasim\n[\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR]\n";
-    s += fmt::format(
-        ".SH DESCRIPTION\n{}\n.PP\n"
-        "numasim runs the kernel's NUMA-balancing algorithm under the kernel's own function "
-        "names on a simulated NUMA machine, with the fair scheduler of the kernel profile, a "
-        "memory manager and a cost model, and prints what NUMA developers read: mmtests "
-        "compare tables, /proc/vmstat counters, perf-stat tables and tracepoints. Its output "
-        "is deterministic: the same scenario, seed and numasim give the same bytes.\n"
-        ".SH COMMANDS\n",
-        roff(sentence(root.description)));
+    s += ".SH DESCRIPTION\n"
+         "numasim runs the kernel's NUMA-balancing algorithm under the kernel's own function "
+         "names on a simulated NUMA machine, with the fair scheduler of the kernel profile, a "
+         "memory manager and a cost model, and prints what NUMA developers read: mmtests "
+         "compare tables, /proc/vmstat counters, perf-stat tables and tracepoints. Its output "
+         "is deterministic: the same scenario, seed and numasim give the same bytes.\n"
+         ".SH COMMANDS\n";
     std::vector<std::string> pages;
     for (const CommandDoc& c : root.subcommands) {
         s += fmt::format(".TP\n.BR {} (1)\n{}\n", roff(c.page_name()),
