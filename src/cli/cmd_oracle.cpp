@@ -47,7 +47,9 @@ class OracleCommand : public Command {
                          "scale the machine down to at most this much guest memory (e.g. 6GiB)");
         hint_directory(sub_->add_option(
             "--cache", o_.cache_dir, "kernel and probe cache (default ~/.cache/numasim/oracle)"));
-        hint_file(sub_->add_option("--guest", o_.guest_binary, "the numasim-guest executable"));
+        hint_file(sub_->add_option("--guest", o_.guest_binary,
+                                   "the numasim-guest executable (default: beside numasim, else "
+                                   "../libexec/numasim/ from it, where cmake --install puts it)"));
         hint_file(sub_->add_option("--busybox", o_.busybox, "a static busybox"));
         hint_file(sub_->add_option("--qemu", o_.qemu, "the qemu-system-x86_64 executable"));
         hint_directory(

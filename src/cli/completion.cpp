@@ -103,11 +103,8 @@ _numasim_words() {{
     COMPREPLY+=($(compgen -W "$1" -- "$cur"))
 }}
 
-_numasim() {{
-    local cur prev words cword split
-    # -s: --option=value is split into the option and its value; -n :: hwloc:host is one word.
-    _init_completion -s -n : || return
-
+# Fills COMPREPLY for the word being completed ($cur, $prev, $words and $cword are _numasim's).
+_numasim_reply() {{
     # The command so far: "" (numasim itself), "run", "machines/show", ...
     local cmd="" i
     for ((i = 1; i < cword; i++)); do
@@ -115,7 +112,6 @@ _numasim() {{
 {paths}        esac
     done
 
-    COMPREPLY=()
     # The value of an option.
     case "$cmd $prev" in
 {values}    esac
@@ -130,6 +126,14 @@ _numasim() {{
         case "$cmd" in
 {positionals}        esac
     fi
+}}
+
+_numasim() {{
+    local cur prev words cword split
+    # -s: --option=value is split into the option and its value; -n :: hwloc:host is one word.
+    _init_completion -s -n : || return
+    COMPREPLY=()
+    _numasim_reply
     # A knob's "NAME=" goes on with its value; hwloc:host is completed past its colon.
     [[ ${{#COMPREPLY[@]}} -eq 1 && ${{COMPREPLY[0]}} == *= ]] && compopt -o nospace
     __ltrim_colon_completions "$cur"

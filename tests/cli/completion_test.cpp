@@ -92,6 +92,8 @@ TEST(Completion, BashOffersCommandsOptionsValuesAndFiles) {
     EXPECT_EQ(bash_offers(script, "numasim run --trace-format p"), "perfetto\n");
     EXPECT_EQ(bash_offers(script, "numasim compare x.toml --naming \"\""), "dash\ndot\n");
     EXPECT_EQ(bash_offers(script, "numasim machines show hwloc:ho"), "host\n");
+    EXPECT_EQ(bash_offers(script, "numasim run --machine hwloc:ho"), "host\n");
+    EXPECT_EQ(bash_offers(script, "numasim run --trace-format=p"), "perfetto\n");
     EXPECT_NE(bash_offers(script, "numasim run --profile \"\"").find("v6.1\n"), std::string::npos);
     EXPECT_NE(bash_offers(script, "numasim run --set smalli").find("smallimp="), std::string::npos);
     EXPECT_NE(bash_offers(script, "numasim run --param workload.type=")
