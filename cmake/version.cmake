@@ -1,5 +1,5 @@
-# Writes OUT (a C++ file defining numasim_version() and numasim_git_revision()) from VERSION and
-# the git revision of SRC; run at every build, it rewrites OUT only when the text changes, so an
+# Writes OUT (a C++ file defining numasim_version(), numasim_git_revision() and
+# numasim_compiler()) from VERSION and the git revision of SRC; run at every build, it rewrites OUT only when the text changes, so an
 # unchanged revision triggers no recompilation.
 find_package(Git QUIET)
 set(rev "unknown")
@@ -22,6 +22,17 @@ namespace numasim {
 
 std::string_view numasim_version() { return \"${VERSION}\"; }
 std::string_view numasim_git_revision() { return \"${rev}\"; }
+
+// The compiler's own version macros: the compiler that built this file built the rest.
+std::string_view numasim_compiler() {
+#if defined(__clang__)
+    return \"clang++ \" __clang_version__;
+#elif defined(__GNUC__)
+    return \"g++ \" __VERSION__;
+#else
+    return \"unknown\";
+#endif
+}
 
 }  // namespace numasim
 ")

@@ -27,6 +27,9 @@ PACKAGES=(
   chromium  # the HTML report's test in a real browser (scripts/report-browser-test.sh)
   time python3  # the bench scripts: /usr/bin/time -v for CPU time and peak RSS, python3 for the JSON
   trace-cmd  # reads --trace-format trace-dat files in tests/cli/trace_dat_test.cpp
+  groff-base  # renders the man pages in tests/cli/man_page_test.cpp (groff -ww)
+  bash-completion zsh  # run the completion scripts in tests/cli/completion_test.cpp
+  dpkg-dev lintian  # cpack -G DEB's dependencies (dpkg-shlibdeps) and its check (deb-check.sh)
 )
 # `numasim oracle` boots Debian's kernel under qemu with an initramfs holding a static busybox;
 # the kernel package itself is fetched with `apt-get download` on first use, never installed.

@@ -12,25 +12,39 @@
 
 #include "cli/commands.h"
 #include "cli/observe_options.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "config/version.h"
 #include "engine/engine.h"
 
 namespace numasim {
 
-int cli_main(int argc, char** argv) {
-    CLI::App app{"numasim: Linux automatic NUMA balancing on a simulated NUMA machine"};
+CommandLine::CommandLine()
+    : app("numasim: Linux automatic NUMA balancing on a simulated NUMA machine"),
+      commands(make_commands()) {
     app.require_subcommand(1);
-    app.set_version_flag(
-        "--version", fmt::format("numasim {} (git {})", numasim_version(), numasim_git_revision()));
-    record_command_line(argc, argv);
-    std::vector<std::unique_ptr<Command>> commands = make_commands();
+    app.set_version_flag("--version", version_text(), "print the version, git commit and compiler");
     // Usage errors in the same words as every other input error (subcommands copy this).
     app.failure_message([](const CLI::App*, const CLI::Error& e) {
         return fmt::format("numasim: error: {}\nRun with --help for more information.\n", e.what());
     });
     for (auto& c : commands)
         c->add_to(app);
+}
+
+CommandLine::~CommandLine() {
+    clear_value_hints();
+}
+
+std::string version_text() {
+    return fmt::format("numasim {} (git {})\ncompiler: {}", numasim_version(),
+                       numasim_git_revision(), numasim_compiler());
+}
+
+int cli_main(int argc, char** argv) {
+    record_command_line(argc, argv);
+    CommandLine cl;
+    CLI::App& app = cl.app;
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -39,7 +53,7 @@ int cli_main(int argc, char** argv) {
     }
     int rc = 0;
     try {
-        for (auto& c : commands)
+        for (auto& c : cl.commands)
             if (c->selected()) rc = c->execute();
     } catch (const InputError& e) {
         fmt::print(stderr, "numasim: error: {}\n", e.what());

@@ -10,6 +10,7 @@
 #include "cli/output_set.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "experiment/compare.h"
 #include "experiment/sweep.h"
@@ -28,28 +29,29 @@ class CompareCommand : public Command {
         sub_ = app.add_subcommand("compare",
                                   "run a scenario under several variants and print mmtests-style "
                                   "compare, Duration, Ops, perf-stat and vmstat tables");
-        sub_->add_option("scenario", path_, "scenario TOML file");
-        sub_->add_option("--from", from_,
-                         "print the compare tables of a sweep from its output directories (or "
-                         "its shards'), as `numasim gather` builds them");
+        hint_file(sub_->add_option("scenario", path_, "scenario TOML file"), "toml");
+        hint_directory(sub_->add_option(
+            "--from", from_,
+            "print the compare tables of a sweep from its output directories (or its shards'), "
+            "as `numasim gather` builds them"));
         sub_->add_option("-V,--variant", variants_,
                          "NAME:KEY=VALUE[,KEY=VALUE] with the overrides of --param (e.g. "
                          "old:profile=v4.18,smallimp=0); default: the scenario's [[variant]] "
                          "tables")
             ->allow_extra_args(false);
         sub_->add_flag("--json", json_, "print one JSON object");
-        sub_->add_option("--rule", rule_,
-                         "significance rule: ci (mmtests now), ttest (2018-2024), none")
-            ->check(CLI::IsMember({"ci", "ttest", "none"}));
+        one_of(sub_->add_option("--rule", rule_,
+                                "significance rule: ci (mmtests now), ttest (2018-2024), none"),
+               {"ci", "ttest", "none"});
         sub_->add_flag("--stats-2019", stats_2019_, "print the 2019-2024 mmtests stat rows");
         sub_->add_flag("--means-only", means_only_, "print only the Amean/Hmean rows");
         sub_->add_flag("--print-significance", print_significance_,
                        "add compare-mmtests.pl's Significant rows (flag and cidiff, or the "
                        "t-test p-value in percent)");
-        sub_->add_option("--naming", naming_,
-                         "best-mean row names: dash (BAmean-95, LKML postings) or dot "
-                         "(BAmean.95, mmtests since 2026)")
-            ->check(CLI::IsMember({"dash", "dot"}));
+        one_of(sub_->add_option("--naming", naming_,
+                                "best-mean row names: dash (BAmean-95, LKML postings) or dot "
+                                "(BAmean.95, mmtests since 2026)"),
+               {"dash", "dot"});
         observe_.add_to(*sub_, /*with_trace=*/false);
         opts_.add_to(*sub_);
     }

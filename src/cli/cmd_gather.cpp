@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/sweep_dir.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "report/sweep_report.h"
 
@@ -19,8 +20,9 @@ class GatherCommand : public Command {
             "gather",
             "combine the output directories of a sweep's shards into one: the case files, "
             "sweep.csv and compare.txt, as one run of the whole sweep writes them");
-        sub_->add_option("dirs", dirs_, "the shards' output directories")->required();
-        sub_->add_option("-o,--out", out_, "the combined directory")->required();
+        hint_directory(sub_->add_option("dirs", dirs_, "the shards' output directories"))
+            ->required();
+        hint_directory(sub_->add_option("-o,--out", out_, "the combined directory"))->required();
     }
 
     int execute() override {

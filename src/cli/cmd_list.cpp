@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "experiment/scenario.h"
@@ -50,8 +51,10 @@ class ProfilesCommand : public Command {
             "show",
             "every knob of a profile, its value and what set it (default, profile, "
             "scenario, command line)");
-        show_->add_option("profile", profile_, "kernel profile")->required();
-        show_->add_option("scenario", path_, "scenario TOML file whose knobs to apply");
+        hint_words(show_->add_option("profile", profile_, "kernel profile"), profile_names())
+            ->required();
+        hint_file(show_->add_option("scenario", path_, "scenario TOML file whose knobs to apply"),
+                  "toml");
         add_knob_options(*show_, set_, params_);
     }
 
@@ -98,8 +101,8 @@ class MachinesCommand : public Command {
         show_ = sub_->add_subcommand("show",
                                      "nodes, CPUs, SLIT, LLCs, SMT siblings and hardware "
                                      "figures of a machine");
-        show_
-            ->add_option("machine", spec_, "a preset, a machine file, hwloc:FILE.xml or hwloc:host")
+        hint_machine(show_->add_option("machine", spec_,
+                                       "a preset, a machine file, hwloc:FILE.xml or hwloc:host"))
             ->required();
         show_->add_option("--profile", profile_,
                           "kernel profile whose memory tiers to show (default: " +

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/scenario_options.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "config/limits.h"
 #include "config/toml_reader.h"
@@ -25,9 +26,10 @@ class OracleCommand : public Command {
             "oracle",
             "run the scenario on a real Linux kernel under qemu (emulated NUMA nodes) and print "
             "its counters beside the model's");
-        sub_->add_option("scenario", o_.scenario, "scenario TOML file")->required();
-        sub_->add_option("--kernel", o_.kernel,
-                         "boot this bzImage instead of Debian's kernel package");
+        hint_file(sub_->add_option("scenario", o_.scenario, "scenario TOML file"), "toml")
+            ->required();
+        hint_file(sub_->add_option("--kernel", o_.kernel,
+                                   "boot this bzImage instead of Debian's kernel package"));
         sub_->add_option("--boots", o_.boots,
                          fmt::format("boots of the real kernel, 1..{} (min/median/max over them)",
                                      kMaxOracleBoots))
@@ -35,19 +37,23 @@ class OracleCommand : public Command {
         sub_->add_option("--variant", o_.variant, "apply the scenario's [[variant]] of this name");
         sub_->add_option("--sample", sample_,
                          "read the guest's /proc/vmstat every INTERVAL (e.g. 1s) during the run");
-        sub_->add_option("--accel", o_.accel, "auto (KVM if a probe boot works), kvm or tcg")
-            ->check(CLI::IsMember({"auto", "kvm", "tcg"}));
+        one_of(
+            sub_->add_option("--accel", o_.accel, "auto (KVM if a probe boot works), kvm or tcg"),
+            {"auto", "kvm", "tcg"});
         sub_->add_option("--max-vcpus", o_.limits.max_vcpus,
                          "scale the machine down to at most this many vCPUs")
             ->check(CLI::Range(int64_t{1}, kMaxCpus));
         sub_->add_option("--guest-memory", memory_,
                          "scale the machine down to at most this much guest memory (e.g. 6GiB)");
-        sub_->add_option("--cache", o_.cache_dir,
-                         "kernel and probe cache (default ~/.cache/numasim/oracle)");
-        sub_->add_option("--guest", o_.guest_binary, "the numasim-guest executable");
-        sub_->add_option("--busybox", o_.busybox, "a static busybox");
-        sub_->add_option("--qemu", o_.qemu, "the qemu-system-x86_64 executable");
-        sub_->add_option("--log-dir", o_.log_dir, "keep each boot's console log here");
+        hint_directory(sub_->add_option(
+            "--cache", o_.cache_dir, "kernel and probe cache (default ~/.cache/numasim/oracle)"));
+        hint_file(sub_->add_option("--guest", o_.guest_binary,
+                                   "the numasim-guest executable (default: beside numasim, else "
+                                   "../libexec/numasim/ from it, where cmake --install puts it)"));
+        hint_file(sub_->add_option("--busybox", o_.busybox, "a static busybox"));
+        hint_file(sub_->add_option("--qemu", o_.qemu, "the qemu-system-x86_64 executable"));
+        hint_directory(
+            sub_->add_option("--log-dir", o_.log_dir, "keep each boot's console log here"));
         sub_->add_option("--timeout", o_.timeout_s, "seconds per boot before qemu is killed")
             ->check(CLI::Range(1.0, static_cast<double>(kMaxDurationSeconds)));
         sub_->add_flag("--json", json_, "print one JSON object");

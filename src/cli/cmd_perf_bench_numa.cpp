@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "cli/value_hints.h"
 #include "experiment/perf_bench_numa.h"
 #include "report/perf_bench_numa_print.h"
 #include "report/run_report.h"
@@ -23,9 +24,8 @@ class PerfBenchNumaCommand : public Command {
     void add_to(CLI::App& app) override {
         sub_ = app.add_subcommand("perf-bench-numa",
                                   "perf bench numa mem on the simulated machine (perf's options)");
-        sub_->add_option("collection", collection_, "benchmark (only \"mem\")")
-            ->required()
-            ->check(CLI::IsMember({"mem"}));
+        one_of(sub_->add_option("collection", collection_, "benchmark (only \"mem\")"), {"mem"})
+            ->required();
         auto* s = sub_;
         s->add_option("-p,--nr_proc", p_.nr_proc, "number of processes");
         s->add_option("-t,--nr_threads", p_.nr_threads, "number of threads per process");

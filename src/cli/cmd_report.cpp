@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "report/html_report.h"
 
@@ -20,8 +21,10 @@ class ReportCommand : public Command {
             app.add_subcommand("report",
                                "write one self-contained HTML page (inline SVG charts) from a run "
                                "directory made by run/compare --sample INTERVAL --out-dir RUN_DIR");
-        sub_->add_option("run_dir", dir_, "run directory (holds result.json)")->required();
-        sub_->add_option("--html", html_, "output file (default: RUN_DIR/report.html)");
+        hint_directory(sub_->add_option("run_dir", dir_, "run directory (holds result.json)"))
+            ->required();
+        hint_file(sub_->add_option("--html", html_, "output file (default: RUN_DIR/report.html)"),
+                  "html");
     }
 
     int execute() override {

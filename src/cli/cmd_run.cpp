@@ -10,6 +10,7 @@
 #include "cli/output_file.h"
 #include "cli/output_set.h"
 #include "cli/scenario_options.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
@@ -27,7 +28,7 @@ class RunCommand : public Command {
   public:
     void add_to(CLI::App& app) override {
         sub_ = app.add_subcommand("run", "run a scenario (the built-in default without a file)");
-        sub_->add_option("scenario", path_, "scenario TOML file");
+        hint_file(sub_->add_option("scenario", path_, "scenario TOML file"), "toml");
         sub_->add_flag("--json", json_, "print one JSON object instead of text");
         sub_->add_flag("--proc-vmstat", proc_vmstat_,
                        "print the run's /proc/vmstat instead of the report: 'name value' lines "

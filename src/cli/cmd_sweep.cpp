@@ -15,6 +15,7 @@
 #include "cli/output_file.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "experiment/job_cluster.h"
 #include "experiment/run.h"
@@ -39,11 +40,13 @@ class SweepCommand : public Command {
             "sweep",
             "run the cartesian product of value lists, machines, profiles, variants and seeds; "
             "one JSON per case, a CSV and mmtests compare tables in a directory (docs/sweeps.md)");
-        sub_->add_option("file", path_,
-                         "sweep spec (a [sweep] table) or scenario TOML file; the command line's "
-                         "lists add axes to it")
+        hint_file(sub_->add_option("file", path_,
+                                   "sweep spec (a [sweep] table) or scenario TOML file; the "
+                                   "command line's lists add axes to it"),
+                  "toml")
             ->required();
-        sub_->add_option("-o,--out", out_, "output directory (default: FILE's stem + \"-sweep\")");
+        hint_directory(sub_->add_option("-o,--out", out_,
+                                        "output directory (default: FILE's stem + \"-sweep\")"));
         sub_->add_flag("--resume", resume_,
                        "keep the finished cases already in the output directory, run the rest");
         sub_->add_option("--shard", shard_,

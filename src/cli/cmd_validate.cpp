@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/scenario_options.h"
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "experiment/oracle.h"
 #include "experiment/pool.h"
@@ -38,9 +39,10 @@ class ValidateCommand : public Command {
         sub_ = app.add_subcommand("validate",
                                   "run the experiments that reproduce the seed postings and print "
                                   "published and simulated effects side by side");
-        sub_->add_option("--dir", dir_,
-                         "experiment directory (default: experiments/ in the working directory, "
-                         "else next to the source tree the binary was built from)");
+        hint_directory(sub_->add_option(
+            "--dir", dir_,
+            "experiment directory (default: experiments/ in the working directory, else next to "
+            "the source tree the binary was built from)"));
         sub_->add_flag("--quick", o_.quick,
                        "reduced scale (each experiment's [validate] quick overrides), "
                        "directions only");

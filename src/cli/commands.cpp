@@ -15,6 +15,8 @@ std::vector<std::unique_ptr<Command>> make_commands() {
     c.push_back(make_workloads_command());
     c.push_back(make_profiles_command());
     c.push_back(make_report_command());
+    c.push_back(make_completion_command());
+    c.push_back(make_man_command());
     return c;
 }
 

@@ -30,6 +30,8 @@ std::unique_ptr<Command> make_machines_command();
 std::unique_ptr<Command> make_workloads_command();
 std::unique_ptr<Command> make_profiles_command();
 std::unique_ptr<Command> make_report_command();
+std::unique_ptr<Command> make_completion_command();
+std::unique_ptr<Command> make_man_command();
 std::vector<std::unique_ptr<Command>> make_commands();
 
 }  // namespace numasim

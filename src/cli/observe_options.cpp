@@ -1,5 +1,6 @@
 #include "cli/observe_options.h"
 
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "experiment/provenance.h"
@@ -38,18 +39,18 @@ void ObserveCliOptions::add_to(CLI::App& app, bool with_trace) {
     app.add_option("--sample", sample,
                    "record time series every INTERVAL of simulated time (e.g. 1s, 500ms) into "
                    "CSV tables under --out-dir, as mmtests' monitors do");
-    app.add_option("--out-dir", out_dir,
-                   "run directory: the --sample tables (DIR/[VARIANT/]iter-N/*.csv) and "
-                   "result.json, which `numasim report` reads");
+    hint_directory(app.add_option("--out-dir", out_dir,
+                                  "run directory: the --sample tables (DIR/[VARIANT/]iter-N/*.csv) "
+                                  "and result.json, which `numasim report` reads"));
     if (!with_trace) return;
-    trace_opt = app.add_option("--trace", trace,
-                               "write tracepoints to FILE (one file per iteration: FILE-N.EXT when "
-                               "--iterations > 1)");
-    app.add_option("--trace-format", trace_format,
-                   "ftrace (the text of /sys/kernel/tracing/trace), perfetto (Chrome Trace "
-                   "Event JSON for ui.perfetto.dev) or trace-dat (trace-cmd's trace.dat for "
-                   "trace-cmd report and KernelShark)")
-        ->check(CLI::IsMember({"ftrace", "perfetto", "trace-dat"}));
+    trace_opt = hint_file(app.add_option("--trace", trace,
+                                         "write tracepoints to FILE (one file per iteration: "
+                                         "FILE-N.EXT when --iterations > 1)"));
+    one_of(app.add_option("--trace-format", trace_format,
+                          "ftrace (the text of /sys/kernel/tracing/trace), perfetto (Chrome Trace "
+                          "Event JSON for ui.perfetto.dev) or trace-dat (trace-cmd's trace.dat for "
+                          "trace-cmd report and KernelShark)"),
+           {"ftrace", "perfetto", "trace-dat"});
     app.add_option("--trace-events", trace_events,
                    "events to record, as written to set_event: all, sched:*, migrate:*, or "
                    "names such as sched_switch,sched_move_numa (comma-separated)");

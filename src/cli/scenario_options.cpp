@@ -2,24 +2,49 @@
 
 #include <fmt/format.h>
 
+#include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "experiment/pool.h"
 #include "machine/presets.h"
+#include "numab/knobs.h"
 #include "numab/profile.h"
+#include "workload/registry.h"
 
 namespace numasim {
+
+namespace {
+
+// What the completions offer for --set and --param: each knob's "NAME=" and, for --param, each
+// workload model as "workload.type=NAME".
+std::vector<std::string> knob_words() {
+    std::vector<std::string> w;
+    for (const KnobInfo& k : knob_table())
+        w.push_back(std::string(k.name) + "=");
+    return w;
+}
+
+std::vector<std::string> param_words() {
+    std::vector<std::string> w = knob_words();
+    for (const WorkloadInfo& info : workload_registry())
+        w.push_back("workload.type=" + info.name);
+    return w;
+}
+
+}  // namespace
 
 void add_knob_options(CLI::App& app, std::vector<std::string>& set,
                       std::vector<std::string>& params) {
     // One value per occurrence, so that `--param k=v FILE` leaves FILE to the positional.
-    app.add_option("--set", set,
-                   "KEY=VALUE override, the short form for knobs, e.g. --set smallimp=0 "
-                   "(repeatable; see --param)")
+    hint_words(app.add_option("--set", set,
+                              "KEY=VALUE override, the short form for knobs, e.g. --set "
+                              "smallimp=0 (repeatable; see --param)"),
+               knob_words())
         ->allow_extra_args(false);
-    app.add_option("--param", params,
-                   "KEY=VALUE override of any key of the scenario file, e.g. --param "
-                   "workload.duration=20s; KEY may be short for a [scenario] key or a knob, "
-                   "VALUE is TOML or a bare word (repeatable)")
+    hint_words(app.add_option("--param", params,
+                              "KEY=VALUE override of any key of the scenario file, e.g. --param "
+                              "workload.duration=20s; KEY may be short for a [scenario] key or a "
+                              "knob, VALUE is TOML or a bare word (repeatable)"),
+               param_words())
         ->allow_extra_args(false);
 }
 
@@ -55,15 +80,16 @@ void add_jobs_option(CLI::App& app, int& jobs) {
 
 void ScenarioOptions::add_to(CLI::App& app) {
     given.emplace_back(
-        app.add_option("--machine", machine,
-                       fmt::format("machine: a preset ({}), a machine file, hwloc:FILE.xml or "
-                                   "hwloc:host",
-                                   fmt::join(preset_names(), ", "))),
+        hint_machine(app.add_option(
+            "--machine", machine,
+            fmt::format("machine: a preset ({}), a machine file, hwloc:FILE.xml or hwloc:host",
+                        fmt::join(preset_names(), ", ")))),
         &machine);
-    given.emplace_back(
-        app.add_option("--profile", profile,
-                       fmt::format("kernel profile ({})", fmt::join(profile_names(), ", "))),
-        &profile);
+    given.emplace_back(hint_words(app.add_option("--profile", profile,
+                                                 fmt::format("kernel profile ({})",
+                                                             fmt::join(profile_names(), ", "))),
+                                  profile_names()),
+                       &profile);
     add_knob_options(app, set, params);
     given.emplace_back(app.add_option("--seed,--seeds", seed,
                                       "seed (default: the scenario's); sweep and compare take a "

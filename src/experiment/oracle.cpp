@@ -48,7 +48,7 @@ std::string read_binary(const std::string& path, const std::string& what) {
 std::string default_guest_binary() {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("numasim-guest") : (self.parent_path() / "numasim-guest").string();
+    return ec ? std::string("numasim-guest") : guest_binary_for(self);
 }
 
 // The scenario's [[variant]] NAME, applied over the command line's overrides.
@@ -136,6 +136,14 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
 }
 
 }  // namespace
+
+std::string guest_binary_for(const fs::path& exe) {
+    const fs::path beside = exe.parent_path() / "numasim-guest";
+    const fs::path installed =
+        (exe.parent_path() / NUMASIM_GUEST_DIR / "numasim-guest").lexically_normal();
+    std::error_code ec;
+    return (fs::exists(installed, ec) && !fs::exists(beside, ec) ? installed : beside).string();
+}
 
 OracleResult run_oracle(const OracleOptions& o) {
     OracleResult res;

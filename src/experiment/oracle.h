@@ -6,6 +6,7 @@
 // placements are put side by side. report/oracle_report.h prints the result; docs/oracle.md.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
@@ -36,7 +37,7 @@ struct OracleOptions {
     GuestLimits limits;           // max_mem_bytes 0: half of the host's available memory
     Nanos sample = 0;             // --sample interval inside the guest; 0: none
     std::string cache_dir;        // "" : default_oracle_cache_dir()
-    std::string guest_binary;     // "" : numasim-guest beside the numasim executable
+    std::string guest_binary;     // "" : guest_binary_for() the numasim executable
     std::string busybox = "/bin/busybox";
     std::string qemu = "qemu-system-x86_64";
     std::string log_dir;  // keep every boot's console log here ("" : only failed boots', in
@@ -61,5 +62,11 @@ struct OracleResult {
 
 // Boots and simulates. Throws InputError for bad input and for a boot that fails (with the log).
 OracleResult run_oracle(const OracleOptions& o);
+
+// The numasim-guest of the numasim executable `exe`: beside it (a build tree), else where
+// `cmake --install` puts it, NUMASIM_GUEST_DIR relative to the executable's directory
+// (../libexec/numasim), so that an installed tree works wherever its prefix is moved. The path
+// beside it when neither exists (the error names it).
+std::string guest_binary_for(const std::filesystem::path& exe);
 
 }  // namespace numasim

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ TEST(Cli, JsonHasEveryCounter) {
         EXPECT_TRUE(j["sched"]["sched_skip_vma_numa"].contains(k)) << k;
     EXPECT_NE(j["tasks"][0]["proc_sched"].get<std::string>().find("numa_preferred_nid"),
               std::string::npos);
+}
+
+TEST(Cli, VersionNamesCommitAndCompiler) {
+    const Output o = run_numasim("--version");
+    ASSERT_EQ(o.status, 0) << o.out;
+    EXPECT_TRUE(std::regex_match(
+        o.out,
+        std::regex("numasim [0-9]+\\.[0-9]+\\.[0-9]+ \\(git ([0-9a-f]{12}(-dirty)?|unknown)\\)\n"
+                   "compiler: (g\\+\\+|clang\\+\\+) [0-9][^\n]*\n")))
+        << o.out;
 }
 
 TEST(Cli, SameSeedSameBytesWhateverTheWorkers) {

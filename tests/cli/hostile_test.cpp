@@ -599,6 +599,14 @@ std::vector<HostileCase> cases() {
          2,
          {"--trace", "symbolic link to a file that does not exist"},
          [](const fs::path& w) { fs::create_symlink(w / "nowhere", w / "dangling"); }},
+        // Man pages and shell completion (docs/install.md).
+        {"completion_unknown_shell", "completion fish", 2, {"shell", "fish", "bash,zsh"}},
+        {"man_unknown_command", "man frobnicate", 2, {"man", "frobnicate", "no such command"}},
+        {"man_out_dir_is_a_file",
+         "man --out-dir {w}/file",
+         2,
+         {"--out-dir", "file", "cannot create: Not a directory"},
+         [](const fs::path& w) { write(w / "file", "x"); }},
     };
     return v;
 }

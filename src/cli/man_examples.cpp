@@ -1,0 +1,72 @@
+#include "cli/man_examples.h"
+
+#include <map>
+
+namespace numasim {
+
+const std::vector<ManExample>& man_examples(const std::string& page) {
+    static const std::map<std::string, std::vector<ManExample>> examples = {
+        {"numasim",
+         {{"numasim run", "Run the built-in default scenario on a 2-node machine."},
+          {"numasim compare experiments/inactive-vma-numa01-threadlocal.toml",
+           "A/B a policy change: the scenario under its variants, as mmtests compare tables."},
+          {"numasim machines show haswell-2s",
+           "A machine preset as numactl -H prints it, with its hardware figures."}}},
+        {"numasim-run",
+         {{"numasim run examples/knobs.toml --duration 10s --sample 500ms --out-dir knobs-run",
+           "Run a scenario for 10 simulated seconds and record its time series under knobs-run/."},
+          {"numasim run examples/cowsum.toml --proc-vmstat --iterations 1",
+           "Print the run's /proc/vmstat, for diff against a real kernel's."},
+          {"numasim run examples/knobs.toml --duration 2s --trace run.dat --trace-format "
+           "trace-dat --iterations 1",
+           "Record the scheduler and NUMA tracepoints as a trace.dat for trace-cmd report."}}},
+        {"numasim-compare",
+         {{"numasim compare experiments/inactive-vma-numa01-threadlocal.toml",
+           "The scenario under its [[variant]] tables, N iterations each."},
+          {"numasim compare examples/knobs.toml --set smallimp=0,1 --naming dot",
+           "Each value of a knob as a column, best-mean rows named as mmtests does today."}}},
+        {"numasim-sweep",
+         {{"numasim sweep examples/sweeps/smallimp-threshold.toml -o smallimp",
+           "Every case of a sweep spec, one JSON per case, sweep.csv and compare tables."},
+          {"numasim sweep examples/knobs.toml --seeds 1..20 --shard 1/4 -o part1",
+           "The first of four slices of a seed sweep, for a batch system."}}},
+        {"numasim-gather",
+         {{"numasim gather part1 part2 part3 part4 -o whole",
+           "The shards of a sweep combined into the directory one run of it writes."}}},
+        {"numasim-validate",
+         {{"numasim validate --quick --strict",
+           "The seed postings' experiments at reduced scale; exit 1 on a missed direction."}}},
+        {"numasim-oracle",
+         {{"numasim oracle experiments/oracle-numa01tl-2n.toml",
+           "Boot Debian's kernel under qemu on the scenario's machine, run the workload in it "
+           "and print its counters beside the model's."}}},
+        {"numasim-perf-bench-numa",
+         {{"numasim perf-bench-numa mem -p 2 -t 4 -P 512 -zZ0qcm",
+           "perf bench numa mem with perf's options, on the simulated machine."}}},
+        {"numasim-machines",
+         {{"numasim machines", "The machine presets."},
+          {"numasim machines show hwloc:examples/machines/two-nodes.xml",
+           "A machine from an lstopo XML file, imported through hwloc."},
+          {"numasim machines show hwloc:host", "The machine numasim runs on, through hwloc."}}},
+        {"numasim-workloads", {{"numasim workloads", "The workload models and what each is."}}},
+        {"numasim-profiles",
+         {{"numasim profiles", "The kernel profiles."},
+          {"numasim profiles show v6.1 --set smallimp=0",
+           "Every knob of v6.1 with smallimp overridden, and what set each."}}},
+        {"numasim-report",
+         {{"numasim report knobs-run", "Write knobs-run/report.html from a sampled run."}}},
+        {"numasim-completion",
+         {{"numasim completion bash > ~/.local/share/bash-completion/completions/numasim",
+           "Complete numasim's commands, options and values in bash."},
+          {"numasim completion zsh > ~/.zfunc/_numasim",
+           "The same for zsh (with ~/.zfunc in fpath)."}}},
+        {"numasim-man",
+         {{"numasim man run | man -l -", "Read numasim-run(1) without installing it."},
+          {"numasim man --out-dir man1", "Write every page, as the build does."}}},
+    };
+    static const std::vector<ManExample> none;
+    const auto it = examples.find(page);
+    return it == examples.end() ? none : it->second;
+}
+
+}  // namespace numasim

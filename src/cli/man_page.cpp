@@ -1,0 +1,192 @@
+#include "cli/man_page.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <stdexcept>
+
+#include "cli/man_examples.h"
+#include "config/version.h"
+
+namespace numasim {
+
+namespace {
+
+// Text as roff reads it literally: backslashes escaped, a leading '.' or '\'' kept from being
+// read as a request, and the dash of an option ("--json", "-j") as a minus sign, as man-pages(7)
+// asks, while a hyphen inside a word ("built-in") stays a hyphen.
+std::string roff(std::string_view s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '\\') {
+            out += "\\e";
+        } else if (c == '-' && (i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1])))) {
+            out += "\\-";
+        } else {
+            out += c;
+        }
+    }
+    if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out.insert(0, "\\&");
+    return out;
+}
+
+// --help's text, ended with a full stop (its first word stays as written: "perf bench ...").
+std::string sentence(std::string s) {
+    if (!s.empty() && s.back() != '.') s += '.';
+    return s;
+}
+
+std::string option_label(const OptionDoc& o) {
+    if (o.positional) return fmt::format("\\fI{}\\fR", roff(o.names[0]));
+    std::vector<std::string> names;
+    for (const auto& n : o.names)
+        names.push_back(fmt::format("\\fB{}\\fR", roff(n)));
+    std::string label = fmt::format("{}", fmt::join(names, ", "));
+    if (o.takes_value) label += fmt::format(" \\fI{}\\fR", roff(o.value_name));
+    return label;
+}
+
+// "[OPTIONS] scenario" with the positionals as the parser takes them.
+std::string synopsis(const CommandDoc& c) {
+    std::string s = fmt::format(".B {}\n", roff(c.name()));
+    if (!c.options.empty()) s += "[\\fIOPTIONS\\fR]\n";
+    for (const OptionDoc& o : c.options) {
+        if (!o.positional) continue;
+        const std::string arg =
+            fmt::format("\\fI{}\\fR{}", roff(o.names[0]), o.repeatable ? "\\&..." : "");
+        s += o.required ? arg + "\n" : fmt::format("[{}]\n", arg);
+    }
+    if (!c.subcommands.empty()) s += "[\\fICOMMAND\\fR]\n";
+    return s;
+}
+
+std::string options_text(const CommandDoc& c) {
+    std::string s;
+    for (const OptionDoc& o : c.options) {
+        std::string desc = sentence(o.description);
+        if (o.repeatable && !o.positional && desc.find("repeatable") == std::string::npos)
+            desc += " May be given more than once.";
+        s += fmt::format(".TP\n{}\n{}\n", option_label(o), roff(desc));
+    }
+    return s;
+}
+
+const char* const kExitStatus = R"(.SH EXIT STATUS
+.TP
+.B 0
+Success.
+.TP
+.B 1
+An internal error (a bug: please report it), or, under \fBvalidate \-\-strict\fR, a headline
+effect missed.
+.TP
+.B 2
+Bad input of any kind: an option, a file, a key, a value, a size beyond the documented limits.
+It is reported as one line, \fBnumasim: error:\fR \fIFILE\-OR\-OPTION\fR\fB:\fR \fIKEY\fR
+\fB(line\fR \fIN\fR\fB):\fR \fIPROBLEM\fR, and no output is written.
+)";
+
+// The same files for every page: where they are matters to any command that reads a scenario.
+const char* const kFiles = R"(.SH FILES
+.TP
+.I SCENARIO.toml
+A scenario: machine, kernel profile, knobs, workloads, duration and variants (docs/scenario.md
+of the source tree; examples/ and experiments/ there hold one per feature and the seed
+postings' experiments). Machine presets, kernel profiles and the built-in scenarios are
+compiled into numasim.
+.TP
+.I ../libexec/numasim/numasim\-guest
+Relative to the numasim executable (or beside it, in a build tree): the static program that
+\fBnumasim oracle\fR runs in its qemu guest.
+.TP
+.I ~/.cache/numasim/oracle
+The kernels and probe results of \fBnumasim oracle\fR (its \fB\-\-cache\fR option).
+)";
+
+std::string examples_text(const std::string& page) {
+    const std::vector<ManExample>& ex = man_examples(page);
+    if (ex.empty())
+        throw std::logic_error(fmt::format(
+            "the man page {}(1) has no examples: add them in src/cli/man_examples.cpp", page));
+    std::string s = ".SH EXAMPLES\n";
+    for (const ManExample& e : ex)
+        s += fmt::format(".PP\n{}\n.PP\n.RS 4\n.nf\n{}\n.fi\n.RE\n", roff(e.explanation),
+                         roff(e.command));
+    return s;
+}
+
+std::string see_also(const std::vector<std::string>& pages) {
+    std::vector<std::string> refs;
+    for (const auto& p : pages)
+        refs.push_back(fmt::format(".BR {} (1),", roff(p)));
+    refs.push_back(".BR perf\\-bench (1),");
+    refs.push_back(".BR numactl (8),");
+    refs.push_back(".BR numastat (8),");
+    refs.push_back(".BR trace\\-cmd (1)");
+    return fmt::format(".SH SEE ALSO\n{}\n", fmt::join(refs, "\n"));
+}
+
+std::string header(const std::string& page, const std::string& summary) {
+    std::string upper = page;
+    for (char& ch : upper)
+        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return fmt::format(
+        ".\\\" Generated by `numasim man` from numasim's command line; do not edit.\n"
+        ".TH {} 1 \"\" \"numasim {}\" \"numasim manual\"\n.SH NAME\n{} \\- {}\n",
+        roff(upper), numasim_version(), roff(page), roff(summary));
+}
+
+ManPage root_page(const CommandDoc& root) {
+    std::string s = header("numasim", "simulate Linux automatic NUMA balancing");
+    s += ".SH SYNOPSIS\n.B numasim\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.br\n"
+         ".B numasim\n[\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR]\n";
+    s += ".SH DESCRIPTION\n"
+         "numasim runs the kernel's NUMA-balancing algorithm under the kernel's own function "
+         "names on a simulated NUMA machine, with the fair scheduler of the kernel profile, a "
+         "memory manager and a cost model, and prints what NUMA developers read: mmtests "
+         "compare tables, /proc/vmstat counters, perf-stat tables and tracepoints. Its output "
+         "is deterministic: the same scenario, seed and numasim give the same bytes.\n"
+         ".SH COMMANDS\n";
+    std::vector<std::string> pages;
+    for (const CommandDoc& c : root.subcommands) {
+        s += fmt::format(".TP\n.BR {} (1)\n{}\n", roff(c.page_name()),
+                         roff(sentence(c.description)));
+        pages.push_back(c.page_name());
+    }
+    s += ".SH OPTIONS\n" + options_text(root);
+    s += kExitStatus;
+    s += kFiles;
+    s += examples_text("numasim");
+    s += see_also(pages);
+    return {"numasim", s};
+}
+
+ManPage command_page(const CommandDoc& c) {
+    std::string s = header(c.page_name(), c.description);
+    s += ".SH SYNOPSIS\n" + synopsis(c);
+    for (const CommandDoc& sub : c.subcommands)
+        s += ".br\n" + synopsis(sub);
+    s += fmt::format(".SH DESCRIPTION\n{}\n", roff(sentence(c.description)));
+    for (const CommandDoc& sub : c.subcommands)
+        s += fmt::format(".PP\n\\fB{}\\fR: {}\n", roff(sub.name()), roff(sub.description));
+    s += ".SH OPTIONS\n" + options_text(c);
+    for (const CommandDoc& sub : c.subcommands)
+        s += fmt::format(".SS {}\n", roff(sub.name())) + options_text(sub);
+    s += kExitStatus;
+    s += kFiles;
+    s += examples_text(c.page_name());
+    s += see_also({"numasim"});
+    return {c.page_name(), s};
+}
+
+}  // namespace
+
+std::vector<ManPage> man_pages(const CommandDoc& root) {
+    std::vector<ManPage> pages = {root_page(root)};
+    for (const CommandDoc& c : root.subcommands)
+        pages.push_back(command_page(c));
+    return pages;
+}
+
+}  // namespace numasim
