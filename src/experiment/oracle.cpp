@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -126,6 +127,9 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
                                     "node does not fit that node of the guest",
                                     oom->second)
                           : r.timed_out ? fmt::format("timed out after {:.0f} s", timeout_s)
+                          // Not the guest's doing: the host ended qemu (the OOM killer, a user).
+                          : r.signal ? fmt::format("qemu was killed by signal {} ({})", r.signal,
+                                                   strsignal(r.signal))
                           : !b.log.errors.empty() ? "the guest reported: " + b.log.errors.front()
                           : !b.log.ended          ? "the guest stopped before the end (panic?)"
                                          : fmt::format("the runner exited with {}", b.log.rc);

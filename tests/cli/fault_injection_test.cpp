@@ -242,28 +242,35 @@ TEST(FaultSweep, SigkillAtTwentyPointsThenResume) {
     const fs::path whole = scratch_path("kill_whole");
     const auto start = std::chrono::steady_clock::now();
     const Output w = run_numasim(sweep + whole.string());
-    const auto took = std::chrono::steady_clock::now() - start;
+    auto took = std::chrono::steady_clock::now() - start;
     ASSERT_EQ(w.status, 0) << w.out;
     const auto expected = tree(whole);
     int killed = 0;
     for (int k = 0; k < kPoints; ++k) {
-        SCOPED_TRACE(k);
-        const fs::path d = scratch_path("kill_" + std::to_string(k));
-        const pid_t pid = spawn_numasim(sweep + d.string());
-        ASSERT_GT(pid, 0);
-        std::this_thread::sleep_for(took * (2 * k + 1) / (2 * kPoints));
-        ::kill(pid, SIGKILL);
-        int st = 0;
-        ::waitpid(pid, &st, 0);
-        killed += WIFSIGNALED(st);
-        const Output r = run_numasim(sweep + d.string() + " --resume");
-        ASSERT_EQ(r.status, 0) << r.out;
-        EXPECT_EQ(r.out, w.out);
-        expect_same_files(tree(d), expected);
-        fs::remove_all(d);
+        // A run that finished before its kill (the machine is less loaded than when `took` was
+        // measured) tests nothing: again, with the time scale shortened.
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            SCOPED_TRACE(::testing::Message() << "point " << k << ", attempt " << attempt);
+            const fs::path d = scratch_path("kill_" + std::to_string(k));
+            const pid_t pid = spawn_numasim(sweep + d.string());
+            ASSERT_GT(pid, 0);
+            std::this_thread::sleep_for(took * (2 * k + 1) / (2 * kPoints));
+            ::kill(pid, SIGKILL);
+            int st = 0;
+            ::waitpid(pid, &st, 0);
+            const Output r = run_numasim(sweep + d.string() + " --resume");
+            ASSERT_EQ(r.status, 0) << r.out;
+            EXPECT_EQ(r.out, w.out);
+            expect_same_files(tree(d), expected);
+            fs::remove_all(d);
+            if (WIFSIGNALED(st)) {
+                ++killed;
+                break;
+            }
+            took = took * 2 / 3;
+        }
     }
-    // Most runs must really have been killed, not finished first.
-    EXPECT_GE(killed, kPoints * 3 / 4);
+    EXPECT_EQ(killed, kPoints) << "runs that finished before their kill";
 }
 
 }  // namespace
