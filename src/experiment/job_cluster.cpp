@@ -132,8 +132,8 @@ std::optional<Outcome> decode(const std::string& s) {
 }
 
 // The jobs the root handed out and has not received back, for JobCluster::running_jobs: fixed
-// storage of lock-free atomics, which a signal handler may read. A slot is free at rank kFree,
-// being filled at kClaimed.
+// storage of lock-free atomics, which a signal handler may read; jobs beyond its 256 slots (ranks
+// times workers) go unnamed. A slot is free at rank kFree, being filled at kClaimed.
 constexpr int kFree = -1, kClaimed = -2;
 struct RunningSlot {
     std::atomic<int> rank{kFree};
