@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +46,18 @@ std::string read_binary(const std::string& path, const std::string& what) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// `bytes` as the file `path`, which qemu reads next: a short write (a full --cache disk) would
+// boot a truncated initramfs and fail as if in the guest, so it is an error here, at its cause.
+void write_binary(const std::string& path, const std::string& bytes) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw InputError(path, "", std::string("cannot create: ") + std::strerror(errno));
+    const bool ok =
+        std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0;
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok)
+        throw InputError(path, "", std::string("cannot write: ") + std::strerror(ok ? errno : err));
 }
 
 std::string default_guest_binary() {
@@ -252,7 +266,7 @@ OracleResult run_oracle(const OracleOptions& o) {
         }
     } cleanup{work};
     const std::string initrd = (work / "initramfs.cpio").string();
-    std::ofstream(initrd, std::ios::binary) << build_initramfs(busybox, runner, gc);
+    write_binary(initrd, build_initramfs(busybox, runner, gc));
 
     QemuBoot qb{.qemu = o.qemu,
                 .accel = Accel::Tcg,

@@ -2,10 +2,7 @@
 // numasim writes --out-dir, --trace or a sweep, and a sweep killed with SIGKILL. Each gives a
 // clear error and exit 2, leaves no half-written file under its final name, and a sweep then
 // resumes to the bytes of an uninterrupted one.
-//
-// A full disk is a small tmpfs mounted in a mount namespace of its own (`unshare -m`), which needs
-// root (as the tests run here and in CI); where mounting is not permitted the tests are skipped.
-// The files are copied out of the tmpfs before the namespace, and with it the mount, goes away.
+// A full disk is a small tmpfs (small_disk.h).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -23,14 +20,15 @@
 #include <vector>
 
 #include "numasim_process.h"
+#include "small_disk.h"
 
 namespace {
 
+using numasim::test::on_small_disk;
 using numasim::test::Output;
 using numasim::test::read_text;
 using numasim::test::run_numasim;
 using numasim::test::scratch_path;
-using numasim::test::shell;
 
 namespace fs = std::filesystem;
 
@@ -68,36 +66,6 @@ size_t pages_bytes(const fs::path& dir) {
         bytes += (text.size() + 4095) / 4096 * 4096;
     return bytes;
 }
-
-// Runs `numasim ARGS` (from the source directory) with a tmpfs of `size` bytes mounted on
-// `mount`, then copies what the tmpfs holds to `copy`. {m} in ARGS is the mount point.
-Output on_small_disk(const fs::path& mount, size_t size, const std::string& args,
-                     const fs::path& copy) {
-    fs::create_directories(mount);
-    fs::create_directories(copy);
-    std::string a = args;
-    for (size_t at; (at = a.find("{m}")) != std::string::npos;)
-        a.replace(at, 3, mount.string());
-    const std::string script = "mount -t tmpfs -o size=" + std::to_string(size) + " tmpfs '" +
-                               mount.string() + "' && \"$0\" " + a + "; rc=$?; cp -a '" +
-                               mount.string() + "/.' '" + copy.string() + "/'; exit $rc";
-    return shell("unshare -m sh -c '" + script + "' " + NUMASIM_BINARY);
-}
-
-// Whether this process may mount a tmpfs in a mount namespace of its own (root, or a
-// container that allows it); the reason if not.
-std::string cannot_mount() {
-    const fs::path m = scratch_path("mount_probe");
-    fs::create_directories(m);
-    const Output o =
-        shell("unshare -m sh -c 'mount -t tmpfs -o size=4096 tmpfs " + m.string() + "' 2>&1");
-    return o.status == 0 ? "" : "cannot mount a tmpfs in a mount namespace: " + o.out;
-}
-
-#define SKIP_UNLESS_MOUNTABLE()                                                        \
-    do {                                                                               \
-        if (const std::string why = cannot_mount(); !why.empty()) GTEST_SKIP() << why; \
-    } while (false)
 
 // A run whose --out-dir holds about 400 KiB in ten files: sample tables, logs and result.json.
 const std::string kSampled = "run examples/knobs.toml --duration 2s --sample 100ms";

@@ -10,9 +10,11 @@
 #include <string>
 
 #include "numasim_process.h"
+#include "small_disk.h"
 
 namespace {
 
+using numasim::test::on_small_disk;
 using numasim::test::Output;
 using numasim::test::run_numasim;
 using numasim::test::scratch_path;
@@ -57,14 +59,17 @@ struct Timed {
     double seconds;
 };
 
-// `numasim oracle` on a stand-in qemu and kernel; the numasim-guest binary stands in for busybox
-// too (both need only be static x86-64 executables to be packed).
-Timed oracle(const std::string& qemu, const fs::path& cache, const std::string& more = "") {
+// `oracle` on a stand-in qemu and kernel with `cache` as --cache; the numasim-guest binary
+// stands in for busybox too (both need only be static x86-64 executables to be packed).
+std::string oracle_args(const std::string& qemu, const std::string& cache) {
     const std::string guest = (fs::path(NUMASIM_BINARY).parent_path() / "numasim-guest").string();
+    return "oracle examples/streams.toml --accel tcg --kernel " + fake_bzimage() + " --qemu " +
+           qemu + " --busybox " + guest + " --guest " + guest + " --cache " + cache;
+}
+
+Timed oracle(const std::string& qemu, const fs::path& cache, const std::string& more = "") {
     const auto t0 = std::chrono::steady_clock::now();
-    Output o = run_numasim("oracle examples/streams.toml --accel tcg --kernel " + fake_bzimage() +
-                           " --qemu " + qemu + " --busybox " + guest + " --guest " + guest +
-                           " --cache " + cache.string() + " " + more);
+    Output o = run_numasim(oracle_args(qemu, cache.string()) + " " + more);
     return {o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
 }
 
@@ -111,6 +116,22 @@ TEST(FaultOracle, GuestHangsPastTheTimeout) {
         << t.o.out;
     EXPECT_LT(t.seconds, 2 + 10) << "the boot's timeout, and the model's run";
     EXPECT_TRUE(leftovers(cache).empty()) << leftovers(cache).front();
+}
+
+// The initramfs (some MiB) on a --cache disk of 1 MiB: an error at the write, not a boot that
+// fails as if the guest had.
+TEST(FaultOracle, CacheDiskFull) {
+    SKIP_WITHOUT_GUEST();
+    SKIP_UNLESS_MOUNTABLE();
+    const fs::path m = scratch_path("oracle_cache_mount"), copy = scratch_path("oracle_cache_copy");
+    const Output o = on_small_disk(
+        m, 1 << 20, oracle_args(fake_qemu("qemu-unused", "exit 0"), "{m}/c") + " --timeout 30",
+        copy);
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("initramfs.cpio: cannot write: No space left on device"),
+              std::string::npos)
+        << o.out;
+    EXPECT_TRUE(leftovers(copy / "c").empty()) << leftovers(copy / "c").front();
 }
 
 }  // namespace
