@@ -137,6 +137,7 @@ class CompareCommand : public Command {
             // Written again from the tables rather than kept: the samples stay on disk.
             if (json_) write_json(stdout, j, samples);
         }
+        files.keep();
         std::fwrite(out.data(), 1, out.size(), stdout);
         return 0;
     }

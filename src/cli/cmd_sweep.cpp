@@ -5,6 +5,8 @@
 // 0 writes the output (experiment/job_cluster.h).
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -32,6 +34,65 @@ namespace {
 void print(const std::string& s) {
     std::fwrite(s.data(), 1, s.size(), stdout);
 }
+
+// The root's jobs as (case, iteration), for say_lost_runs.
+const std::vector<std::pair<size_t, int>>* g_jobs = nullptr;
+
+// Appends `v` in decimal at `p`.
+char* put_number(char* p, size_t v) {
+    char digits[20];
+    int n = 0;
+    do {
+        digits[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = digits[--n];
+    return p;
+}
+
+char* put_text(char* p, const char* s) {
+    while (*s)
+        *p++ = *s++;
+    return p;
+}
+
+// What the root of an MPI sweep says when a signal ends it, as mpirun's does when any rank dies:
+// the runs under way on each rank, whose cases are lost and which --resume runs again. A signal
+// handler calls it: no allocation, one write(2).
+void say_lost_runs(int fd) {
+    constexpr size_t kMax = 32;
+    JobCluster::RunningJob running[kMax];
+    const size_t n = JobCluster::running_jobs(running, kMax);
+    if (n == 0 || !g_jobs) return;
+    char line[kMax * 48 + 128];
+    char* p = put_text(line, "numasim: the sweep was ended with runs under way on ");
+    for (size_t i = 0; i < n; ++i) {
+        const auto [k, it] = (*g_jobs)[running[i].id];
+        p = put_text(p, i ? "; rank " : "rank ");
+        p = put_number(p, static_cast<size_t>(running[i].rank));
+        p = put_number(put_text(p, ": case "), k);
+        p = put_number(put_text(p, " (iteration "), static_cast<size_t>(it));
+        *p++ = ')';
+    }
+    p = put_text(p, "; the finished cases are kept, --resume runs the others\n");
+    (void)!::write(fd, line, static_cast<size_t>(p - line));
+}
+
+// While alive, a signal that ends the process makes it say_lost_runs of `jobs`.
+class LostRunsNote {
+  public:
+    explicit LostRunsNote(const std::vector<std::pair<size_t, int>>& jobs) {
+        g_jobs = &jobs;
+        set_signal_note(say_lost_runs);
+    }
+    ~LostRunsNote() {
+        set_signal_note(nullptr);
+        g_jobs = nullptr;
+    }
+    LostRunsNote(const LostRunsNote&) = delete;
+    LostRunsNote& operator=(const LostRunsNote&) = delete;
+};
 
 class SweepCommand : public Command {
   public:
@@ -148,9 +209,11 @@ class SweepCommand : public Command {
         // Ctrl-C: no new run starts, the running ones finish and their cases are written.
         std::optional<StopOnFirstSigint> sigint;
         std::optional<ProgressReporter> progress;
+        std::optional<LostRunsNote> lost_runs_note;
         if (cluster.root()) {
             sigint.emplace();
             progress.emplace(pending.size());
+            if (cluster.size() > 1) lost_runs_note.emplace(jobs);
         }
         cluster.run(
             pending, opts_.workers(),
@@ -177,6 +240,7 @@ class SweepCommand : public Command {
             },
             sigint ? &sigint->requested() : nullptr);
         if (!cluster.root()) return 0;
+        lost_runs_note.reset();
         progress->finish();
         const bool stopped = sigint->requested();
         sigint.reset();

@@ -28,10 +28,16 @@ char g_temp_path[kMaxTemps][PATH_MAX];
 volatile std::sig_atomic_t g_temp_used[kMaxTemps];
 constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// A temporary file is named ".TARGET" + kTempInfix + six random characters.
+constexpr std::string_view kTempInfix = ".numasim-";
+
 // Set while a StopOnFirstSigint is alive; the flag its first SIGINT raises.
 volatile std::sig_atomic_t g_sigint_graceful;
 std::atomic<bool> g_sigint_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+std::atomic<SignalNote> g_note{nullptr};
+static_assert(std::atomic<SignalNote>::is_always_lock_free, "read from a signal handler");
 
 extern "C" void remove_temps_and_reraise(int sig) {
     if (sig == SIGINT && g_sigint_graceful && !g_sigint_stop.exchange(true)) {
@@ -40,6 +46,7 @@ extern "C" void remove_temps_and_reraise(int sig) {
         (void)!::write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
         return;
     }
+    if (const SignalNote note = g_note.load()) note(STDERR_FILENO);
     for (int i = 0; i < kMaxTemps; ++i)
         if (g_temp_used[i]) ::unlink(g_temp_path[i]);
     std::signal(sig, SIG_DFL);
@@ -141,7 +148,7 @@ OutputFile::OutputFile(std::string option, std::string path, const std::vector<s
     const std::filesystem::path target(target_);
     const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
     std::string tmpl =
-        (dir / fmt::format(".{}.numasim-XXXXXX", target.filename().string())).string();
+        (dir / fmt::format(".{}{}XXXXXX", target.filename().string(), kTempInfix)).string();
     {
         SignalsBlocked blocked;
         install_cleanup_handlers();
@@ -172,26 +179,44 @@ OutputFile::~OutputFile() {
     unregister_temp(slot_);
 }
 
-void OutputFile::commit() {
+void OutputFile::finish() {
     if (!f_) return;
+    // After a failed write (ferror) the stream's buffer is dropped, so the flush succeeds and
+    // errno still holds the write's cause (ENOSPC); EIO if nothing set it.
     bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-    int err = errno;
+    int err = errno != 0 ? errno : EIO;
     if (owned_ && std::fclose(f_) != 0 && ok) {
         ok = false;
         err = errno;
     }
     f_ = nullptr;
-    if (ok && !tmp_.empty() && std::rename(tmp_.c_str(), target_.c_str()) != 0) {
-        ok = false;
-        err = errno;
-    }
+    finished_ = true;
+    if (!ok) fail_write(err);
+}
+
+void OutputFile::publish() {
+    if (!finished_) finish();
+    if (tmp_.empty()) return;
+    if (std::rename(tmp_.c_str(), target_.c_str()) != 0) fail_write(errno);
+    renamed_to_ = target_;
+    tmp_.clear();
+    unregister_temp(slot_);
+    slot_ = -1;
+}
+
+void OutputFile::fail_write(int err) {
     if (!tmp_.empty()) {
-        if (!ok) ::unlink(tmp_.c_str());
+        ::unlink(tmp_.c_str());
         tmp_.clear();
         unregister_temp(slot_);
         slot_ = -1;
     }
-    if (!ok) throw InputError(option_, path_, fmt::format("cannot write: {}", std::strerror(err)));
+    throw InputError(option_, path_, fmt::format("cannot write: {}", std::strerror(err)));
+}
+
+bool is_output_temp_name(std::string_view filename) {
+    return filename.size() > 1 && filename[0] == '.' &&
+           filename.find(kTempInfix) != std::string_view::npos;
 }
 
 StopOnFirstSigint::StopOnFirstSigint() {
@@ -206,6 +231,11 @@ StopOnFirstSigint::~StopOnFirstSigint() {
 
 const std::atomic<bool>& StopOnFirstSigint::requested() const {
     return g_sigint_stop;
+}
+
+void set_signal_note(SignalNote note) {
+    install_cleanup_handlers();
+    g_note = note;
 }
 
 void write_output_file(const std::string& option, const std::string& path, std::string_view text,

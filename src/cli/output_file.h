@@ -33,9 +33,23 @@ class OutputFile {
 
     std::FILE* get() const { return f_; }
     // Flushes and, for a regular file, renames the temporary file over the target.
-    void commit();
+    void commit() {
+        finish();
+        publish();
+    }
+    // commit() in two steps, so that a set of files can be written out completely before any
+    // appears under its final name: finish() flushes and closes, and throws if any byte could
+    // not be written (disk full, I/O error; the temporary file is then removed); publish()
+    // renames.
+    void finish();
+    void publish();
+    // The file publish() replaced; empty for one written in place (a FIFO, /dev/null, stdout).
+    const std::string& renamed_to() const { return renamed_to_; }
 
   private:
+    // Removes the temporary file and throws the error of a failed write or rename.
+    [[noreturn]] void fail_write(int err);
+
     std::string option_;  // for messages
     std::string path_;    // as given
     std::string target_;  // the file a rename replaces (symbolic links resolved)
@@ -43,7 +57,13 @@ class OutputFile {
     std::FILE* f_ = nullptr;
     bool owned_ = false;  // f_ is ours to close (not stdout)
     int slot_ = -1;       // in the table of temporary files removed on a signal
+    bool finished_ = false;
+    std::string renamed_to_;
 };
+
+// Whether `filename` (without its directory) is the name of an OutputFile's temporary file,
+// which a killed process (SIGKILL) leaves behind.
+bool is_output_temp_name(std::string_view filename);
 
 // For commands that write many files over a long time (sweep): while one is alive, the first
 // SIGINT only raises requested(), so that the caller starts no new work and the work under way
@@ -58,6 +78,12 @@ class StopOnFirstSigint {
 
     const std::atomic<bool>& requested() const;
 };
+
+// A function that a signal ending the process (SIGTERM, SIGHUP, an aborting SIGINT) calls before
+// the temporary files are removed, to say on `fd` (standard error) what the process was doing;
+// it may call async-signal-safe functions only. nullptr: none.
+using SignalNote = void (*)(int fd);
+void set_signal_note(SignalNote note);
 
 // `text` as the whole content of `path`, through an OutputFile (the same rules and errors).
 void write_output_file(const std::string& option, const std::string& path, std::string_view text,

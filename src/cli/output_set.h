@@ -1,6 +1,8 @@
 // The files of one command (sample tables, traces, the run directory's JSON): each written under
 // a temporary name and renamed into place only when the whole command succeeds (commit_all), so
 // that a failed run leaves no half-written output. Runs on several workers create files at once.
+// The run directory's result.json is made from the sample tables under their final names, so it
+// is written after commit_all: if it fails (a full disk), the set takes its files back.
 #pragma once
 
 #include <deque>
@@ -24,14 +26,22 @@ class OutputSet : public OutputFiles {
     // existing directory.
     std::FILE* create(const std::string& option, const std::string& path) override;
     std::FILE* scratch(const std::string& path) override;
-    // Renames every created file into place, in creation order.
+    // Writes every created file out, then renames each into place, in creation order; if one
+    // cannot be written, none is renamed.
     void commit_all();
+    // The command has written everything it writes: the files stay. Until then, destroying the
+    // set (an error after commit_all) removes the files it renamed into place and the
+    // directories it created, if they are empty.
+    void keep() { kept_ = true; }
 
   private:
     std::vector<std::string> inputs_;
     std::mutex mu_;
     std::deque<OutputFile> files_;
     std::deque<std::FILE*> scratch_;
+    std::vector<std::string> published_;  // files renamed into place
+    std::vector<std::string> made_dirs_;  // directories created, parents first
+    bool kept_ = false;
 };
 
 }  // namespace numasim

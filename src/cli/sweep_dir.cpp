@@ -99,12 +99,12 @@ void write_case_file(const std::string& dir, const std::string& name, const std:
 }
 
 void remove_partial_files(const std::string& dir) {
-    const fs::path cases = fs::path(dir) / "cases";
-    std::error_code ec;
-    if (!fs::is_directory(cases, ec)) return;
-    for (const auto& e : fs::directory_iterator(cases))
-        if (e.path().filename().string().find(".tmp.") != std::string::npos)
-            fs::remove(e.path(), ec);
+    for (const fs::path& d : {fs::path(dir), fs::path(dir) / "cases"}) {
+        std::error_code ec;
+        if (!fs::is_directory(d, ec)) continue;
+        for (const auto& e : fs::directory_iterator(d))
+            if (is_output_temp_name(e.path().filename().string())) fs::remove(e.path(), ec);
+    }
 }
 
 bool complete(const CaseFiles& files, std::string* missing) {

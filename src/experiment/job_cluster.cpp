@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -24,18 +25,21 @@ namespace numasim {
 
 namespace {
 
-// One finished job: its result, or the message of what it threw.
+// One finished job: its result, or the message of what it threw. In this process the exception
+// itself is kept too, so that an input error (a disk that is full) stays one and is not reported
+// as an internal error; a message from another rank has no exception.
 struct Outcome {
     size_t id = 0;
     bool ok = true;
     std::string bytes;
+    std::exception_ptr error = nullptr;
 };
 
 Outcome execute(const JobCluster::Job& job, size_t id) {
     try {
         return {id, true, job(id)};
     } catch (const std::exception& e) {
-        return {id, false, e.what()};
+        return {id, false, e.what(), std::current_exception()};
     }
 }
 
@@ -64,26 +68,24 @@ class Deliveries {
             try {
                 done_(o.id, std::move(o.bytes));
                 return;
-            } catch (const std::exception& e) {
-                o.bytes = e.what();
+            } catch (const std::exception&) {
+                o.error = std::current_exception();
             }
         }
-        failed_.emplace(o.id, std::move(o.bytes));
+        if (!o.error) o.error = std::make_exception_ptr(std::runtime_error(o.bytes));
+        failed_.emplace(o.id, o.error);
         any_failed_ = true;
     }
     // Safe from any thread: no job should start once one failed.
     bool failed() const { return any_failed_; }
-    std::optional<std::string> error() const {
-        if (failed_.empty()) return std::nullopt;
-        return failed_.begin()->second;
-    }
+    std::exception_ptr error() const { return failed_.empty() ? nullptr : failed_.begin()->second; }
     void rethrow() const {
-        if (auto e = error()) throw std::runtime_error(*e);
+        if (auto e = error()) std::rethrow_exception(e);
     }
 
   private:
     const JobCluster::Done& done_;
-    std::map<size_t, std::string> failed_;
+    std::map<size_t, std::exception_ptr> failed_;
     std::atomic<bool> any_failed_{false};
 };
 
@@ -129,16 +131,46 @@ std::optional<Outcome> decode(const std::string& s) {
     return Outcome{id, s[sizeof id] == 1, s.substr(sizeof id + 1)};
 }
 
+// The jobs the root handed out and has not received back, for JobCluster::running_jobs: fixed
+// storage of lock-free atomics, which a signal handler may read; jobs beyond its 256 slots (ranks
+// times workers) go unnamed. A slot is free at rank kFree, being filled at kClaimed.
+constexpr int kFree = -1, kClaimed = -2;
+struct RunningSlot {
+    std::atomic<int> rank{kFree};
+    std::atomic<uint64_t> job{0};
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "read from a signal handler");
+RunningSlot g_running[256];
+
+void note_started(int rank, uint64_t job) {
+    for (RunningSlot& s : g_running) {
+        int free = kFree;
+        if (!s.rank.compare_exchange_strong(free, kClaimed)) continue;
+        s.job = job;
+        s.rank = rank;
+        return;
+    }
+}
+
+void note_finished(uint64_t job) {
+    for (RunningSlot& s : g_running)
+        if (s.rank >= 0 && s.job == job) {
+            s.rank = kFree;
+            return;
+        }
+}
+
 // Returns the lowest failed job's error, if any.
-std::optional<std::string> run_root(int ranks, const std::vector<size_t>& ids, int workers,
-                                    const JobCluster::Job& job, const JobCluster::Done& done,
-                                    const std::atomic<bool>* stop) {
+std::exception_ptr run_root(int ranks, const std::vector<size_t>& ids, int workers,
+                            const JobCluster::Job& job, const JobCluster::Done& done,
+                            const std::atomic<bool>* stop) {
     std::mutex take_mu;
     size_t next = 0;
     Deliveries d(done);
-    auto take = [&]() -> uint64_t {
+    auto take = [&](int rank) -> uint64_t {
         std::lock_guard<std::mutex> g(take_mu);
         if ((stop && stop->load()) || d.failed() || next >= ids.size()) return kNoJob;
+        note_started(rank, ids[next]);
         return ids[next++];
     };
     std::mutex mu;
@@ -148,7 +180,7 @@ std::optional<std::string> run_root(int ranks, const std::vector<size_t>& ids, i
     std::vector<std::thread> threads;
     for (int w = 0; w < running; ++w)
         threads.emplace_back([&] {
-            for (uint64_t k = take(); k != kNoJob; k = take()) {
+            for (uint64_t k = take(0); k != kNoJob; k = take(0)) {
                 Outcome o = execute(job, k);
                 std::lock_guard<std::mutex> g(mu);
                 finished.push_back(std::move(o));
@@ -168,8 +200,10 @@ std::optional<std::string> run_root(int ranks, const std::vector<size_t>& ids, i
             batch.swap(finished);
             local_done = running == 0;
         }
-        for (auto& o : batch)
+        for (auto& o : batch) {
+            note_finished(o.id);
             d.deliver(std::move(o));
+        }
         int flag = 0;
         MPI_Status st;
         while (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS &&
@@ -183,8 +217,11 @@ std::optional<std::string> run_root(int ranks, const std::vector<size_t>& ids, i
                 ++finished_ranks;
                 continue;
             }
-            if (auto o = decode(buf)) d.deliver(std::move(*o));
-            const uint64_t reply = take();
+            if (auto o = decode(buf)) {
+                note_finished(o->id);
+                d.deliver(std::move(*o));
+            }
+            const uint64_t reply = take(st.MPI_SOURCE);
             MPI_Send(&reply, 1, MPI_UINT64_T, st.MPI_SOURCE, kTagJob, MPI_COMM_WORLD);
         }
         if (local_done && finished_ranks == ranks - 1) {
@@ -296,6 +333,20 @@ bool JobCluster::root_agrees(bool go) {
     return go;
 }
 
+size_t JobCluster::running_jobs(RunningJob* out, size_t max) {
+    size_t n = 0;
+#if NUMASIM_HAVE_MPI
+    for (const RunningSlot& s : g_running) {
+        const int rank = s.rank;
+        if (rank >= 0 && n < max) out[n++] = {rank, static_cast<size_t>(s.job.load())};
+    }
+#else
+    (void)out;
+    (void)max;
+#endif
+    return n;
+}
+
 bool JobCluster::all_agree(bool go) {
 #if NUMASIM_HAVE_MPI
     if (size_ > 1) {
@@ -313,7 +364,7 @@ void JobCluster::run(const std::vector<size_t>& ids, int workers, const Job& job
     if (size_ > 1) {
         // An exception in the middle of the exchange would leave the other ranks waiting for
         // a message that never comes: end the whole MPI job instead.
-        std::optional<std::string> failure;
+        std::exception_ptr failure;
         try {
             if (root())
                 failure = run_root(size_, ids, workers, job, done, stop);
@@ -323,7 +374,7 @@ void JobCluster::run(const std::vector<size_t>& ids, int workers, const Job& job
             std::fprintf(stderr, "numasim: rank %d: %s\n", rank_, e.what());
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        if (failure) throw std::runtime_error(*failure);
+        if (failure) std::rethrow_exception(failure);
         return;
     }
 #endif

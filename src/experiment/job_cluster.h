@@ -37,6 +37,15 @@ class JobCluster {
     // Whether every rank says go. Collective as root_agrees.
     bool all_agree(bool go);
 
+    // A job handed out by the root of an MPI job and not yet returned.
+    struct RunningJob {
+        int rank;
+        size_t id;
+    };
+    // The root's jobs under way, as many as fit in `out`; async-signal-safe, so that a handler
+    // can say which jobs a sweep that mpirun ends (as it does when a rank dies) has lost.
+    static size_t running_jobs(RunningJob* out, size_t max);
+
     using Job = std::function<std::string(size_t id)>;
     using Done = std::function<void(size_t id, std::string result)>;
 

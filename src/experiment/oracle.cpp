@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -43,6 +46,18 @@ std::string read_binary(const std::string& path, const std::string& what) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// `bytes` as the file `path`, which qemu reads next: a short write (a full --cache disk) would
+// boot a truncated initramfs and fail as if in the guest, so it is an error here, at its cause.
+void write_binary(const std::string& path, const std::string& bytes) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw InputError(path, "", std::string("cannot create: ") + std::strerror(errno));
+    const bool ok =
+        std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0;
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok)
+        throw InputError(path, "", std::string("cannot write: ") + std::strerror(ok ? errno : err));
 }
 
 std::string default_guest_binary() {
@@ -126,6 +141,9 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
                                     "node does not fit that node of the guest",
                                     oom->second)
                           : r.timed_out ? fmt::format("timed out after {:.0f} s", timeout_s)
+                          // Not the guest's doing: the host ended qemu (the OOM killer, a user).
+                          : r.signal ? fmt::format("qemu was killed by signal {} ({})", r.signal,
+                                                   strsignal(r.signal))
                           : !b.log.errors.empty() ? "the guest reported: " + b.log.errors.front()
                           : !b.log.ended          ? "the guest stopped before the end (panic?)"
                                          : fmt::format("the runner exited with {}", b.log.rc);
@@ -256,7 +274,7 @@ OracleResult run_oracle(const OracleOptions& o) {
         }
     } cleanup{work};
     const std::string initrd = (work / "initramfs.cpio").string();
-    std::ofstream(initrd, std::ios::binary) << build_initramfs(busybox, runner, gc);
+    write_binary(initrd, build_initramfs(busybox, runner, gc));
 
     QemuBoot qb{.qemu = o.qemu,
                 .accel = Accel::Tcg,

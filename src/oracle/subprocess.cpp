@@ -105,6 +105,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     if (exec_errno != 0)
         throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(exec_errno));
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     return r;
 }
 

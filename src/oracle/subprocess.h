@@ -11,6 +11,7 @@ namespace numasim {
 
 struct CommandResult {
     int exit_code = -1;      // the command's exit status; -1 if it died by a signal
+    int signal = 0;          // the signal it died by, if it did
     bool timed_out = false;  // killed because it ran past the limit
     std::string output;      // standard output and error, interleaved as written
     double wall_s = 0;

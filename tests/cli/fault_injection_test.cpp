@@ -1,0 +1,249 @@
+// Faults of the host (docs/reliability.md, "Faults of the host"): a disk that fills up while
+// numasim writes --out-dir, --trace or a sweep, and a sweep killed with SIGKILL. Each gives a
+// clear error and exit 2, leaves no half-written file under its final name, and a sweep then
+// resumes to the bytes of an uninterrupted one.
+// A full disk is a small tmpfs (small_disk.h).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "numasim_process.h"
+#include "small_disk.h"
+
+namespace {
+
+using numasim::test::on_small_disk;
+using numasim::test::Output;
+using numasim::test::read_text;
+using numasim::test::run_numasim;
+using numasim::test::scratch_path;
+
+namespace fs = std::filesystem;
+
+const char kNoSpace[] = "No space left on device";
+
+// Regular files under `dir`, relative, with their contents.
+std::map<std::string, std::string> tree(const fs::path& dir) {
+    std::map<std::string, std::string> files;
+    if (!fs::exists(dir)) return files;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file())
+            files.emplace(fs::relative(e.path(), dir).string(), read_text(e.path().string()));
+    return files;
+}
+
+// `got` holds the files of `want` with the same bytes, and no others; names the differences
+// (rather than printing whole files).
+void expect_same_files(const std::map<std::string, std::string>& got,
+                       const std::map<std::string, std::string>& want) {
+    for (const auto& [name, text] : got) {
+        const auto it = want.find(name);
+        EXPECT_TRUE(it != want.end()) << "unexpected file " << name;
+        if (it != want.end()) {
+            EXPECT_TRUE(it->second == text) << name << " differs";
+        }
+    }
+    for (const auto& [name, text] : want)
+        EXPECT_TRUE(got.count(name)) << "missing file " << name;
+}
+
+// The size of `dir`'s regular files on a tmpfs, which allocates whole 4 KiB pages.
+size_t pages_bytes(const fs::path& dir) {
+    size_t bytes = 0;
+    for (const auto& [name, text] : tree(dir))
+        bytes += (text.size() + 4095) / 4096 * 4096;
+    return bytes;
+}
+
+// A run whose --out-dir holds about 400 KiB in ten files: sample tables, logs and result.json.
+const std::string kSampled = "run examples/knobs.toml --duration 2s --sample 100ms";
+
+TEST(FaultOutDir, DiskFullLeavesNoFileUnderItsFinalName) {
+    SKIP_UNLESS_MOUNTABLE();
+    const fs::path whole = scratch_path("outdir_whole");
+    ASSERT_EQ(run_numasim(kSampled + " --out-dir " + whole.string()).status, 0);
+    const size_t need = pages_bytes(whole);
+    // Full at the first file, midway, and at the last one.
+    for (size_t size : {size_t{4096}, need / 2, need - 4096}) {
+        SCOPED_TRACE(size);
+        const fs::path m = scratch_path("outdir_mount"), copy = scratch_path("outdir_copy");
+        const Output o = on_small_disk(m, size, kSampled + " --out-dir {m}/o", copy);
+        EXPECT_EQ(o.status, 2) << o.out;
+        EXPECT_NE(o.out.find("numasim: error: --out-dir: " + m.string() + "/o/"), std::string::npos)
+            << o.out;
+        EXPECT_NE(o.out.find(kNoSpace), std::string::npos) << o.out;
+        EXPECT_EQ(o.out.find("internal error"), std::string::npos) << o.out;
+        EXPECT_TRUE(tree(copy).empty()) << "files left: " << tree(copy).begin()->first;
+    }
+}
+
+TEST(FaultOutDir, DevFullAsAFileOfIt) {
+    const fs::path d = scratch_path("outdir_devfull");
+    fs::create_directories(d);
+    fs::create_symlink("/dev/full", d / "result.json");
+    const Output o = run_numasim(kSampled + " --out-dir " + d.string());
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: --out-dir: " + (d / "result.json").string() +
+                         ": cannot write: " + kNoSpace),
+              std::string::npos)
+        << o.out;
+    EXPECT_TRUE(tree(d).empty()) << "files left: " << tree(d).begin()->first;
+    EXPECT_TRUE(fs::is_symlink(d / "result.json"));
+}
+
+TEST(FaultOutDir, DevFullAsTheDirectory) {
+    const Output o = run_numasim(kSampled + " --out-dir /dev/full");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: /dev/full/"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("Not a directory"), std::string::npos) << o.out;
+}
+
+// A run that writes about 300 trace events.
+const std::string kTraced = "run examples/knobs.toml --profile v6.12 --duration 1s";
+
+TEST(FaultTrace, DiskFull) {
+    SKIP_UNLESS_MOUNTABLE();
+    const fs::path m = scratch_path("trace_mount"), copy = scratch_path("trace_copy");
+    const Output o = on_small_disk(m, 8192, kTraced + " --trace {m}/t.out", copy);
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(
+        o.out.find("numasim: error: --trace: " + m.string() + "/t.out: cannot write: " + kNoSpace),
+        std::string::npos)
+        << o.out;
+    EXPECT_TRUE(tree(copy).empty()) << "files left: " << tree(copy).begin()->first;
+}
+
+TEST(FaultTrace, DevFull) {
+    const Output o = run_numasim(kTraced + " --trace /dev/full");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(
+        o.out.find(std::string("numasim: error: --trace: /dev/full: cannot write: ") + kNoSpace),
+        std::string::npos)
+        << o.out;
+}
+
+// Small sweeps on tiny-2n: short cases, so that many fit in a few seconds.
+std::string tiny_sweep(int cases) {
+    return "sweep examples/knobs.toml --machine tiny-2n --duration 300ms --seeds 1.." +
+           std::to_string(cases);
+}
+
+TEST(FaultSweep, DiskFullThenResumeElsewhere) {
+    SKIP_UNLESS_MOUNTABLE();
+    const std::string sweep = tiny_sweep(4) + " -j 2";
+    const fs::path whole = scratch_path("sweep_whole");
+    const Output w = run_numasim(sweep + " -o " + whole.string());
+    ASSERT_EQ(w.status, 0) << w.out;
+    const size_t cases = pages_bytes(whole / "cases");
+    const size_t csv = pages_bytes(whole) - cases - 4096;  // compare.txt takes a page
+    // Full at the first case file written, at the second, at sweep.csv and at compare.txt
+    // (cases finish in any order on two workers).
+    const std::vector<std::pair<size_t, std::string>> points = {{4096, "cases/"},
+                                                                {cases / 4 + 4096, "cases/"},
+                                                                {cases, "sweep.csv"},
+                                                                {cases + csv, "compare.txt"}};
+    for (const auto& [size, file] : points) {
+        SCOPED_TRACE(file);
+        const fs::path m = scratch_path("sweep_mount"), copy = scratch_path("sweep_copy");
+        const Output o = on_small_disk(m, size, sweep + " -o {m}/s", copy);
+        EXPECT_EQ(o.status, 2) << o.out;
+        EXPECT_NE(o.out.find("numasim: error: -o: " + m.string() + "/s/" + file), std::string::npos)
+            << o.out;
+        EXPECT_NE(o.out.find(std::string(": cannot write: ") + kNoSpace), std::string::npos)
+            << o.out;
+        for (const auto& [name, text] : tree(copy / "s")) {
+            EXPECT_EQ(name.find(".numasim-"), std::string::npos) << "temporary file " << name;
+            if (fs::exists(whole / name)) {
+                EXPECT_EQ(text, read_text((whole / name).string())) << name;
+            }
+        }
+        // Space is back: the copy on an ordinary disk resumes to the uninterrupted bytes.
+        const Output r = run_numasim(sweep + " --resume -o " + (copy / "s").string());
+        EXPECT_EQ(r.status, 0) << r.out;
+        EXPECT_EQ(r.out, w.out);
+        expect_same_files(tree(copy / "s"), tree(whole));
+    }
+}
+
+// Starts `numasim ARGS` (from the source directory, output discarded); its process id.
+pid_t spawn_numasim(const std::string& args) {
+    std::vector<std::string> words = {NUMASIM_BINARY};
+    for (size_t at = 0; at < args.size();) {
+        const size_t end = std::min(args.find(' ', at), args.size());
+        if (end > at) words.push_back(args.substr(at, end - at));
+        at = end + 1;
+    }
+    std::vector<char*> argv;
+    for (auto& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    const int err = posix_spawn(&pid, NUMASIM_BINARY, &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    return err == 0 ? pid : -1;
+}
+
+// SIGKILL at 20 points spread over an uninterrupted run of a sweep of 20 short cases (while a
+// case runs, while its file is written, while sweep.csv and compare.txt are), then --resume:
+// the bytes of the uninterrupted sweep each time.
+TEST(FaultSweep, SigkillAtTwentyPointsThenResume) {
+#if defined(__SANITIZE_ADDRESS__)
+    // The sanitizer build runs about ten times slower: a short form, within CI's time budget.
+    const int kPoints = 5;
+#else
+    const int kPoints = 20;
+#endif
+    const std::string sweep = "sweep " + std::string(NUMASIM_SOURCE_DIR) +
+                              "/examples/knobs.toml --machine tiny-2n --duration 300ms "
+                              "--seeds 1..20 -j 2 -o ";
+    const fs::path whole = scratch_path("kill_whole");
+    const auto start = std::chrono::steady_clock::now();
+    const Output w = run_numasim(sweep + whole.string());
+    auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_EQ(w.status, 0) << w.out;
+    const auto expected = tree(whole);
+    int killed = 0;
+    for (int k = 0; k < kPoints; ++k) {
+        // A run that finished before its kill (the machine is less loaded than when `took` was
+        // measured) tests nothing: again, with the time scale shortened.
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            SCOPED_TRACE(::testing::Message() << "point " << k << ", attempt " << attempt);
+            const fs::path d = scratch_path("kill_" + std::to_string(k));
+            const pid_t pid = spawn_numasim(sweep + d.string());
+            ASSERT_GT(pid, 0);
+            std::this_thread::sleep_for(took * (2 * k + 1) / (2 * kPoints));
+            ::kill(pid, SIGKILL);
+            int st = 0;
+            ::waitpid(pid, &st, 0);
+            const Output r = run_numasim(sweep + d.string() + " --resume");
+            ASSERT_EQ(r.status, 0) << r.out;
+            EXPECT_EQ(r.out, w.out);
+            expect_same_files(tree(d), expected);
+            fs::remove_all(d);
+            if (WIFSIGNALED(st)) {
+                ++killed;
+                break;
+            }
+            took = took * 2 / 3;
+        }
+    }
+    EXPECT_EQ(killed, kPoints) << "runs that finished before their kill";
+}
+
+}  // namespace

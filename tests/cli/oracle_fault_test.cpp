@@ -1,0 +1,137 @@
+// Faults of the host under `numasim oracle` (docs/reliability.md, "Faults of the host"): qemu
+// missing, a kernel image that is not a kernel, qemu killed and a guest that hangs. None boots a
+// kernel: a stand-in qemu (a shell script) dies or sleeps, and a stand-in bzImage carries only a
+// setup header. Each is a clear error within the boot's timeout that leaves no work directory.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "numasim_process.h"
+#include "small_disk.h"
+
+namespace {
+
+using numasim::test::on_small_disk;
+using numasim::test::Output;
+using numasim::test::run_numasim;
+using numasim::test::scratch_path;
+
+namespace fs = std::filesystem;
+
+// A file that numasim reads as an x86 bzImage of release 6.1.0-fake: the setup header's magic,
+// boot protocol 2.15 and a pointer to the version string (Documentation/arch/x86/boot.rst).
+std::string fake_bzimage() {
+    const std::string path = scratch_path("bzImage");
+    std::string image(64 * 1024, '\0');
+    image.replace(0x202, 4, "HdrS");
+    image[0x206] = 0x0f;
+    image[0x207] = 0x02;
+    image[0x20e] = 0x00;  // the string at 0x200 + 0x100
+    image[0x20f] = 0x01;
+    const std::string version = "6.1.0-fake (test) #1 SMP";
+    image.replace(0x300, version.size(), version);
+    std::ofstream(path, std::ios::binary) << image;
+    return path;
+}
+
+// An executable shell script standing in for qemu-system-x86_64.
+std::string fake_qemu(const std::string& name, const std::string& body) {
+    const std::string path = scratch_path(name);
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    fs::permissions(path, fs::perms::owner_all);
+    return path;
+}
+
+// The directories numasim left in its oracle cache, but the console logs it keeps on purpose.
+std::vector<std::string> leftovers(const fs::path& cache) {
+    std::vector<std::string> v;
+    if (!fs::exists(cache)) return v;
+    for (const auto& e : fs::directory_iterator(cache))
+        if (e.path().filename() != "logs") v.push_back(e.path().filename().string());
+    return v;
+}
+
+struct Timed {
+    Output o;
+    double seconds;
+};
+
+// `oracle` on a stand-in qemu and kernel with `cache` as --cache; the numasim-guest binary
+// stands in for busybox too (both need only be static x86-64 executables to be packed).
+std::string oracle_args(const std::string& qemu, const std::string& cache) {
+    const std::string guest = (fs::path(NUMASIM_BINARY).parent_path() / "numasim-guest").string();
+    return "oracle examples/streams.toml --accel tcg --kernel " + fake_bzimage() + " --qemu " +
+           qemu + " --busybox " + guest + " --guest " + guest + " --cache " + cache;
+}
+
+Timed oracle(const std::string& qemu, const fs::path& cache, const std::string& more = "") {
+    const auto t0 = std::chrono::steady_clock::now();
+    Output o = run_numasim(oracle_args(qemu, cache.string()) + " " + more);
+    return {o, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+#define SKIP_WITHOUT_GUEST()                                                                   \
+    do {                                                                                       \
+        if (!fs::exists(fs::path(NUMASIM_BINARY).parent_path() / "numasim-guest"))             \
+            GTEST_SKIP() << "numasim-guest is not built (the oracle packs it into the guest)"; \
+    } while (false)
+
+TEST(FaultOracle, QemuMissingFromPath) {
+    const Output o = run_numasim("oracle examples/streams.toml", "PATH=/nonexistent");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: oracle: qemu: qemu-system-x86_64 is not installed"),
+              std::string::npos)
+        << o.out;
+}
+
+TEST(FaultOracle, KernelThatIsNotAKernel) {
+    const Output o = run_numasim("oracle examples/streams.toml --kernel /etc/hostname");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: /etc/hostname: not an x86 bzImage"), std::string::npos)
+        << o.out;
+}
+
+TEST(FaultOracle, QemuKilled) {
+    SKIP_WITHOUT_GUEST();
+    const fs::path cache = scratch_path("oracle_killed");
+    const Timed t = oracle(fake_qemu("qemu-killed", "kill -KILL $$"), cache, "--timeout 30");
+    EXPECT_EQ(t.o.status, 2) << t.o.out;
+    EXPECT_NE(t.o.out.find("numasim: error: oracle: boot 1: qemu was killed by signal 9"),
+              std::string::npos)
+        << t.o.out;
+    EXPECT_LT(t.seconds, 30);
+    EXPECT_TRUE(leftovers(cache).empty()) << leftovers(cache).front();
+}
+
+TEST(FaultOracle, GuestHangsPastTheTimeout) {
+    SKIP_WITHOUT_GUEST();
+    const fs::path cache = scratch_path("oracle_hang");
+    const Timed t = oracle(fake_qemu("qemu-hangs", "exec sleep 600"), cache, "--timeout 2");
+    EXPECT_EQ(t.o.status, 2) << t.o.out;
+    EXPECT_NE(t.o.out.find("numasim: error: oracle: boot 1: timed out after 2 s"),
+              std::string::npos)
+        << t.o.out;
+    EXPECT_LT(t.seconds, 2 + 10) << "the boot's timeout, and the model's run";
+    EXPECT_TRUE(leftovers(cache).empty()) << leftovers(cache).front();
+}
+
+// The initramfs (some MiB) on a --cache disk of 1 MiB: an error at the write, not a boot that
+// fails as if the guest had.
+TEST(FaultOracle, CacheDiskFull) {
+    SKIP_WITHOUT_GUEST();
+    SKIP_UNLESS_MOUNTABLE();
+    const fs::path m = scratch_path("oracle_cache_mount"), copy = scratch_path("oracle_cache_copy");
+    const Output o = on_small_disk(
+        m, 1 << 20, oracle_args(fake_qemu("qemu-unused", "exit 0"), "{m}/c") + " --timeout 30",
+        copy);
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("initramfs.cpio: cannot write: No space left on device"),
+              std::string::npos)
+        << o.out;
+    EXPECT_TRUE(leftovers(copy / "c").empty()) << leftovers(copy / "c").front();
+}
+
+}  // namespace
