@@ -36,10 +36,10 @@ using WorkloadTables = std::vector<std::shared_ptr<TomlTable>>;
     throw InputError(sc.file, "workload", problem);
 }
 
-// Sets the workloads up on a scratch machine (no simulation); `each` sees the bytes mapped so
-// far (each memory object once) after each workload.
+// Sets the workloads up on a scratch machine (no simulation); `each` sees each workload and the
+// bytes mapped so far (each memory object once) after it.
 uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
-                      const std::function<void(size_t, uint64_t)>& each) {
+                      const std::function<void(size_t, const Workload&, uint64_t)>& each) {
     System sys(sc.machine, sc.knobs, sc.seed);
     auto workloads = sc.make_workloads();
     std::set<const MemObject*> seen;
@@ -55,31 +55,26 @@ uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
             for (const auto& v : mm->vmas)
                 if (seen.insert(v->object.get()).second)
                     bytes += v->object->nr_pages * v->pages.size();
-        if (each) each(i, bytes);
+        if (each) each(i, *workloads[i], bytes);
     }
     return bytes;
 }
 
-// Refuses a workload whose phases would start faster than the engine's bound: the run would
-// never end. Short bursts are fine; the bound is an average over the run (at least a second).
-void check_phase_starts(const Scenario& sc, const WorkloadTables& tables) {
+// Refuses, for each workload in turn, phases that would start faster than the engine's bound
+// (the run would never end; short bursts are fine, the bound is an average over the run, at
+// least a second), and memory the machine cannot hold (the model has no swap, so such a run
+// could only stall).
+void check_workloads(const Scenario& sc, const WorkloadTables& tables) {
     const double seconds = std::max(1.0, static_cast<double>(sc.duration) / NSEC_PER_SEC);
-    const auto workloads = sc.make_workloads();
-    for (size_t i = 0; i < workloads.size(); ++i) {
-        const double starts = workloads[i]->phase_starts(seconds);
-        if (starts <= kMaxPhaseStartsPerSecond * seconds) continue;
-        fail_workload(sc, tables, i,
-                      fmt::format("its phases could start {:.3g} times in {:g} s of simulated "
-                                  "time, more than {:.0e} a second (phases that repeat or loop "
-                                  "with almost no cpu_time, sleep or work; docs/scenario.md, "
-                                  "\"Errors and limits\")",
-                                  starts, seconds, kMaxPhaseStartsPerSecond));
-    }
-}
-
-// Refuses memory the machine cannot hold: the model has no swap, so such a run could only stall.
-void check_fits(const Scenario& sc, const WorkloadTables& tables) {
-    mapped_bytes(sc, tables, [&](size_t i, uint64_t bytes) {
+    mapped_bytes(sc, tables, [&](size_t i, const Workload& w, uint64_t bytes) {
+        if (const double starts = w.phase_starts(seconds);
+            starts > kMaxPhaseStartsPerSecond * seconds)
+            fail_workload(sc, tables, i,
+                          fmt::format("its phases could start {:.3g} times in {:g} s of simulated "
+                                      "time, more than {:.0e} a second (phases that repeat or "
+                                      "loop with almost no cpu_time, sleep or work; "
+                                      "docs/scenario.md, \"Errors and limits\")",
+                                      starts, seconds, kMaxPhaseStartsPerSecond));
         if (bytes <= sc.machine.total_mem_bytes()) return;
         fail_workload(
             sc, tables, i,
@@ -88,8 +83,6 @@ void check_fits(const Scenario& sc, const WorkloadTables& tables) {
     });
 }
 
-// A [[variant]] table as overrides; checked now (the profile exists, knob values are valid) so
-// that a bad variant is an error before anything runs.
 Variant read_variant(const TomlTable& v, const NumaBalancingKnobs& knobs) {
     Variant out;
     out.name = v.get_string("name");
@@ -223,8 +216,7 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     if (sc.workloads.empty()) root.fail_here("no [[workload]] table: nothing to run");
     // Build and set up once: validates every parameter and the memory, and marks the keys read
     // so that unknown ones are rejected now.
-    check_fits(sc, tables);
-    check_phase_starts(sc, tables);
+    check_workloads(sc, tables);
     for (const auto& t : tables)
         t->finish();
     root.finish();
