@@ -177,6 +177,96 @@ TEST(FaultSweep, DiskFullThenResumeElsewhere) {
     }
 }
 
+const char kIoError[] = "Input/output error";
+
+// The environment that makes writes to files whose path contains `match` fail with EIO after
+// `after` bytes (tests/shim/eio_preload.cpp). The sanitizer runtime insists on being first in
+// the list of loaded libraries, which a preloaded one is not; the check is all it would do.
+std::string failing_disk(const std::string& match, size_t after) {
+    return "LD_PRELOAD=" NUMASIM_EIO_PRELOAD " NUMASIM_EIO_MATCH=" + match +
+           " NUMASIM_EIO_AFTER=" + std::to_string(after) +
+           " ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0";
+}
+
+// The shim itself: a path it does not match writes as usual, one it matches fails with EIO
+// and not with any other error, so that the tests below test what they say.
+TEST(FaultEio, ShimFailsOnlyTheMatchedFile) {
+    const fs::path d = scratch_path("eio_shim");
+    fs::create_directories(d);
+    const std::string trace = kTraced + " --trace " + (d / "t.out").string();
+    ASSERT_EQ(run_numasim(trace).status, 0);
+    const std::string plain = read_text((d / "t.out").string());
+    fs::remove(d / "t.out");
+    const Output other = run_numasim(trace, failing_disk("x.out", 0));
+    EXPECT_EQ(other.status, 0) << other.out;
+    EXPECT_TRUE(read_text((d / "t.out").string()) == plain) << "the trace differs";
+    const Output failed = run_numasim(trace, failing_disk("t.out", 0));
+    EXPECT_EQ(failed.status, 2) << failed.out;
+    EXPECT_NE(failed.out.find(kIoError), std::string::npos) << failed.out;
+}
+
+// A disk that fails while --out-dir is written: at the first byte, and after 64 KiB (in the
+// middle of the sample tables).
+TEST(FaultEio, OutDirLeavesNoFileUnderItsFinalName) {
+    for (size_t after : {size_t{0}, size_t{65536}}) {
+        SCOPED_TRACE(after);
+        const fs::path d = scratch_path("eio_outdir_" + std::to_string(after));
+        const Output o = run_numasim(kSampled + " --out-dir " + (d / "o").string(),
+                                     failing_disk(d.string(), after));
+        EXPECT_EQ(o.status, 2) << o.out;
+        EXPECT_NE(o.out.find("numasim: error: --out-dir: " + (d / "o").string() + "/"),
+                  std::string::npos)
+            << o.out;
+        EXPECT_NE(o.out.find(std::string(": cannot write: ") + kIoError), std::string::npos)
+            << o.out;
+        EXPECT_EQ(o.out.find("internal error"), std::string::npos) << o.out;
+        EXPECT_TRUE(tree(d).empty()) << "files left: " << tree(d).begin()->first;
+    }
+}
+
+TEST(FaultEio, Trace) {
+    const fs::path d = scratch_path("eio_trace");
+    fs::create_directories(d);
+    const Output o =
+        run_numasim(kTraced + " --trace " + (d / "t.out").string(), failing_disk("t.out", 4096));
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: --trace: " + (d / "t.out").string() +
+                         ": cannot write: " + kIoError),
+              std::string::npos)
+        << o.out;
+    EXPECT_TRUE(tree(d).empty()) << "files left: " << tree(d).begin()->first;
+}
+
+// A disk that fails at a case file, then at sweep.csv; once it works again, --resume gives the
+// bytes of an uninterrupted sweep.
+TEST(FaultEio, SweepThenResume) {
+    const std::string sweep = tiny_sweep(4) + " -j 2";
+    const fs::path whole = scratch_path("eio_sweep_whole");
+    const Output w = run_numasim(sweep + " -o " + whole.string());
+    ASSERT_EQ(w.status, 0) << w.out;
+    ASSERT_TRUE(fs::exists(whole / "cases" / "0003.json"));
+    for (const std::string file : {"cases/0003.json", "sweep.csv"}) {
+        SCOPED_TRACE(file);
+        const fs::path d = scratch_path("eio_sweep");
+        fs::remove_all(d);
+        const Output o =
+            run_numasim(sweep + " -o " + d.string(), failing_disk(fs::path(file).filename(), 0));
+        EXPECT_EQ(o.status, 2) << o.out;
+        EXPECT_NE(o.out.find("numasim: error: -o: " + (d / file).string() +
+                             ": cannot write: " + kIoError),
+                  std::string::npos)
+            << o.out;
+        for (const auto& [name, text] : tree(d)) {
+            EXPECT_EQ(name.find(".numasim-"), std::string::npos) << "temporary file " << name;
+            EXPECT_NE(name, file) << "the failed file under its final name";
+        }
+        const Output r = run_numasim(sweep + " --resume -o " + d.string());
+        EXPECT_EQ(r.status, 0) << r.out;
+        EXPECT_EQ(r.out, w.out);
+        expect_same_files(tree(d), tree(whole));
+    }
+}
+
 // Starts `numasim ARGS` (from the source directory, output discarded); its process id.
 pid_t spawn_numasim(const std::string& args) {
     std::vector<std::string> words = {NUMASIM_BINARY};
