@@ -1,4 +1,4 @@
-// numasim compare SCENARIO [--variant NAME:k=v,...]... [--iterations N] [--json]
+// numasim compare SCENARIO [--variant NAME:k=v,...]... [--iterations N] [--uncertainty N] [--json]
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,12 +12,15 @@
 #include "cli/sweep_dir.h"
 #include "cli/value_hints.h"
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "experiment/compare.h"
 #include "experiment/sweep.h"
+#include "experiment/uncertainty.h"
 #include "report/compare_report.h"
 #include "report/json_splice.h"
 #include "report/progress.h"
 #include "report/samples_json.h"
+#include "report/uncertainty_report.h"
 
 namespace numasim {
 
@@ -52,6 +55,12 @@ class CompareCommand : public Command {
                                 "best-mean row names: dash (BAmean-95, LKML postings) or dot "
                                 "(BAmean.95, mmtests since 2026)"),
                {"dash", "dot"});
+        sub_->add_option("--uncertainty", uncertainty_,
+                         fmt::format("run the comparison under N draws of the model's cost figures "
+                                     "from their published ranges (1..{}; draw 0: the published "
+                                     "figures) and print each effect's range",
+                                     kMaxUncertaintyDraws))
+            ->check(CLI::Range(1, kMaxUncertaintyDraws));
         observe_.add_to(*sub_, /*with_trace=*/false);
         opts_.add_to(*sub_);
     }
@@ -92,12 +101,18 @@ class CompareCommand : public Command {
         size_t total = 0;
         for (const auto& v : runs)
             total += static_cast<size_t>(v.scenario.iterations);
+        // Without --uncertainty, draw 0 alone: the published figures.
+        auto draws = make_draws(runs, std::max(1, uncertainty_));
+        total *= draws.size();
         OutputSet files(runs.front().scenario.input_files);
         const ObserveOptions obs = observe_.options(files);
         ProgressReporter progress(total);
-        run_variants(
-            runs, opts_.workers(), [&] { progress.advance(); }, &obs);
+        run_draws(
+            draws, opts_.workers(), [&] { progress.advance(); }, &obs);
         progress.finish();
+        const auto spreads =
+            uncertainty_ > 0 ? compare_effect_spreads(draws) : std::vector<UncertainEffect>{};
+        runs = std::move(draws.front());
         files.commit_all();
         CompareReportOptions o;
         o.rule = rule_ == "ttest"  ? SignificanceRule::TTest
@@ -107,9 +122,11 @@ class CompareCommand : public Command {
         o.means_only = means_only_;
         o.print_significance = print_significance_;
         o.dot_naming = naming_ == "dot";
-        const std::string out = json_ ? "" : compare_text(runs, o);
+        std::string out = json_ ? "" : compare_text(runs, o);
+        if (uncertainty_ > 0 && !json_) out += "\n" + uncertainty_text(spreads, uncertainty_);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = compare_json(runs, o);
+            if (uncertainty_ > 0) j["uncertainty"] = uncertainty_json(spreads, uncertainty_);
             j["provenance"] = nlohmann::json::object();
             // Each iteration's samples: a placeholder in `j`, copied from its tables as the
             // document is written.
@@ -167,6 +184,7 @@ class CompareCommand : public Command {
     std::vector<std::string> from_;
     std::string path_, rule_ = "ci", naming_ = "dash";
     std::vector<std::string> variants_;
+    int uncertainty_ = 0;  // draws; 0: the published figures only
     bool json_ = false, stats_2019_ = false, means_only_ = false, print_significance_ = false;
     ObserveCliOptions observe_;
     ScenarioOptions opts_;

@@ -1,4 +1,5 @@
-// numasim validate [--quick] [--strict] [--oracle] [--dir experiments] [-j N] [--only NAME]...
+// numasim validate [--quick] [--strict] [--oracle] [--uncertainty [N]] [--dir experiments] [-j N]
+//                  [--only NAME]...
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "cli/scenario_options.h"
 #include "cli/value_hints.h"
 #include "config/input_error.h"
+#include "config/limits.h"
 #include "experiment/oracle.h"
 #include "experiment/pool.h"
 #include "experiment/validate.h"
@@ -56,6 +58,14 @@ class ValidateCommand : public Command {
         sub_->add_option("--oracle-boots", o_.oracle_boots,
                          fmt::format("boots per variant for --oracle, 1..{}", kMaxOracleBoots))
             ->check(CLI::Range(1, kMaxOracleBoots));
+        uncertainty_opt_ =
+            sub_->add_option("--uncertainty", uncertainty_,
+                             fmt::format("also run each experiment under N draws of the model's "
+                                         "cost figures from their published ranges (1..{}, "
+                                         "default {}) and say whether each published effect "
+                                         "lies inside the predicted range",
+                                         kMaxUncertaintyDraws, kDefaultUncertaintyDraws))
+                ->expected(0, 1);
         add_jobs_option(*sub_, jobs_);
         add_check_invariants_flag(*sub_, check_invariants_);
     }
@@ -64,6 +74,7 @@ class ValidateCommand : public Command {
         o_.workers = jobs_ > 0 ? jobs_ : default_workers();
         if (dir_.empty()) dir_ = default_experiment_dir();
         if (check_invariants_) o_.overrides.push_back(check_invariants_override());
+        if (uncertainty_opt_->count() > 0) o_.uncertainty_draws = uncertainty_draws();
         // Boot progress goes to a terminal only, so that logs and pipes keep just the report.
         if (isatty(2))
             o_.oracle_status = [](const std::string& s) { fmt::print(stderr, "{}\n", s); };
@@ -80,7 +91,26 @@ class ValidateCommand : public Command {
     }
 
   private:
+    // --uncertainty's N: the default without a value, else a count within the bound.
+    int uncertainty_draws() const {
+        if (uncertainty_.empty()) return kDefaultUncertaintyDraws;
+        size_t end = 0;
+        int n = 0;
+        try {
+            n = std::stoi(uncertainty_, &end);
+        } catch (const std::logic_error&) {
+            end = 0;
+        }
+        if (end != uncertainty_.size() || n < 1 || n > kMaxUncertaintyDraws)
+            throw InputError("--uncertainty", "",
+                             fmt::format("'{}' is not a number of draws in 1..{}", uncertainty_,
+                                         kMaxUncertaintyDraws));
+        return n;
+    }
+
     std::string dir_;
+    std::string uncertainty_;
+    CLI::Option* uncertainty_opt_ = nullptr;
     bool strict_ = false, check_invariants_ = false;
     int jobs_ = 0;
     ValidateOptions o_;

@@ -24,7 +24,10 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
          {{"numasim compare experiments/inactive-vma-numa01-threadlocal.toml",
            "The scenario under its [[variant]] tables, N iterations each."},
           {"numasim compare examples/knobs.toml --set smallimp=0,1 --naming dot",
-           "Each value of a knob as a column, best-mean rows named as mmtests does today."}}},
+           "Each value of a knob as a column, best-mean rows named as mmtests does today."},
+          {"numasim compare experiments/inactive-vma-numa01-threadlocal.toml --uncertainty 8",
+           "The same, then each effect's range over 8 draws of the model's cost figures from "
+           "their published ranges, and whether its sign holds in all of them."}}},
         {"numasim-sweep",
          {{"numasim sweep examples/sweeps/smallimp-threshold.toml -o smallimp",
            "Every case of a sweep spec, one JSON per case, sweep.csv and compare tables."},
@@ -35,7 +38,10 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
            "The shards of a sweep combined into the directory one run of it writes."}}},
         {"numasim-validate",
          {{"numasim validate --quick --strict",
-           "The seed postings' experiments at reduced scale; exit 1 on a missed direction."}}},
+           "The seed postings' experiments at reduced scale; exit 1 on a missed direction."},
+          {"numasim validate --quick --uncertainty",
+           "The same with each effect's predicted range over 8 draws of the cost figures, and "
+           "whether the published figure lies inside it."}}},
         {"numasim-oracle",
          {{"numasim oracle experiments/oracle-numa01tl-2n.toml",
            "Boot Debian's kernel under qemu on the scenario's machine, run the workload in it "

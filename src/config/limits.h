@@ -58,4 +58,14 @@ inline constexpr int kMaxHwlocLoadSeconds = 60;
 // (46 bits); the model keeps a few bits per page, so larger figures would exhaust the host.
 inline constexpr uint64_t kMaxNodeMemoryBytes = uint64_t{64} << 40;
 
+// Draws of `compare --uncertainty N` and `validate --uncertainty N` (experiment/uncertainty.h).
+// Each draw runs the whole comparison again, so N multiplies its cost: a thousand draws of the
+// quickest shipped comparison is already hours of CPU, and more is a typing slip (1e6 for 16)
+// rather than a study.
+inline constexpr int kMaxUncertaintyDraws = 1000;
+// The draws of `validate --uncertainty` without a count: the least and greatest of 8 independent
+// draws bracket the median of an effect's distribution over the ranges with probability
+// 1 - 2 * 0.5^8 > 99 %, at 8 times the validation's cost.
+inline constexpr int kDefaultUncertaintyDraws = 8;
+
 }  // namespace numasim

@@ -27,7 +27,7 @@ double CostModel::move_refill_ns(const AccessMix* a, int task, int src_cpu, int 
     const double line = cost::CACHE_LINE_BYTES;
     if (!a || a->streams.empty()) {
         // No working set the model knows of: its stack and code, an L2's worth, from local memory.
-        return cost::PRIVATE_CACHE_BYTES / line * latency_ns(dst_node, dst_node) / mlp_default_;
+        return k_.PRIVATE_CACHE_BYTES / line * latency_ns(dst_node, dst_node) / mlp_default_;
     }
     const int src_llc = llc_of_cpu_[src_cpu], dst_llc = llc_of_cpu_[dst_cpu];
     const bool same_llc = src_llc == dst_llc;
@@ -65,7 +65,7 @@ double CostModel::move_refill_ns(const AccessMix* a, int task, int src_cpu, int 
         cached = llc_bytes_;
     }
     const double f_core = warm_core / cached, f_llc = warm_llc / cached;
-    const double l2 = std::min(cost::PRIVATE_CACHE_BYTES, cached) * (1 - f_core) / line;
+    const double l2 = std::min(k_.PRIVATE_CACHE_BYTES.value, cached) * (1 - f_core) / line;
     const double llc_cold = same_llc ? 0.0 : cached * (1 - f_llc) / line;
     // Cold L2 lines that the LLC has come at LLC latency; the LLC's cold lines from memory.
     return l2 * f_llc * llc_lat_ / mlp_default_ +

@@ -1,73 +1,120 @@
 // Costs of kernel work, the same for every experiment. Each value comes from a published
 // measurement or cost model; docs/model.md lists the sources. Per-machine memory figures
 // (latency by distance, bandwidth, cache) are not here: they live in the machine presets.
+//
+// A figure that was measured or estimated carries the range its sources support beside it
+// (`Range:`). The model reads each through the CostModel (CostModel::k()), so that
+// `numasim compare --uncertainty` can run it with the figures drawn from their ranges
+// (experiment/uncertainty.h); every run without that option uses the values given here. Where a
+// source gives a single figure, the range is a factor of two either way and says so: one figure
+// supports no finer claim. Figures that are counted or defined (lines read by a kernel function,
+// the line size) have no range and stay compile-time constants.
 #pragma once
 
 namespace numasim::cost {
 
-// --- faults and scanning ---
+// A cost figure and the range [lo, hi] its sources support; the model uses `value`.
+struct Figure {
+    double value, lo, hi;
+    constexpr operator double() const { return value; }  // NOLINT: reads as the number it is
+};
 
-// A NUMA hinting fault: trap, do_numa_page, PTE restore. mmtests' AutoNUMA cost model
-// (MonitorMmtestsvmstat.pm, Cnumahint) charges 5000 cycles per hint fault.
-inline constexpr double HINT_FAULT_CYCLES = 5000;
-// One PTE made PROT_NONE by change_prot_numa: mmtests' Ca = 56/8 = 7 cycles per PTE.
-inline constexpr double PTE_UPDATE_CYCLES = 7;
-// Walking a PTE that change_prot_numa leaves alone (already protnone, skipped folio): one load
-// and a test, about 2 cycles (same order as Ca, which includes the store).
-inline constexpr double PTE_WALK_CYCLES = 2;
-// Anonymous first-touch fault, excluding the page clear: will-it-scale page_fault1 runs about
-// 1.2 M faults/s per core on 2.x GHz Xeons, ~2000 cycles of which clear_page takes a few hundred.
-// The clear itself is charged at the memory system's rate (CostModel::clear_ns).
-inline constexpr double ANON_FAULT_CYCLES = 1700;
-// Work done under the PTE lock when a fault installs a page: set_pte_at, the anon rmap and LRU
-// batch of the new folio, the per-CPU RSS counter. About a dozen stores and locked operations on
-// lines the faulting CPU owns, ~20 cycles each (Intel optimization manual, locked instructions
-// on a cached line): 200 cycles, about a tenth of ANON_FAULT_CYCLES.
-inline constexpr double PTL_HOLD_CYCLES = 200;
+// The measured or estimated figures, one set per run.
+struct Constants {
+    // --- faults and scanning ---
 
-// --- moving cache lines and interrupts ---
+    // A NUMA hinting fault: trap, do_numa_page, PTE restore. mmtests' AutoNUMA cost model
+    // (MonitorMmtestsvmstat.pm, Cnumahint) charges 5000 cycles per hint fault.
+    // Range: one figure of a cost model, a factor of two either way.
+    Figure HINT_FAULT_CYCLES{5000, 2500, 10000};
+    // One PTE made PROT_NONE by change_prot_numa: mmtests' Ca = 56/8 = 7 cycles per PTE.
+    // Range: one figure, a factor of two either way.
+    Figure PTE_UPDATE_CYCLES{7, 3.5, 14};
+    // Walking a PTE that change_prot_numa leaves alone (already protnone, skipped folio): one
+    // load and a test, about 2 cycles (same order as Ca, which includes the store).
+    // Range: an estimate, a factor of two either way.
+    Figure PTE_WALK_CYCLES{2, 1, 4};
+    // Anonymous first-touch fault, excluding the page clear: will-it-scale page_fault1 runs
+    // about 1.2 M faults/s per core on 2.x GHz Xeons, ~2000 cycles of which clear_page takes a
+    // few hundred. The clear itself is charged at the memory system's rate
+    // (CostModel::clear_ns).
+    // Range: 2.0 to 2.9 GHz gives 1670 to 2420 cycles a fault, less a clear of 200 to 500.
+    Figure ANON_FAULT_CYCLES{1700, 1200, 2200};
+    // Work done under the PTE lock when a fault installs a page: set_pte_at, the anon rmap and
+    // LRU batch of the new folio, the per-CPU RSS counter. About a dozen stores and locked
+    // operations on lines the faulting CPU owns, ~20 cycles each (Intel optimization manual,
+    // locked instructions on a cached line): 200 cycles, about a tenth of ANON_FAULT_CYCLES.
+    // Range: an estimate, a factor of two either way.
+    Figure PTL_HOLD_CYCLES{200, 100, 400};
 
-// A cache line held modified by another core of the same node: the request goes to the LLC,
-// which forwards it to the owning core. Molka et al., "Cache coherence protocol and memory
-// performance of the Intel Haswell-EP architecture" (ICPP 2015), measure such core-to-core
-// transfers at about twice the L3 hit latency; the factor applies to each preset's LLC latency.
-// Across nodes a transfer costs about the remote memory latency at that distance (the same
-// paper: remote cache forwards are close to remote DRAM reads).
-inline constexpr double LINE_TRANSFER_LLC_FACTOR = 2.0;
-// A TLB shootdown (flush_tlb_mm_range with other CPUs in mm_cpumask): the initiator sends the
-// IPIs and waits for the slowest acknowledgement. Amit, "Optimizing the TLB shootdown algorithm
-// with page access tracking" (USENIX ATC 2017) and Kumar et al., "LATR: lazy translation
-// coherence" (ASPLOS 2018) measure a shootdown of a few microseconds on two-socket Xeons, rising
-// with the number of target cores; 2 us is the fixed part (approximate). On top of it the
-// initiator queues a call-function entry on each target and polls its completion flag: two
-// cache-line transfers per target (smp_call_function_many_cond), from the preset's latencies.
-inline constexpr double TLB_SHOOTDOWN_NS = 2000;
-// Each target CPU's interrupt: entry, flush_tlb_func, exit and the TLB refills that follow;
-// about 1 us (same papers; the interrupt round trip alone is 0.5-1 us on those machines).
-inline constexpr double TLB_FLUSH_IPI_NS = 1000;
+    // --- moving cache lines and interrupts ---
 
-// --- migration ---
+    // A cache line held modified by another core of the same node: the request goes to the
+    // LLC, which forwards it to the owning core. Molka et al., "Cache coherence protocol and
+    // memory performance of the Intel Haswell-EP architecture" (ICPP 2015), measure such
+    // core-to-core transfers at about twice the L3 hit latency; the factor applies to each
+    // preset's LLC latency. Across nodes a transfer costs about the remote memory latency at
+    // that distance (the same paper: remote cache forwards are close to remote DRAM reads).
+    // Range: "about twice" read as 1.5 to 2.5 (approximate).
+    Figure LINE_TRANSFER_LLC_FACTOR{2.0, 1.5, 2.5};
+    // A TLB shootdown (flush_tlb_mm_range with other CPUs in mm_cpumask): the initiator sends
+    // the IPIs and waits for the slowest acknowledgement. Amit, "Optimizing the TLB shootdown
+    // algorithm with page access tracking" (USENIX ATC 2017) and Kumar et al., "LATR: lazy
+    // translation coherence" (ASPLOS 2018) measure a shootdown of a few microseconds on
+    // two-socket Xeons, rising with the number of target cores; 2 us is the fixed part
+    // (approximate). On top of it the initiator queues a call-function entry on each target and
+    // polls its completion flag: two cache-line transfers per target
+    // (smp_call_function_many_cond), from the preset's latencies.
+    // Range: the papers' "a few microseconds", 1 to 5 us.
+    Figure TLB_SHOOTDOWN_NS{2000, 1000, 5000};
+    // Each target CPU's interrupt: entry, flush_tlb_func, exit and the TLB refills that follow;
+    // about 1 us (same papers; the interrupt round trip alone is 0.5-1 us on those machines).
+    // Range: from the round trip alone (0.5 us) to twice the figure.
+    Figure TLB_FLUSH_IPI_NS{1000, 500, 2000};
 
-// Fixed work of migrating one folio besides the copy: isolate, unmap, remap, putback. Yan et
-// al., "Nimble Page Management for Tiered Memory Systems" (ASPLOS'19) measure Linux
-// migrate_pages() at about 0.4 GB/s for 4 KiB pages single-threaded, ~10 us per page, of which
-// the 4 KiB copy is under 1 us.
-inline constexpr double MIGRATE_FOLIO_OVERHEAD_NS = 9000;
-// Extra work of the migrating task per additional mapping of a shared folio: one more rmap walk
-// step, a PTE cleared to a migration entry and later restored (about a minor fault's work,
-// will-it-scale above). The TLB flush and the other mappers' waits are charged separately.
-inline constexpr double MIGRATE_PER_MAPPING_NS = 1000;
-// Copy bandwidth of one core for migration and COW copies, as a fraction of the machine's
-// single-core streaming bandwidth (copy reads and writes: half the one-way rate).
-inline constexpr double COPY_BANDWIDTH_FRACTION = 0.5;
+    // --- migration ---
 
-// --- scheduling ---
+    // Fixed work of migrating one folio besides the copy: isolate, unmap, remap, putback. Yan
+    // et al., "Nimble Page Management for Tiered Memory Systems" (ASPLOS'19) measure Linux
+    // migrate_pages() at about 0.4 GB/s for 4 KiB pages single-threaded, ~10 us per page, of
+    // which the 4 KiB copy is under 1 us.
+    // Range: one measurement, a factor of two either way.
+    Figure MIGRATE_FOLIO_OVERHEAD_NS{9000, 4500, 18000};
+    // Extra work of the migrating task per additional mapping of a shared folio: one more rmap
+    // walk step, a PTE cleared to a migration entry and later restored (about a minor fault's
+    // work, will-it-scale above). The TLB flush and the other mappers' waits are charged
+    // separately.
+    // Range: an estimate, a factor of two either way.
+    Figure MIGRATE_PER_MAPPING_NS{1000, 500, 2000};
+    // Copy bandwidth of one core for migration and COW copies, as a fraction of the machine's
+    // single-core streaming bandwidth (copy reads and writes: half the one-way rate).
+    // Range: 0.4 to 0.6, reads and writes need not share a core's fill buffers evenly
+    // (approximate).
+    Figure COPY_BANDWIDTH_FRACTION{0.5, 0.4, 0.6};
 
-// A context switch, direct cost: lmbench lat_ctx on recent x86 is 1-3 us; 2 us.
-inline constexpr double CONTEXT_SWITCH_NS = 2000;
-// Private cache a migrated task must refill even within an LLC: the L2 (1 MiB on Skylake-SP
-// and Cascade Lake, 256 KiB on Haswell; 1 MiB is the conservative figure).
-inline constexpr double PRIVATE_CACHE_BYTES = 1024.0 * 1024;
+    // --- scheduling ---
+
+    // A context switch, direct cost: lmbench lat_ctx on recent x86 is 1-3 us; 2 us.
+    // Range: lmbench's 1 to 3 us.
+    Figure CONTEXT_SWITCH_NS{2000, 1000, 3000};
+    // Private cache a migrated task must refill even within an LLC: the L2 (1 MiB on
+    // Skylake-SP and Cascade Lake, 256 KiB on Haswell; 1 MiB is the conservative figure).
+    // Range: the L2 sizes of the modelled x86 generations, 256 KiB (Haswell) to 2 MiB
+    // (Sapphire Rapids), Intel optimization manual.
+    Figure PRIVATE_CACHE_BYTES{1024.0 * 1024, 256.0 * 1024, 2048.0 * 1024};
+
+    // --- the memory system ---
+
+    // Loaded-latency curve: queueing delay knee * L * rho / (1 - rho) at utilisation rho, L the
+    // idle latency of the resource; fits Intel MLC loaded-latency curves (about +10 % at half
+    // bandwidth, about 2x at 90 %).
+    // Range: a fit to curves that differ between platforms, a factor of two either way.
+    Figure LOADED_LATENCY_KNEE{0.1, 0.05, 0.2};
+};
+
+// The figures as published: what every run uses unless a draw says otherwise.
+inline constexpr Constants kNominal{};
+
 // Cache lines task_numa_find_cpu's search pulls from each CPU it looks at, counted from
 // kernel/sched/fair.c (v6.x). update_numa_stats(): the runqueue's cfs sched_avg (load, runnable,
 // util; one cacheline-aligned struct) and the line with nr_running, curr and cpu_capacity.
@@ -77,13 +124,6 @@ inline constexpr double NUMA_STATS_LINES_PER_CPU = 2;
 inline constexpr double NUMA_COMPARE_LINES_BUSY = 4;
 // task_numa_compare() on an idle CPU: the idle task's flags, to see that it is idle.
 inline constexpr double NUMA_COMPARE_LINES_IDLE = 1;
-
-// --- the memory system ---
-
-// Loaded-latency curve: queueing delay knee * L * rho / (1 - rho) at utilisation rho, L the idle
-// latency of the resource; fits Intel MLC loaded-latency curves (about +10 % at half bandwidth,
-// about 2x at 90 %).
-inline constexpr double LOADED_LATENCY_KNEE = 0.1;
 // A store moves a line twice (read for ownership, then write-back); a load moves it once.
 inline constexpr double WRITE_TRAFFIC_FACTOR = 2.0;
 // Cache line size on every machine modelled.

@@ -39,7 +39,8 @@ CostModel::RegionKey CostModel::region_key(const Region& r) {
     return {r.vma->object.get(), r.vma->pgoff + r.first};
 }
 
-void CostModel::init(const Topology& t) {
+void CostModel::init(const Topology& t, const cost::Constants& k) {
+    k_ = k;
     nodes_ = t.nr_nodes();
     ghz_ = t.hw.cpu_ghz > 0 ? t.hw.cpu_ghz : 2.0;
     llc_bytes_ = static_cast<double>(t.hw.llc_bytes);
@@ -58,11 +59,11 @@ void CostModel::init(const Topology& t) {
     std::vector<BandwidthSolver::Resource> res;
     for (int n = 0; n < nodes_; ++n)
         res.push_back(
-            {memory_bandwidth_gbs(t, n), cost::LOADED_LATENCY_KNEE * memory_latency_ns(t, n)});
+            {memory_bandwidth_gbs(t, n), k_.LOADED_LATENCY_KNEE * memory_latency_ns(t, n)});
     for (int l = 0; l < net_.nr_links(); ++l) {
         const auto& k = net_.link(l);
         const double hop = std::max(1.0, latency_ns(k.from, k.to) - local);
-        res.push_back({t.hw.link_bandwidth_gbs, cost::LOADED_LATENCY_KNEE * hop});
+        res.push_back({t.hw.link_bandwidth_gbs, k_.LOADED_LATENCY_KNEE * hop});
     }
     solver_.init(std::move(res));
     kernel_bytes_.assign(static_cast<size_t>(solver_.nr_resources()), 0.0);
@@ -405,7 +406,7 @@ double CostModel::copy_ns(double bytes, int from, int to, uint64_t times) const 
     // is empty): different sums, or with from == to the same bytes added to one, in any order.
     read_traffic(from, to, bytes, times);
     write_traffic(to, to, bytes, times);
-    return bytes / (rate * cost::COPY_BANDWIDTH_FRACTION);
+    return bytes / (rate * k_.COPY_BANDWIDTH_FRACTION);
 }
 
 double CostModel::working_set_line_ns(const AccessMix& a, int cpu_node) const {

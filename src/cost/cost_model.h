@@ -53,7 +53,11 @@ struct CpuRunning {
 
 class CostModel {
   public:
-    void init(const Topology& t);
+    // `k`: the cost figures of this run (the published ones unless a draw of
+    // `compare --uncertainty` gives others).
+    void init(const Topology& t, const cost::Constants& k = cost::kNominal);
+    // The cost figures the kernel's cost paths charge (cost/constants.h).
+    const cost::Constants& k() const { return k_; }
     // At every tick: LLC footprints, SMT sharing and the bandwidth solve for what runs now
     // (`running[cpu]`), with the kernel traffic since the last update as background load.
     // `same_running` is the caller's word that every CPU runs the same task with the same mix
@@ -89,7 +93,7 @@ class CostModel {
     // remote runqueue read): within a node the request goes through the LLC to the owning core,
     // across nodes it costs about a remote memory access.
     double line_transfer_ns(int a, int b) const {
-        return a == b ? cost::LINE_TRANSFER_LLC_FACTOR * llc_lat_ : latency_ns(a, b);
+        return a == b ? k_.LINE_TRANSFER_LLC_FACTOR * llc_lat_ : latency_ns(a, b);
     }
     // Nanoseconds for kernel work measured in cycles on this machine.
     double cycles_ns(double cycles) const { return cycles / ghz_; }
@@ -237,6 +241,7 @@ class CostModel {
     std::vector<int> node_of_cpu_;
     double ghz_ = 2.0;
     double llc_bytes_ = 0;
+    cost::Constants k_;
     double llc_lat_ = 0;
     double mlp_default_ = 10;
     double smt_speedup_ = 1;

@@ -42,7 +42,7 @@ std::vector<MappingPages> mapping_pages(const System& sys) {
 
 RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
                    const RunLabel& label) {
-    System sys(sc.machine, sc.knobs, seed);
+    System sys(sc.machine, sc.knobs, seed, sc.figures);
     std::optional<RunObservation> observation;
     if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
     auto workloads = sc.make_workloads();

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cost/constants.h"
 #include "experiment/overrides.h"
 #include "machine/topology.h"
 #include "numab/profile.h"
@@ -46,6 +47,9 @@ struct Scenario {
     bool deferred_ticks = true;     // settled CPUs' ticks held back and played later (same)
     std::vector<ScenarioWorkload> workloads;
     std::vector<Variant> variants;  // the [[variant]] tables, for `numasim compare`
+    // The kernel-work cost figures: the published ones, or a draw of --uncertainty
+    // (experiment/uncertainty.h), which also scales `machine`'s memory figures.
+    cost::Constants figures = cost::kNominal;
 
     // Builds this scenario's workloads (fresh state) for one run.
     std::vector<std::unique_ptr<Workload>> make_workloads() const;

@@ -12,6 +12,7 @@
 #include "config/toml_reader.h"
 #include "experiment/compare.h"
 #include "experiment/oracle.h"
+#include "experiment/uncertainty.h"
 #include "oracle/subprocess.h"
 
 namespace numasim {
@@ -206,6 +207,30 @@ void judge(EffectResult& r, const EffectSpec& e, bool quick) {
                                             : sim >= e.lo && sim <= e.hi;
 }
 
+// The effect's range across the draws, and whether the published figure lies in it: the
+// published change for a change, the published range (meeting the predicted one) for in_range.
+void spread(EffectResult& r, const EffectSpec& e,
+            const std::vector<std::vector<VariantRuns>>& draws, const std::string& file) {
+    std::vector<double> values;
+    for (const auto& d : draws) {
+        const double to = mean_metric(variant(d, e.to, file), e.metric, file);
+        values.push_back(
+            e.expect == "in_range"
+                ? to
+                : pct_change(mean_metric(variant(d, e.from, file), e.metric, file), to));
+    }
+    const EffectSpread s = effect_spread(values);
+    r.has_spread = true;
+    r.spread_lo = s.min;
+    r.spread_hi = s.max;
+    if (e.expect == "in_range")
+        r.published_inside = e.lo <= s.max && s.min <= e.hi;
+    else if (e.has_published) {
+        const double pub = pct_change(e.pub_from, e.pub_to);
+        r.published_inside = pub >= s.min && pub <= s.max;
+    }
+}
+
 }  // namespace
 
 std::vector<EffectResult> run_validation(const std::string& dir, const ValidateOptions& o) {
@@ -247,7 +272,10 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
                 rows.push_back(std::move(r));
         if (effects.empty()) continue;
         const Scenario sc = load_scenario_file(file, ov);
-        const auto runs = run_variants(file, ov, sc.variants, o.workers);
+        auto draws =
+            make_draws(load_variants(file, ov, sc.variants), std::max(1, o.uncertainty_draws));
+        run_draws(draws, o.workers);
+        const auto& runs = draws.front();
         for (const auto& e : effects) {
             const VariantRuns& a = variant(runs, e.from, file);
             const VariantRuns& b = variant(runs, e.to, file);
@@ -291,6 +319,7 @@ std::vector<EffectResult> run_validation(const std::string& dir, const ValidateO
                 r.sim_from = mean_metric(a, e.metric, file);
                 r.sim_to = mean_metric(b, e.metric, file);
                 judge(r, e, o.quick);
+                if (o.uncertainty_draws > 0) spread(r, e, draws, file);
             }
             if (!e.group.empty()) groups[e.group].push_back(pct_change(r.sim_from, r.sim_to));
             rows.push_back(r);

@@ -46,6 +46,8 @@ struct ValidateOptions {
     int workers = 1;
     std::vector<std::string> only;  // experiment file stems to run (empty: all)
     ScenarioOverrides overrides;    // applied to every experiment after its quick overrides
+    // Draws of the model's figures (experiment/uncertainty.h); 0: the published figures only.
+    int uncertainty_draws = 0;
 };
 
 struct EffectResult {
@@ -59,6 +61,11 @@ struct EffectResult {
     bool skipped = false;  // an oracle check that could not run (no qemu)
     std::string group;
     std::string note;
+    // With uncertainty draws: the least and greatest simulated change in % across them (of the
+    // `to` value for in_range), and whether the published change (range) lies inside (meets).
+    bool has_spread = false;
+    double spread_lo = 0, spread_hi = 0;
+    bool published_inside = false;
 };
 
 // Runs the experiments in `dir`; returns one row per effect (and per group summary).

@@ -5,7 +5,7 @@
 
 namespace numasim {
 
-System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
+System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constants& figures)
     : topo(std::move(t)),
       sched(build_sched_domains(topo)),
       knobs(k),
@@ -39,7 +39,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s)
         if (!levels) rq.next_balance = 0;
     }
     nohz_init(*this);
-    cost.init(topo);
+    cost.init(topo, figures);
 }
 
 }  // namespace numasim

@@ -40,7 +40,9 @@ enum EventKind : uint32_t {
 };
 
 struct System {
-    System(Topology topo, NumaBalancingKnobs knobs, uint64_t seed);
+    // `k`: the cost figures of this run (cost/constants.h).
+    System(Topology topo, NumaBalancingKnobs knobs, uint64_t seed,
+           const cost::Constants& k = cost::kNominal);
     System(const System&) = delete;
     System& operator=(const System&) = delete;
 

@@ -129,7 +129,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     const int cpu = p.cpu;
     ++sys.counters[Vm::pgfault];
     ++p.nr_faults;
-    double ns = sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES);
+    double ns = sys.cost.cycles_ns(sys.cost.k().ANON_FAULT_CYCLES);
 
     uint64_t first;
     if (thp_fault_block(vma, idx, first)) {
@@ -197,7 +197,7 @@ double repeat_anon_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t 
     folio_add_lru(sys, p.cpu, &vma.frame(idx + 1), nr);
     sys.counters[Vm::pgfault] += nr;
     p.nr_faults += nr;
-    return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +
+    return sys.cost.cycles_ns(sys.cost.k().ANON_FAULT_CYCLES) +
            sys.cost.clear_ns(sys.cpu_to_node(p.cpu), nid, vma.pages.size(), nr);
 }
 
@@ -238,7 +238,7 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     folio_add_lru(sys, p.cpu, &f);
     account_region_pages(vma, idx, 1, old_nid, -1);
     account_region_pages(vma, idx, 1, nid, +1);
-    return sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) +
+    return sys.cost.cycles_ns(sys.cost.k().ANON_FAULT_CYCLES) +
            sys.cost.copy_ns(vma.pages.size(), old_nid, nid);
 }
 

@@ -128,7 +128,7 @@ void FaultLocks::settle(System& sys) {
         x /= n_all * n_all;
         const bool as = keys_[g].word >> 63 == kAddressSpace;
         const double transfer = as ? 2 * x : x;
-        const double hold = as ? transfer : x + cost.cycles_ns(cost::PTL_HOLD_CYCLES);
+        const double hold = as ? transfer : x + cost.cycles_ns(cost.k().PTL_HOLD_CYCLES);
         const double others_max = hold * (tasks - 1);
         for (size_t i = g; i < e;) {
             size_t j = i;

@@ -218,7 +218,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
         sys.counters[Vm::pgmigrate_fail] += nr;
         if (thp) ++sys.counters[Vm::thp_migration_fail];
         trace_mm_migrate_pages(sys, p, 0, nr, 0, thp ? 1 : 0);
-        kernel_ns += cost::MIGRATE_FOLIO_OVERHEAD_NS * 0.1;  // isolation and putback only
+        kernel_ns += sys.cost.k().MIGRATE_FOLIO_OVERHEAD_NS * 0.1;  // isolation and putback only
         return MIGRATE_EAGAIN;
     }
     const unsigned mapcount = head.mapcount;

@@ -203,7 +203,7 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
     // whose PTE is still accessible needs its TLB flushed (ptep_clear_flush skips a PROT_NONE
     // one): at once before v6.3, in one batched flush after the walk since. A PMD-mapped THP is
     // invalidated and flushed in the faulting mm whatever its protection (pmdp_invalidate).
-    const double extra = mapcount > 1 ? (mapcount - 1) * cost::MIGRATE_PER_MAPPING_NS : 0.0;
+    const double extra = mapcount > 1 ? (mapcount - 1) * sys.cost.k().MIGRATE_PER_MAPPING_NS : 0.0;
     const double step = maps.size() > 1 ? extra / static_cast<double>(maps.size() - 1) / 2 : 0.0;
     for (size_t j = 0; j < maps.size(); ++j) {
         Mapping& m = maps[j];
@@ -226,7 +226,7 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
         batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, p.cpu, record ? &record->tlb : nullptr);
     for (const Mapping& m : maps)
         unmap += m.unmap_ns;
-    const double middle = cost::MIGRATE_FOLIO_OVERHEAD_NS +
+    const double middle = sys.cost.k().MIGRATE_FOLIO_OVERHEAD_NS +
                           sys.cost.copy_ns(static_cast<double>(nr * vma.pages.size()), from, to);
 
     // Mapping j is a migration entry from its own unmap step until its PTE is restored.
@@ -235,7 +235,7 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
     // repeating this migration adds the same sum once per page (repeat_migrate_folio_cost).
     double waiters = 0, wait_ns = 0;
     const double waiter_kernel =
-        sys.cost.cycles_ns(cost::ANON_FAULT_CYCLES) + 2 * cost::CONTEXT_SWITCH_NS;
+        sys.cost.cycles_ns(sys.cost.k().ANON_FAULT_CYCLES) + 2 * sys.cost.k().CONTEXT_SWITCH_NS;
     for (const Mapping& m : maps) {
         remapped += m.remap_ns;
         charge_waiters(sys, p, *m.vma, m.idx, nr, unmap - unmapped_before + middle + remapped,

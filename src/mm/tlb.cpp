@@ -24,7 +24,7 @@ double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu, Tlb
             ns += 2 * cost.line_transfer_ns(from, sys.cpu_to_node(c));
             if (Task* t = sys.rqs[c].curr) {
                 sys.catch_up_cpu(c);  // the IPI comes after what that CPU held back
-                t->kernel_debt += static_cast<Nanos>(cost::TLB_FLUSH_IPI_NS);
+                t->kernel_debt += static_cast<Nanos>(sys.cost.k().TLB_FLUSH_IPI_NS);
                 if (log) log->interrupted.push_back(t);
             }
         }
@@ -35,7 +35,7 @@ double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu, Tlb
         ++log->shootdowns;
         log->ipis += targets;
     }
-    return ns + cost::TLB_SHOOTDOWN_NS;
+    return ns + sys.cost.k().TLB_SHOOTDOWN_NS;
 }
 
 size_t mask_words(const Mm& mm) {
@@ -75,7 +75,8 @@ double flush_tlb_batched(System& sys, const std::vector<const Mm*>& mms, int cpu
 void repeat_tlb_flushes(System& sys, const TlbFlushLog& log, uint64_t times) {
     for (Task* t : log.interrupted) {
         sys.catch_up_cpu(t->cpu);
-        t->kernel_debt += static_cast<Nanos>(cost::TLB_FLUSH_IPI_NS) * static_cast<Nanos>(times);
+        t->kernel_debt +=
+            static_cast<Nanos>(sys.cost.k().TLB_FLUSH_IPI_NS) * static_cast<Nanos>(times);
     }
     sys.cost.stats().tlb_shootdowns += log.shootdowns * times;
     sys.cost.stats().tlb_ipis += log.ipis * times;

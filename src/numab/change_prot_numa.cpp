@@ -166,8 +166,9 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
     // looked at and left alone.
     const uint64_t entries_changed = walk.updated - walk.huge_updates * (vma.pages.pmd_nr() - 1);
     const uint64_t entries_left = walk.walked - entries_changed;
-    kernel_ns += sys.cost.cycles_ns(cost::PTE_UPDATE_CYCLES * static_cast<double>(entries_changed) +
-                                    cost::PTE_WALK_CYCLES * static_cast<double>(entries_left));
+    kernel_ns +=
+        sys.cost.cycles_ns(sys.cost.k().PTE_UPDATE_CYCLES * static_cast<double>(entries_changed) +
+                           sys.cost.k().PTE_WALK_CYCLES * static_cast<double>(entries_left));
     // tlb_finish_mmu(): one flush of the changed range on every CPU the mm may be cached on.
     if (walk.updated && vma.mm) kernel_ns += flush_tlb_mm_range(sys, *vma.mm, current.cpu);
     if (walk.updated) sys.counters[Vm::numa_pte_updates] += walk.updated;

@@ -159,7 +159,7 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
     if (!vma.protnone.size() || !vma.protnone.test(idx)) return 0;  // PTE changed meanwhile
     // The caller (the engine's fault path) counts pgfault and the task's faults, as
     // handle_mm_fault() does in the kernel before dispatching here.
-    double ns = sys.cost.cycles_ns(cost::HINT_FAULT_CYCLES);
+    double ns = sys.cost.cycles_ns(sys.cost.k().HINT_FAULT_CYCLES);
 
     // do_huge_pmd_numa_page() for a PMD-mapped THP, do_numa_page() otherwise.
     uint64_t first = idx, nr = 1, bfirst;

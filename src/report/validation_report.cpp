@@ -2,13 +2,36 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace numasim {
 
+namespace {
+
+// The uncertainty columns of a row (validate --uncertainty): the predicted range and whether
+// the published figure lies inside it.
+std::string spread_columns(const EffectResult& r) {
+    if (!r.has_spread) return fmt::format("  {:<26} {}", "-", "-");
+    const bool absolute = r.expect == "in_range";
+    const std::string range = absolute
+                                  ? fmt::format("{:.2f} .. {:.2f}", r.spread_lo, r.spread_hi)
+                                  : fmt::format("{:+.1f}% .. {:+.1f}%", r.spread_lo, r.spread_hi);
+    return fmt::format("  {:<26} {}", range,
+                       !r.has_published     ? "-"
+                       : r.published_inside ? "yes"
+                                            : "no");
+}
+
+}  // namespace
+
 std::string validation_text(const std::vector<EffectResult>& rows) {
-    std::string s = fmt::format("{:<34} {:<44} {:<28} {:<28} {}\n", "experiment", "effect",
+    const bool spreads =
+        std::any_of(rows.begin(), rows.end(), [](const EffectResult& r) { return r.has_spread; });
+    std::string s = fmt::format("{:<34} {:<44} {:<28} {:<28} {}", "experiment", "effect",
                                 "published", "simulated", "result");
+    s += spreads ? fmt::format("{:<10}  {:<26} {}\n", "", "predicted range", "published inside")
+                 : "\n";
     auto fig = [](double v) {
         return std::fabs(v) >= 1000 || v == std::floor(v) ? fmt::format("{:.0f}", v)
                                                           : fmt::format("{:.2f}", v);
@@ -29,11 +52,13 @@ std::string validation_text(const std::vector<EffectResult>& rows) {
         else
             sim = fmt::format("{} -> {} ({:+.1f}%)", fig(r.sim_from), fig(r.sim_to),
                               pct_change(r.sim_from, r.sim_to));
-        s += fmt::format("{:<34} {:<44} {:<28} {:<28} {}{}\n", r.experiment, r.name, pub, sim,
-                         r.skipped ? "skipped"
-                         : r.pass  ? "pass"
-                                   : "MISS",
-                         r.headline ? "" : " (info)");
+        const std::string result = fmt::format("{}{}",
+                                               r.skipped ? "skipped"
+                                               : r.pass  ? "pass"
+                                                         : "MISS",
+                                               r.headline ? "" : " (info)");
+        s += fmt::format("{:<34} {:<44} {:<28} {:<28} ", r.experiment, r.name, pub, sim);
+        s += spreads ? fmt::format("{:<16}{}\n", result, spread_columns(r)) : result + "\n";
     }
     return s;
 }

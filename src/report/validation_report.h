@@ -1,5 +1,6 @@
 // The report of `numasim validate`: per effect, the experiment, the published and the simulated
-// figures side by side, and pass or MISS.
+// figures side by side, and pass or MISS; with uncertainty draws, the predicted range of each
+// effect and whether the published figure lies inside it.
 #pragma once
 
 #include <string>

@@ -399,7 +399,7 @@ void schedule(System& sys, int cpu) {
     switch_mm_irqs_off(sys, cpu, next->mm);
     ++rq.nr_switches;
     ++sys.counters.cs;
-    next->kernel_debt += static_cast<Nanos>(cost::CONTEXT_SWITCH_NS);
+    next->kernel_debt += static_cast<Nanos>(sys.cost.k().CONTEXT_SWITCH_NS);
     update_min_vruntime(rq);
 }
 
