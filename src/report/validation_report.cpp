@@ -9,13 +9,19 @@ namespace numasim {
 
 namespace {
 
+// A figure as the report prints it: whole numbers and large ones without decimals.
+std::string fig(double v) {
+    return std::fabs(v) >= 1000 || v == std::floor(v) ? fmt::format("{:.0f}", v)
+                                                      : fmt::format("{:.2f}", v);
+}
+
 // The uncertainty columns of a row (validate --uncertainty): the predicted range and whether
 // the published figure lies inside it.
 std::string spread_columns(const EffectResult& r) {
     if (!r.has_spread) return fmt::format("  {:<26} {}", "-", "-");
     const bool absolute = r.expect == "in_range";
     const std::string range = absolute
-                                  ? fmt::format("{:.2f} .. {:.2f}", r.spread_lo, r.spread_hi)
+                                  ? fig(r.spread_lo) + " .. " + fig(r.spread_hi)
                                   : fmt::format("{:+.1f}% .. {:+.1f}%", r.spread_lo, r.spread_hi);
     return fmt::format("  {:<26} {}", range,
                        !r.has_published     ? "-"
@@ -32,10 +38,6 @@ std::string validation_text(const std::vector<EffectResult>& rows) {
                                 "published", "simulated", "result");
     s += spreads ? fmt::format("{:<10}  {:<26} {}\n", "", "predicted range", "published inside")
                  : "\n";
-    auto fig = [](double v) {
-        return std::fabs(v) >= 1000 || v == std::floor(v) ? fmt::format("{:.0f}", v)
-                                                          : fmt::format("{:.2f}", v);
-    };
     for (const auto& r : rows) {
         std::string pub = "-", sim;
         if (r.has_published)
