@@ -16,7 +16,8 @@ namespace numasim::cost {
 // A cost figure and the range [lo, hi] its sources support; the model uses `value`.
 struct Figure {
     double value, lo, hi;
-    constexpr operator double() const { return value; }  // NOLINT: reads as the number it is
+    // Implicit, so that the cost paths read a figure as the number it is.
+    constexpr operator double() const { return value; }
 };
 
 // The measured or estimated figures, one set per run.

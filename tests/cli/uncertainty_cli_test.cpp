@@ -55,6 +55,34 @@ TEST(UncertaintyCli, CompareJsonHasTheSpreads) {
     EXPECT_TRUE(e["sign_holds"].is_boolean());
 }
 
+// Each effect gets its predicted range; the columns before it are validate's own, and the
+// draws come out the same whatever the number of workers.
+TEST(UncertaintyCli, ValidateAddsThePredictedRange) {
+    const std::string v = "validate --quick --only cow-skip-cowsum";
+    const Output plain = run_numasim(v + " -j 2");
+    const Output one = run_numasim(v + " --uncertainty 3 -j 1");
+    const Output two = run_numasim(v + " --uncertainty 3 -j 2");
+    ASSERT_EQ(plain.status, 0) << plain.out;
+    ASSERT_EQ(one.status, 0) << one.out;
+    EXPECT_EQ(one.out, two.out);
+    EXPECT_EQ(plain.out.find("predicted range"), std::string::npos);
+    EXPECT_NE(one.out.find("predicted range            published inside\n"), std::string::npos)
+        << one.out;
+    // Every row of the plain report starts a row of this one.
+    size_t rows = 0;
+    for (size_t at = plain.out.find('\n') + 1; at < plain.out.size(); ++rows) {
+        const size_t end = plain.out.find('\n', at);
+        const std::string row = plain.out.substr(at, end - at);
+        EXPECT_NE(one.out.find(row), std::string::npos) << row;
+        at = end + 1;
+    }
+    EXPECT_GT(rows, 0u);
+    const std::regex range(R"re(([-+0-9.]+)% \.\. ([-+0-9.]+)% +(yes|no|-)\n)re");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(one.out, m, range)) << one.out;
+    EXPECT_LE(std::stod(m[1]), std::stod(m[2]));
+}
+
 TEST(UncertaintyCli, ADrawCountOutOfBoundsIsABadInput) {
     for (const char* bad : {"0", "1001", "-3"}) {
         const Output o = run_numasim(std::string(kCompare) + " --uncertainty " + bad);
