@@ -65,7 +65,8 @@ class ValidateCommand : public Command {
                                          "default {}) and say whether each published effect "
                                          "lies inside the predicted range",
                                          kMaxUncertaintyDraws, kDefaultUncertaintyDraws))
-                ->expected(0, 1);
+                ->expected(0, 1)
+                ->type_name("[N]");
         add_jobs_option(*sub_, jobs_);
         add_check_invariants_flag(*sub_, check_invariants_);
     }
