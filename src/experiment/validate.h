@@ -21,6 +21,11 @@
 // Effects with the same `group` are also summarised: the mean of their simulated changes must
 // be positive (`group_expect = "mean_positive"`).
 //
+// With uncertainty draws (`--uncertainty`, experiment/uncertainty.h) every experiment also runs
+// under draws of the model's cost figures from their published ranges, and each effect with a
+// single metric gets its predicted range over the draws and whether the published figure lies
+// inside it. Pass and miss stay judged on draw 0, the published figures.
+//
 // With --oracle, `[[oracle]]` tables are checked against a real kernel booted under qemu
 // (experiment/oracle.h), one boot set per named variant:
 //   [[oracle]]
