@@ -1,5 +1,6 @@
 // numasim import damon PROFILE [--format json|trace|sysfs] [--phase 1s] [--blocks N]
-//                              [--threads N | --sched FILE] [--machine M] [-o OUT.toml]
+//                              [--threads N | --sched FILE] [--maps FILE] [--machine M]
+//                              [-o OUT.toml]
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -58,6 +59,9 @@ class ImportCommand : public Command {
         hint_file(damon_->add_option("--sched", o_.sched_file,
                                      "a copy of /proc/PID/sched: the process's comm and "
                                      "thread count"));
+        hint_file(damon_->add_option("--maps", o_.maps_file,
+                                     "a copy of /proc/PID/maps or /proc/PID/numa_maps: blocks "
+                                     "cut at the mappings and named after them"));
         hint_machine(damon_->add_option("--machine", o_.machine,
                                         "the scenario's machine (default cascadelake-2s)"));
         hint_file(damon_->add_option("-o,--output", out_,
@@ -80,6 +84,7 @@ class ImportCommand : public Command {
         const std::string text = import_damon(path_, o_);
         std::vector<std::string> inputs = {path_};
         if (!o_.sched_file.empty()) inputs.push_back(o_.sched_file);
+        if (!o_.maps_file.empty()) inputs.push_back(o_.maps_file);
         write_output_file("--output", out_, text, inputs);
         return 0;
     }

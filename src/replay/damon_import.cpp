@@ -14,6 +14,7 @@
 #include "replay/damo_json.h"
 #include "replay/damon_sysfs.h"
 #include "replay/damon_trace.h"
+#include "replay/process_maps.h"
 #include "replay/profile_input.h"
 
 namespace numasim {
@@ -38,8 +39,9 @@ struct Target {
     std::vector<Range> ranges;  // sorted, disjoint: the union of every window's regions
     int64_t first_ns = 0, last_ns = 0;
     int64_t windows = 0;
-    std::vector<Range> blocks;  // the scenario's regions
-    size_t first_cell = 0;      // index of its first block in the grid's rows
+    std::vector<Range> blocks;             // the scenario's regions
+    std::vector<std::string> block_names;  // the mapping each lies in (with a layout)
+    size_t first_cell = 0;                 // index of its first block in the grid's rows
 };
 
 DamonFormat detect(const std::string& path) {
@@ -100,7 +102,8 @@ std::string seconds(int64_t ns) {
 // The checks every format shares, and the first pass's bookkeeping.
 class Survey {
   public:
-    explicit Survey(const std::string& path) : path_(path) {}
+    Survey(const std::string& path, const std::vector<ProcessMapping>& maps)
+        : path_(path), maps_(maps) {}
 
     void add(const DamonSnapshot& s) {
         auto fail = [&](const std::string& problem) { throw InputError(path_, s.where, problem); };
@@ -118,7 +121,10 @@ class Survey {
         if (it == targets_.end()) {
             if (targets_.size() == kMaxDamonTargets)
                 fail(fmt::format("more than {} targets", kMaxDamonTargets));
-            targets_.push_back(Target{s.target_id, {}, s.start_ns, s.end_ns, 0, {}, 0});
+            Target t;
+            t.id = s.target_id;
+            t.first_ns = s.start_ns;
+            targets_.push_back(std::move(t));
             it = targets_.end() - 1;
         } else if (s.start_ns < it->last_ns) {
             fail(
@@ -146,6 +152,12 @@ class Survey {
                                 "intervals of an aggregation interval ({} us / {} us)",
                                 i, r.nr_accesses, max_accesses, s.aggr_us, s.sample_us));
             prev_end = r.end;
+            if (!maps_.empty() && r.nr_accesses > 0 && !in_a_mapping(r))
+                fail(
+                    fmt::format("region {} ({:#x}-{:#x}) was seen accessed but lies outside "
+                                "every mapping of the layout: the layout is not this "
+                                "process's",
+                                i, r.start, r.end));
             add_range(*it, s, Range{r.start, r.end});
         }
     }
@@ -153,6 +165,13 @@ class Survey {
     std::vector<Target>& targets() { return targets_; }
 
   private:
+    bool in_a_mapping(const DamonRegion& r) const {
+        const auto m =
+            std::lower_bound(maps_.begin(), maps_.end(), r.start,
+                             [](const ProcessMapping& a, uint64_t x) { return a.end <= x; });
+        return m != maps_.end() && m->start < r.end;
+    }
+
     // Merges [start, end) into the target's sorted, disjoint ranges (touching ranges join).
     void add_range(Target& t, const DamonSnapshot& s, Range r) {
         auto& v = t.ranges;
@@ -172,24 +191,43 @@ class Survey {
     }
 
     std::string path_;
+    const std::vector<ProcessMapping>& maps_;
     std::vector<Target> targets_;
 };
 
+// With a layout, a target's ranges are cut at the mappings' edges and what lies in no mapping is
+// dropped (DAMON's ranges include small unmapped gaps); each piece keeps its mapping's name.
+void clip_to_mappings(Target& t, const std::vector<ProcessMapping>& maps,
+                      std::vector<std::string>& names) {
+    std::vector<Range> clipped;
+    for (const Range& r : t.ranges)
+        for (const ProcessMapping& m : maps)
+            if (m.start < r.end && r.start < m.end) {
+                clipped.push_back(Range{std::max(r.start, m.start), std::min(r.end, m.end)});
+                names.push_back(m.name);
+            }
+    t.ranges = std::move(clipped);
+}
+
 // Splits each target's ranges into page-aligned blocks, about `budget` per target in proportion
 // to the ranges' sizes, at least one per range.
-void make_blocks(std::vector<Target>& targets, int64_t budget) {
+void make_blocks(std::vector<Target>& targets, int64_t budget,
+                 const std::vector<std::string>& range_names) {
     size_t next = 0;
     for (Target& t : targets) {
         uint64_t total = 0;
         for (const Range& r : t.ranges)
             total += r.end - r.start;
-        for (const Range& r : t.ranges) {
+        for (size_t ri = 0; ri < t.ranges.size(); ++ri) {
+            const Range& r = t.ranges[ri];
             const double part = static_cast<double>(r.end - r.start) / static_cast<double>(total);
             const auto n = std::max<uint64_t>(1, std::llround(part * static_cast<double>(budget)));
             const uint64_t pages = (r.end - r.start + 4095) / 4096;
             const uint64_t step = std::max<uint64_t>(1, (pages + n - 1) / n) * 4096;
-            for (uint64_t a = r.start; a < r.end; a += step)
+            for (uint64_t a = r.start; a < r.end; a += step) {
                 t.blocks.push_back(Range{a, std::min(r.end, a + step)});
+                t.block_names.push_back(ri < range_names.size() ? range_names[ri] : "");
+            }
         }
         t.first_cell = next;
         next += t.blocks.size();
@@ -201,6 +239,14 @@ std::string sanitize_name(const std::string& s) {
     for (char c : s)
         if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')
             out += c;
+    return out;
+}
+
+// A mapping's path in a comment: printable ASCII only, so that no name ends the comment's line.
+std::string comment_text(const std::string& s) {
+    std::string out;
+    for (char c : s)
+        out += (c >= ' ' && c <= '~') ? c : '?';
     return out;
 }
 
@@ -247,12 +293,24 @@ std::string import_damon(const std::string& path, const DamonImportOptions& o) {
     if (!o.sched_file.empty()) sched = read_sched(o.sched_file);
     const int64_t threads = o.threads > 0 ? o.threads : sched.threads > 0 ? sched.threads : 1;
 
+    std::vector<ProcessMapping> maps;
+    if (!o.maps_file.empty()) maps = read_process_maps(o.maps_file);
+
     // Pass 1: check every window, learn the ranges and the span.
-    Survey survey(path);
+    Survey survey(path, maps);
     const std::string sha =
         read_profile(path, format, o, [&](const DamonSnapshot& s) { survey.add(s); });
     std::vector<Target>& targets = survey.targets();
-    make_blocks(targets, o.blocks);
+    if (targets.empty()) throw InputError(path, "", "no monitoring windows (snapshots)");
+    std::vector<std::string> range_names;
+    if (!maps.empty()) {
+        if (targets.size() > 1)
+            throw InputError(
+                o.maps_file, "",
+                fmt::format("one process's layout, for a profile of {} targets", targets.size()));
+        clip_to_mappings(targets.front(), maps, range_names);
+    }
+    make_blocks(targets, o.blocks, range_names);
     size_t nblocks = 0;
     int64_t t0 = targets.front().first_ns, t1 = targets.front().last_ns;
     int64_t windows = 0;
@@ -312,10 +370,13 @@ std::string import_damon(const std::string& path, const DamonImportOptions& o) {
     const int64_t max_accesses_shown = o.aggr_us / o.sample_us;
     std::string out;
     out += fmt::format("# Imported by `numasim import damon` from {} ({}{}).\n",
-                       std::filesystem::path(path).filename().string(), format_name(format),
-                       sha.empty() ? "" : ", sha256 " + sha);
+                       comment_text(std::filesystem::path(path).filename().string()),
+                       format_name(format), sha.empty() ? "" : ", sha256 " + sha);
     out += fmt::format("# {} windows of {} target(s) over {} s; phases of {} s; {} block(s).\n",
                        windows, targets.size(), seconds(span), seconds(o.phase_ns), nblocks);
+    if (!maps.empty())
+        out += fmt::format("# Layout: {} mappings from {}.\n", maps.size(),
+                           comment_text(std::filesystem::path(o.maps_file).filename().string()));
     if (format != DamonFormat::kJson)
         out += fmt::format(
             "# Monitoring intervals as given: sample {} us, aggregation {} us "
@@ -353,10 +414,12 @@ std::string import_damon(const std::string& path, const DamonImportOptions& o) {
         for (size_t b = 0; b < t.blocks.size(); ++b) {
             if (!used[b]) continue;
             any = true;
+            const std::string label = comment_text(t.block_names[b]);
             out += fmt::format(
-                "\n[[workload.process.region]]  # {:#x}-{:#x}\nname = \"b{}\"\nsize = {}\n"
+                "\n[[workload.process.region]]  # {:#x}-{:#x}{}{}\nname = \"b{}\"\nsize = {}\n"
                 "kind = \"private\"\n",
-                t.blocks[b].start, t.blocks[b].end, b, t.blocks[b].end - t.blocks[b].start);
+                t.blocks[b].start, t.blocks[b].end, label.empty() ? "" : " ", label, b,
+                t.blocks[b].end - t.blocks[b].start);
         }
         out += fmt::format("\n[[workload.process.thread]]\ncount = {}\nphases = [\n", threads);
         std::string prev;

@@ -23,6 +23,7 @@ struct DamonImportOptions {
     int64_t blocks = 16;            // memory regions per target, split evenly over its ranges
     int64_t threads = 0;            // 0: from sched_file, else 1
     std::string sched_file;         // a /proc/PID/sched snapshot: comm and thread count
+    std::string maps_file;          // a /proc/PID/maps or numa_maps snapshot: the layout
     std::string machine = "cascadelake-2s";
 };
 

@@ -100,6 +100,44 @@ TEST(DamonImport, SchedSnapshotGivesCommAndThreads) {
     EXPECT_NE(s.find("name = \"masim\"\nthreads = 3\n"), std::string::npos) << s;
 }
 
+// A /proc/PID/maps layout cuts the blocks at the mappings' edges, names them, and leaves out
+// the gap between them; an accessed region outside every mapping is refused.
+TEST(DamonImport, MapsLayout) {
+    DamonImportOptions o = two_blocks();
+    o.maps_file = temp_file("maps",
+                            "7f0000000000-7f0000300000 rw-p 00000000 00:00 0 [heap]\n"
+                            "7f0000500000-7f0000800000 rw-p 00000000 08:01 42 /data/table\n");
+    const std::string s = import_damon(kFixtures + "damo-hot-cold.json", o);
+    EXPECT_NE(s.find("# 0x7f0000000000-0x7f0000300000 [heap]\nname = \"b0\"\nsize = 3145728\n"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find("# 0x7f0000500000-0x7f0000800000 /data/table\nname = \"b1\"\nsize = "
+                     "3145728\n"),
+              std::string::npos)
+        << s;
+    // numa_maps: the heap reaches the next mapping's start.
+    o.maps_file = temp_file("numa_maps",
+                            "7f0000000000 default heap anon=2 dirty=2 N0=2 kernelpagesize_kB=4\n"
+                            "7f0000500000 default file=/data/table N1=768 kernelpagesize_kB=4\n");
+    const std::string n = import_damon(kFixtures + "damo-hot-cold.json", o);
+    EXPECT_NE(n.find("# 0x7f0000000000-0x7f0000500000 [heap]"), std::string::npos) << n;
+    EXPECT_NE(n.find("# 0x7f0000500000-0x7f0000800000 /data/table"), std::string::npos) << n;
+    // The hot region lies below every mapping of this layout.
+    o.maps_file = temp_file("far", "7f0000400000-7f0000800000 rw-p 00000000 00:00 0\n");
+    try {
+        import_damon(kFixtures + "damo-hot-cold.json", o);
+        ADD_FAILURE() << "imported";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.where(), "record 0, snapshot 0");
+        EXPECT_NE(e.problem().find("region 0 (0x7f0000000000-0x7f0000400000) was seen accessed "
+                                   "but lies outside every mapping"),
+                  std::string::npos)
+            << e.problem();
+    }
+    o.maps_file = temp_file("bad", "7f0000400000-7f0000300000 rw-p 00000000 00:00 0\n");
+    EXPECT_THROW(import_damon(kFixtures + "damo-hot-cold.json", o), InputError);
+}
+
 TEST(DamonImport, IdleWindowsAreSleeps) {
     std::string t;
     for (int i = 1; i <= 20; ++i)
@@ -125,6 +163,8 @@ TEST(DamonImport, HostileInputs) {
     EXPECT_NE(error_of("{\"version\": 3, \"records\": []}").find("must be a list of records"),
               std::string::npos);
     EXPECT_NE(error_of("[]").find("no records"), std::string::npos);
+    EXPECT_NE(error_of("[{\"target_id\": 0, \"snapshots\": []}]").find("no monitoring windows"),
+              std::string::npos);
     EXPECT_NE(error_of("\x78\x9c\x01\x02").find("zlib-compressed"), std::string::npos);
     EXPECT_NE(error_of("[{\"target_id\": 0, \"snapshots\": [{\"start_time\": \"5\", "
                        "\"end_time\": \"9\", \"regions\": [{\"start\": \"4096\", \"end\": "
