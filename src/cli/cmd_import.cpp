@@ -30,8 +30,8 @@ class ImportCommand : public Command {
         sub_->require_subcommand(1);
         damon_ = sub_->add_subcommand(
             "damon",
-            "a DAMON profile (damo record's JSON, the damon_aggregated trace text, a sysfs "
-            "tried_regions directory) as a streams scenario");
+            "a DAMON profile (damo record's JSON, compressed or not, the damon_aggregated trace "
+            "text, a sysfs tried_regions directory) as a streams scenario");
         hint_file(damon_->add_option("profile", path_, "the profile file or directory"))
             ->required();
         hint_words(damon_->add_option("--format", format_,

@@ -41,8 +41,8 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
            "Boot Debian's kernel under qemu on the scenario's machine, run the workload in it "
            "and print its counters beside the model's."}}},
         {"numasim-import",
-         {{"numasim import damon damon.json -o replay.toml",
-           "A damo record (--output_type json) as a streams scenario."}}},
+         {{"numasim import damon damon.data -o replay.toml",
+           "A damo record (its default zlib-compressed JSON) as a streams scenario."}}},
         {"numasim-import-damon",
          {{"numasim import damon damon.json --sched sched.txt --phase 10s -o replay.toml",
            "A damo JSON record in 10-second phases, with the thread count of /proc/PID/sched."},

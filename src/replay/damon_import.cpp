@@ -54,12 +54,8 @@ DamonFormat detect(const std::string& path) {
         // A JSON object is not damo's format either, but the JSON reader says why.
         if (c == '[' || c == '{') return DamonFormat::kJson;
         // A zlib header (RFC 1950: CMF 0x78, deflate with a 32 KiB window, and a flag byte that
-        // makes the pair a multiple of 31): damo's default json_compressed.
-        if (c == 0x78 && (0x78 * 256 + in.peek()) % 31 == 0)
-            throw InputError(path, "",
-                             "a zlib-compressed damo record (damo record's default "
-                             "json_compressed): convert it with `damo convert_record_format "
-                             "--format json --record_file FILE` and import that");
+        // makes the pair a multiple of 31): damo's default json_compressed, inflated as read.
+        if (c == 0x78 && (0x78 * 256 + in.peek()) % 31 == 0) return DamonFormat::kJson;
         return DamonFormat::kTrace;
     }
     throw InputError(path, "", "empty file");

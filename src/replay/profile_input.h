@@ -1,7 +1,9 @@
 // A profile file read as a stream: bytes in 64 KiB pieces, one character at a time to a parser,
 // with the line number of the character last read (for error messages) and the SHA-256 of what
 // has been read (for the scenario's comment), so that a file of many gigabytes is read, counted
-// and hashed in one pass with constant memory.
+// and hashed in one pass with constant memory. A zlib stream (RFC 1950; damo record's default
+// json_compressed output is its JSON through Python's zlib.compress()) is inflated on the way:
+// the parser and the line numbers see the text, the hash is of the file as stored.
 #pragma once
 
 #include <array>
@@ -11,6 +13,8 @@
 #include <string>
 
 #include "config/sha256.h"
+
+struct z_stream_s;
 
 namespace numasim {
 
@@ -27,6 +31,7 @@ class ProfileInput {
     ProfileInput& operator=(const ProfileInput&) = delete;
 
     const std::string& path() const { return path_; }
+    bool compressed() const { return z_ != nullptr; }
     // The next character, or EOF; the line count follows it.
     int get() {
         if (pos_ == len_ && !refill()) return EOF;
@@ -43,9 +48,14 @@ class ProfileInput {
 
   private:
     bool refill();
+    size_t read_raw(char* to, size_t n);  // from the file, hashed
+    bool inflate_some();                  // fills buf_ from the zlib stream
 
     std::string path_;
     std::FILE* f_ = nullptr;
+    z_stream_s* z_ = nullptr;  // set when the file is a zlib stream
+    bool z_end_ = false;       // the stream's end was seen
+    std::array<char, 65536> raw_{};
     std::array<char, 65536> buf_{};
     size_t pos_ = 0, len_ = 0;
     int64_t line_ = 1;

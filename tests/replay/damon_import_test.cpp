@@ -1,5 +1,6 @@
 // `numasim import damon` on small profiles in the formats as damo and the kernel write them
-// (tests/replay/fixtures: damo-hot-cold.json follows damo's _damo_records.py write_json(),
+// (tests/replay/fixtures: damo-hot-cold.json follows damo's _damo_records.py write_json(), and
+// damo-hot-cold.json_compressed is it through zlib.compress(), as write_json_compressed() does;
 // DamonRecord.to_kvpairs(raw=True); damon-hot-cold.perf.txt follows its write_perf_script(),
 // the damon_aggregated line `perf script` prints; sysfs-tried-regions/ the kernel's
 // tried_regions/<N>/{start,end,nr_accesses,age}), and on hostile ones.
@@ -68,6 +69,18 @@ TEST(DamonImport, JsonRecordHandWorked) {
     // Phases 1 and 2 each hold three cold windows (12..15..18 and 21..24..27): equal, folded.
     EXPECT_NE(s.find("share = 0.01478 } ], repeat = 2 }"), std::string::npos) << s;
     EXPECT_NE(s.find("duration = \"6s\""), std::string::npos);
+}
+
+// damo record's default output: the same JSON through Python's zlib.compress()
+// (write_json_compressed()); the hash in the comment is of the compressed file.
+TEST(DamonImport, CompressedJsonSameAsJson) {
+    DamonImportOptions o = two_blocks();
+    const std::string json = import_damon(kFixtures + "damo-hot-cold.json", o);
+    const std::string z = import_damon(kFixtures + "damo-hot-cold.json_compressed", o);
+    EXPECT_EQ(body(z), body(json));
+    EXPECT_NE(z.find("damo-hot-cold.json_compressed (damo JSON record, sha256 "),
+              std::string::npos);
+    EXPECT_NE(z.substr(0, z.find('\n')), json.substr(0, json.find('\n')));
 }
 
 TEST(DamonImport, TraceTextSameAsJson) {
@@ -165,7 +178,14 @@ TEST(DamonImport, HostileInputs) {
     EXPECT_NE(error_of("[]").find("no records"), std::string::npos);
     EXPECT_NE(error_of("[{\"target_id\": 0, \"snapshots\": []}]").find("no monitoring windows"),
               std::string::npos);
-    EXPECT_NE(error_of("\x78\x9c\x01\x02").find("zlib-compressed"), std::string::npos);
+    EXPECT_NE(error_of("\x78\x9c\xff\xff\xff\xff").find("zlib: invalid block type"),
+              std::string::npos);
+    const std::string z = [] {
+        std::ifstream in(kFixtures + "damo-hot-cold.json_compressed", std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    EXPECT_NE(error_of(z.substr(0, z.size() / 2)).find("compressed stream ends early"),
+              std::string::npos);
     EXPECT_NE(error_of("[{\"target_id\": 0, \"snapshots\": [{\"start_time\": \"5\", "
                        "\"end_time\": \"9\", \"regions\": [{\"start\": \"4096\", \"end\": "
                        "\"4096\", \"nr_accesses\": {\"samples\": 1}}]}]}]")
