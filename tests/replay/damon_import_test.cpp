@@ -225,6 +225,56 @@ TEST(DamonImport, HostileInputs) {
               std::string::npos);
 }
 
+// The trace text does not carry the intervals: the ones given bound nr_accesses and set the
+// first window's start.
+TEST(DamonImport, TraceIntervalsAsGiven) {
+    const std::string line =
+        "k 1 [0] 1.0: damon:damon_aggregated: target_id=0 nr_regions=1 "
+        "4096-8192: 40 1\n";
+    EXPECT_NE(error_of(line).find("nr_accesses 40 is more than the 20"), std::string::npos);
+    DamonImportOptions o;
+    o.aggr_us = 200000;
+    o.format = DamonFormat::kTrace;
+    const std::string path = temp_file("iv", line);
+    const std::string s = import_damon(path, o);
+    std::filesystem::remove(path);
+    // One 200 ms window: 64 B every 5 ms of it.
+    EXPECT_NE(s.find("over 0.2 s"), std::string::npos) << s;
+    EXPECT_NE(s.find("rate_gbs = 1.28e-05, work = 2560,"), std::string::npos) << s;
+    EXPECT_NE(s.find("sample 5000 us, aggregation 200000 us (nr_accesses up to 40)"),
+              std::string::npos);
+}
+
+TEST(DamonImport, SysfsHostile) {
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("numasim-replay-sysfs-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir / "0");
+    std::filesystem::create_directories(dir / "2");
+    auto put = [&](const std::string& f, const std::string& v) { std::ofstream(dir / f) << v; };
+    for (const char* r : {"0", "2"}) {
+        put(std::string(r) + "/start", "4096\n");
+        put(std::string(r) + "/end", "8192\n");
+        put(std::string(r) + "/nr_accesses", "1\n");
+        put(std::string(r) + "/age", "1\n");
+    }
+    auto error = [&] {
+        try {
+            import_damon(dir.string(), {});
+        } catch (const InputError& e) {
+            return e.where() + ": " + e.problem();
+        }
+        return std::string();
+    };
+    EXPECT_NE(error().find("/1: missing: region directories are numbered 0 .."), std::string::npos);
+    std::filesystem::rename(dir / "2", dir / "1");
+    put("1/start", "0x1000\n");
+    EXPECT_NE(error().find("/1/start: '0x1000': not a number"), std::string::npos) << error();
+    put("1/start", "8192\n");
+    put("1/end", "16384\n");
+    EXPECT_EQ(error(), "");
+    std::filesystem::remove_all(dir);
+}
+
 // Too fine a grid for the profile is refused with what to change.
 TEST(DamonImport, GridBound) {
     DamonImportOptions o = two_blocks();
