@@ -186,7 +186,8 @@ nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareRepo
         {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};
     if (has_specjbb(v)) j["specjbb"] = to_json(specjbb_block(v));
     if (o.latency) {
-        j["latency"] = {{"compare", to_json(latency_compare_table(v, *o.latency))},
+        j["latency"] = {{"unit", o.latency->msecs ? "msecs" : "usecs"},
+                        {"compare", to_json(latency_compare_table(v, *o.latency))},
                         {"variants", nlohmann::json::object()}};
         for (const auto& x : v)
             j["latency"]["variants"][x.name] = latency_variant_json(x, *o.latency);

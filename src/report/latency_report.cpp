@@ -47,11 +47,10 @@ std::string pname(double p) {
 
 std::string hist_text(const LatencyHists& h, size_t k, const LatencyReportOptions& o) {
     const Log2Hist& lh = hist(h, k, o);
-    const double per = o.msecs ? static_cast<double>(NSEC_PER_MSEC)
-                               : static_cast<double>(NSEC_PER_USEC);
+    const double per =
+        o.msecs ? static_cast<double>(NSEC_PER_MSEC) : static_cast<double>(NSEC_PER_USEC);
     const auto total = static_cast<uint64_t>(static_cast<double>(h.sum_ns[k]) / per);
-    std::string s = fmt::format(
-        "\nLatency = {}\n", latency_kind_name(static_cast<LatencyKind>(k)));
+    std::string s = fmt::format("\nLatency = {}\n", latency_kind_name(static_cast<LatencyKind>(k)));
     s += log2_hist_text(lh, unit_name(o));
     // funclatency's summary line, in whole units.
     s += fmt::format("\navg = {} {}, total: {} {}, count: {}\n", total / lh.count(), unit_name(o),
@@ -63,24 +62,34 @@ std::string hist_text(const LatencyHists& h, size_t k, const LatencyReportOption
     return s;
 }
 
-nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOptions& o) {
+// bcc's bucket objects (interval-start, interval-end, count) for the merged histograms; for each
+// task or process only the counts, bucket i being bcc's slot i + 1 ("0 -> 1", "2 -> 3", ...),
+// which keeps the JSON of a run with hundreds of processes a fraction of its size.
+nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOptions& o,
+                         bool bcc_buckets) {
     const Log2Hist& lh = hist(h, k, o);
     nlohmann::json buckets = nlohmann::json::array();
     for (int s = 1; s <= lh.max_slot(); ++s)
-        buckets.push_back({{"interval-start", Log2Hist::slot_low(s)},
-                           {"interval-end", Log2Hist::slot_high(s)},
-                           {"count", lh.slot(s)}});
-    nlohmann::json j = {{"count", lh.count()}, {"total_ns", h.sum_ns[k]}, {"buckets", buckets}};
+        if (bcc_buckets)
+            buckets.push_back({{"interval-start", Log2Hist::slot_low(s)},
+                               {"interval-end", Log2Hist::slot_high(s)},
+                               {"count", lh.slot(s)}});
+        else
+            buckets.push_back(lh.slot(s));
+    nlohmann::json j = {{"count", lh.count()},
+                        {"total_ns", h.sum_ns[k]},
+                        {bcc_buckets ? "buckets" : "counts", buckets}};
     for (double p : o.percentiles)
         j[pname(p)] = lh.percentile(p);
     return j;
 }
 
-nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o) {
+nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o, bool bcc_buckets) {
     nlohmann::json j = nlohmann::json::object();
     for (size_t k = 0; k < kLatencyKinds; ++k)
         if (hist(h, k, o).count())
-            j[std::string(latency_kind_name(static_cast<LatencyKind>(k)))] = hist_json(h, k, o);
+            j[std::string(latency_kind_name(static_cast<LatencyKind>(k)))] =
+                hist_json(h, k, o, bcc_buckets);
     return j;
 }
 
@@ -112,10 +121,10 @@ nlohmann::json latency_json(const RunResult& r, const LatencyReportOptions& o) {
     for (const Section& sec : sections(r, o))
         entries.push_back({{o.per_process ? "pid" : "tid", sec.id},
                            {"comm", sec.comm},
-                           {"histograms", hists_json(sec.hists, o)}});
+                           {"histograms", hists_json(sec.hists, o, false)}});
     return {{"per", o.per_process ? "process" : "task"},
             {"unit", unit_name(o)},
-            {"all", hists_json(merged(r), o)},
+            {"all", hists_json(merged(r), o, true)},
             {"entries", entries}};
 }
 
@@ -123,7 +132,7 @@ nlohmann::json latency_variant_json(const VariantRuns& v, const LatencyReportOpt
     LatencyHists all;
     for (const RunResult& r : v.runs)
         all.merge(merged(r));
-    return hists_json(all, o);
+    return hists_json(all, o, true);
 }
 
 std::string latency_row_name(double percentile, std::string_view group) {
@@ -154,8 +163,7 @@ CompareTable latency_compare_table(const std::vector<VariantRuns>& v,
         for (double p : o.percentiles) {
             CompareRow row;
             row.stat = "Lat";
-            row.operation =
-                latency_row_name(p, latency_kind_name(static_cast<LatencyKind>(k)));
+            row.operation = latency_row_name(p, latency_kind_name(static_cast<LatencyKind>(k)));
             row.kind = StatKind::Mean;
             const auto base = static_cast<double>(hist(per.front(), k, o).percentile(p));
             for (size_t c = 0; c < per.size(); ++c) {

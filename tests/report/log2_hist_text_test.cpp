@@ -11,9 +11,9 @@ namespace {
 
 TEST(Log2HistText, NarrowLayoutAsFunclatency) {
     Log2Hist h;
-    h.add(0, 2);    // "0 -> 1"
-    h.add(5, 8);    // "4 -> 7": the largest, 40 stars
-    h.add(20, 3);   // "16 -> 31": floor(40 * 3 / 8) = 15 stars
+    h.add(0, 2);   // "0 -> 1"
+    h.add(5, 8);   // "4 -> 7": the largest, 40 stars
+    h.add(20, 3);  // "16 -> 31": floor(40 * 3 / 8) = 15 stars
     const std::string want =
         "     usecs               : count     distribution\n"
         "         0 -> 1          : 2        |**********                              |\n"

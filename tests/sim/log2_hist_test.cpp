@@ -53,11 +53,11 @@ TEST(Log2Hist, PercentilesAreNearestRankUpperBounds) {
     h.add(3, 90);
     h.add(100, 9);
     h.add(5000);
-    EXPECT_EQ(h.percentile(0), 3u);     // rank 1
-    EXPECT_EQ(h.percentile(50), 3u);    // rank 50
-    EXPECT_EQ(h.percentile(90), 3u);    // rank 90: the last value of the first slot
-    EXPECT_EQ(h.percentile(90.5), 127u);  // rank ceil(90.5) = 91
-    EXPECT_EQ(h.percentile(99), 127u);  // rank 99
+    EXPECT_EQ(h.percentile(0), 3u);        // rank 1
+    EXPECT_EQ(h.percentile(50), 3u);       // rank 50
+    EXPECT_EQ(h.percentile(90), 3u);       // rank 90: the last value of the first slot
+    EXPECT_EQ(h.percentile(90.5), 127u);   // rank ceil(90.5) = 91
+    EXPECT_EQ(h.percentile(99), 127u);     // rank 99
     EXPECT_EQ(h.percentile(99.9), 8191u);  // rank ceil(99.9) = 100
     EXPECT_EQ(h.percentile(100), 8191u);
     EXPECT_EQ(Log2Hist{}.percentile(99), 0u);
