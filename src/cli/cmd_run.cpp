@@ -73,6 +73,10 @@ class RunCommand : public Command {
                              "--iterations 1 or --iteration K");
         if (proc_vmstat_ && json_)
             throw InputError("--proc-vmstat", "", "prints text: it cannot go with --json");
+        if (proc_vmstat_ && latency_.on)
+            throw InputError("--latency", "",
+                             "prints its histograms after the run's report: it cannot go with "
+                             "--proc-vmstat");
         if (proc_vmstat_ && !one && sc.iterations > 1)
             throw InputError("--proc-vmstat", "",
                              "prints the /proc/vmstat of one run; give --iterations 1 or "

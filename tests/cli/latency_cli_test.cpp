@@ -78,6 +78,9 @@ TEST(LatencyCli, BadValuesExitTwo) {
     o = run_numasim(std::string(kRun) + " --latency-per thread");
     EXPECT_EQ(o.status, 2);
     EXPECT_NE(o.out.find("--latency-per"), std::string::npos);
+    o = run_numasim(std::string(kRun) + " --proc-vmstat --iterations 1");
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.out.find("numasim: error: --latency: "), std::string::npos) << o.out;
     o = run_numasim("run examples/knobs.toml --latency-per process");
     EXPECT_EQ(o.status, 2);
     EXPECT_EQ(o.out, "numasim: error: --latency-per: reports latency histograms: add --latency\n");
