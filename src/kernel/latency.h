@@ -55,7 +55,8 @@ class LatencyRecorder {
         const size_t i = index(p);
         if (i < moved_at_.size() && moved_at_[i] >= 0) end_wait(p, clock);
     }
-    // The histograms of the task with index i (Task::index); nullptr if it has none.
+    // The histograms of the task with index i (Task::index): nullptr if neither it nor a task
+    // of a higher index has recorded anything, else empty if it has not.
     const LatencyHists* of(int i) const;
 
   private:

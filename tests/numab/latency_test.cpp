@@ -3,6 +3,7 @@
 // task work; a NUMA move onto an idle CPU waits for nothing, onto a busy one until it is picked.
 #include "kernel/latency.h"
 
+#include "mm/tlb.h"
 #include "numab_fixture.h"
 
 namespace numasim::test {
@@ -55,6 +56,30 @@ TEST_F(LatencyScan, NothingRecordedWithoutARecorder) {
     task_work_run(w.sys, *p);
     EXPECT_EQ(p->kernel_debt, 183500);
     EXPECT_EQ(rec.of(p->index), nullptr);
+}
+
+TEST(LatencyRecorder, TlbShootdownIpisAreRecordedOnTheInterruptedTask) {
+    NumabWorld w;
+    LatencyRecorder rec;
+    w.sys.latency = &rec;
+    Mm& mm = w.new_mm();
+    Task& a = w.new_task(mm, 1000, 0, true);
+    Task& b = w.new_task(mm, 1001, 2, true);
+    switch_mm_irqs_off(w.sys, 0, &mm);
+    switch_mm_irqs_off(w.sys, 2, &mm);
+    // a's CPU changes PTEs: b takes one interrupt of TLB_FLUSH_IPI_NS (1 us, "0 -> 1");
+    // repeating the flush for a run of 4 more pages adds 4 at once.
+    TlbFlushLog log;
+    flush_tlb_mm_range(w.sys, mm, a.cpu, &log);
+    repeat_tlb_flushes(w.sys, log, 4);
+    const auto k = static_cast<size_t>(LatencyKind::TlbIpi);
+    ASSERT_NE(rec.of(b.index), nullptr);
+    EXPECT_EQ(rec.of(b.index)->usecs[k].slot(1), 5u);
+    EXPECT_EQ(rec.of(b.index)->usecs[k].count(), 5u);
+    EXPECT_EQ(rec.of(b.index)->sum_ns[k], 5000u);
+    EXPECT_EQ(b.kernel_debt, 5000);
+    // The initiator's cost is part of its own operation's (the scan or the fault).
+    EXPECT_TRUE(rec.of(a.index)->empty());
 }
 
 TEST(LatencyRecorder, NumaMoveWaitsUntilPicked) {
