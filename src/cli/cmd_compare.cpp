@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/latency_options.h"
 #include "cli/observe_options.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
@@ -53,6 +54,7 @@ class CompareCommand : public Command {
                                 "(BAmean.95, mmtests since 2026)"),
                {"dash", "dot"});
         observe_.add_to(*sub_, /*with_trace=*/false);
+        latency_.add_to(*sub_);
         opts_.add_to(*sub_);
     }
 
@@ -92,8 +94,10 @@ class CompareCommand : public Command {
         size_t total = 0;
         for (const auto& v : runs)
             total += static_cast<size_t>(v.scenario.iterations);
+        const LatencyReportOptions lo = latency_.report_options();
         OutputSet files(runs.front().scenario.input_files);
-        const ObserveOptions obs = observe_.options(files);
+        ObserveOptions obs = observe_.options(files);
+        obs.latency = latency_.on;
         ProgressReporter progress(total);
         run_variants(
             runs, opts_.workers(), [&] { progress.advance(); }, &obs);
@@ -107,6 +111,7 @@ class CompareCommand : public Command {
         o.means_only = means_only_;
         o.print_significance = print_significance_;
         o.dot_naming = naming_ == "dot";
+        if (latency_.on) o.latency = lo;
         const std::string out = json_ ? "" : compare_text(runs, o);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = compare_json(runs, o);
@@ -169,6 +174,7 @@ class CompareCommand : public Command {
     std::vector<std::string> variants_;
     bool json_ = false, stats_2019_ = false, means_only_ = false, print_significance_ = false;
     ObserveCliOptions observe_;
+    LatencyCliOptions latency_;
     ScenarioOptions opts_;
 };
 

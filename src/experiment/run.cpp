@@ -45,6 +45,8 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
     System sys(sc.machine, sc.knobs, seed);
     std::optional<RunObservation> observation;
     if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
+    std::optional<LatencyRecorder> latency;
+    if (obs && obs->latency) sys.latency = &latency.emplace();
     auto workloads = sc.make_workloads();
     for (size_t i = 0; i < workloads.size(); ++i)
         workloads[i]->setup(sys, static_cast<int>(i));
@@ -90,6 +92,13 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
         r.tasks.push_back(std::move(p));
     }
     r.regions = mapping_pages(sys);
+    if (latency) {
+        sys.latency = nullptr;
+        r.latency_recorded = true;
+        for (const auto& t : sys.tasks)
+            if (const LatencyHists* h = latency->of(t->index); h && !h->empty())
+                r.latency.push_back({t->pid, t->tgid, t->comm, *h});
+    }
     for (size_t i = 0; i < workloads.size(); ++i) {
         r.workloads.push_back(workloads[i]->result(sys));
         r.workloads.back().type = sc.workloads[i].type;

@@ -39,6 +39,8 @@ enum EventKind : uint32_t {
     EV_STOP = 3,    // end of the run
 };
 
+class LatencyRecorder;
+
 struct System {
     System(Topology topo, NumaBalancingKnobs knobs, uint64_t seed);
     System(const System&) = delete;
@@ -53,6 +55,8 @@ struct System {
     EventQueue events;
     Counters counters;
     Tracer tracer;  // tracepoints; off unless a sink is attached
+    // Latency accounting (kernel/latency.h): null unless `--latency` attached a recorder.
+    LatencyRecorder* latency = nullptr;
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;

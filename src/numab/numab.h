@@ -68,6 +68,9 @@ void task_tick_numa(System& sys, Task& curr);
 Nanos task_tick_numa_deadline(const System& sys, const Task& curr);
 // Runs the queued scan work on return to user mode; returns kernel CPU time in ns.
 double task_numa_work(System& sys, Task& p);
+// task_work_run() on the return to user mode with task_numa_work queued: runs it and charges its
+// time to p as kernel time, and, with latency accounting on, as one task_numa_work call.
+void task_work_run(System& sys, Task& p);
 bool vma_is_accessed(System& sys, Mm& mm, Vma& vma, Task& current);
 void vma_set_access_pid_bit(System& sys, Vma& vma, Task& current);
 unsigned task_scan_min(const System& sys, const Task& p);

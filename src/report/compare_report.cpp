@@ -158,6 +158,7 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
                                 sc.name, sc.machine.name, sc.iterations);
     s += render_compare_table(compare_table(v, o)) + "\n";
     s += render_monitor_table(duration_table(v)) + "\n";
+    if (o.latency) s += render_compare_table(latency_compare_table(v, *o.latency)) + "\n";
     s += render_monitor_table(ops_table(v)) + "\n";
     s += render_monitor_table(task_migration_table(v)) + "\n";
     const auto totals = all_totals(v);
@@ -184,6 +185,13 @@ nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareRepo
          event_table_json("perf stats", names(v), event_rows(kPerfStatEvents, totals))},
         {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};
     if (has_specjbb(v)) j["specjbb"] = to_json(specjbb_block(v));
+    if (o.latency) {
+        j["latency"] = {{"unit", o.latency->msecs ? "msecs" : "usecs"},
+                        {"compare", to_json(latency_compare_table(v, *o.latency))},
+                        {"variants", nlohmann::json::object()}};
+        for (const auto& x : v)
+            j["latency"]["variants"][x.name] = latency_variant_json(x, *o.latency);
+    }
     nlohmann::json runs = nlohmann::json::object();
     for (const auto& x : v) {
         nlohmann::json a = nlohmann::json::array();
