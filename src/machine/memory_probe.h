@@ -1,0 +1,59 @@
+// The host-facing half of `numasim calibrate` (calibrate.h): a buffer placed on one NUMA node,
+// and the two measurements over it, an idle pointer chase from one CPU and a stream from a set
+// of CPUs. CPU and node numbers here are Linux's (HostMachine's os indices). Needs no root:
+// binding memory and pinning threads to allowed CPUs are ordinary calls.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace numasim {
+
+// An anonymous mapping bound to one node with mbind(MPOL_BIND), asked for transparent huge pages
+// (so that a chase over it measures memory, not page walks) and touched page by page, so that
+// every page is allocated before any timing.
+class NodeBuffer {
+  public:
+    NodeBuffer(size_t bytes, int node);
+    ~NodeBuffer();
+    NodeBuffer(const NodeBuffer&) = delete;
+    NodeBuffer& operator=(const NodeBuffer&) = delete;
+
+    char* data() const { return data_; }
+    size_t size() const { return size_; }
+    // Why the memory may not be where it was asked for: mbind's error (e.g. EPERM under a
+    // seccomp filter), or empty.
+    const std::string& bind_error() const { return bind_error_; }
+    // The share of the buffer's pages (a sample of one per 2 MiB) that move_pages() reports on
+    // the node; -1 if the kernel cannot say.
+    double share_on_node() const;
+
+  private:
+    char* data_ = nullptr;
+    size_t size_ = 0;
+    int node_ = 0;
+    std::string bind_error_;
+};
+
+// Lays the chase out in `buf`: one pointer per 64-byte cache line, slot i pointing to slot
+// next[i] (a Sattolo cycle, calibrate_stats.h). buf.size() / 64 must equal next.size().
+void lay_out_chase(const NodeBuffer& buf, const std::vector<uint32_t>& next);
+
+// Whether the calling thread could be pinned, and why not.
+std::string pin_error(int cpu);
+
+// Nanoseconds per dependent load of a chase along the layout in `buf`, from one thread pinned to
+// `cpu`, over about `seconds`: `runs` timed runs after one untimed warm-up of the same length.
+std::vector<double> chase_ns_per_load(const NodeBuffer& buf, int cpu, double seconds, int runs);
+
+enum class StreamKind { kRead, kWrite };
+
+// GB/s (1e9 bytes per second) of one thread per CPU in `cpus`, each pinned and streaming over
+// its own share of `buf` (reading and summing 64-bit words, or writing it with memset), summed
+// over the threads: `runs` timed runs of about `seconds` each.
+std::vector<double> stream_gbs(const NodeBuffer& buf, const std::vector<int>& cpus, StreamKind kind,
+                               double seconds, int runs);
+
+}  // namespace numasim
