@@ -220,8 +220,11 @@ PairMeasurement measure_pair(const HostMachine& h, int from, int to, double seco
     const double setup = std::chrono::duration<double>(Clock::now() - t0).count();
     const double part = std::max(0.0, seconds - setup) / 3;
     std::vector<int> cpus;
-    for (int c : t.nodes[from].cpus)
+    for (int c : t.nodes[from].cpus) {
         cpus.push_back(h.cpu_os_index[c]);
+        const std::string pin = pin_error(cpus.back());
+        if (!pin.empty()) m.placement += (m.placement.empty() ? "" : "; ") + pin;
+    }
     const auto [chase_runs, chase_s] = plan_runs(part, 1);
     m.latency_ns = run_stats(chase_ns_per_load(buf, cpus.front(), chase_s, chase_runs));
     const auto [runs, run_s] = plan_runs(part, 0);

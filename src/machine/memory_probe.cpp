@@ -8,11 +8,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <thread>
 
 namespace numasim {
@@ -21,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kLineBytes = 64;  // x86-64, arm64 and POWER9 data cache lines
+// x86-64 and arm64 data cache lines. POWER's 128-byte lines hold two slots, which a random
+// order almost never visits one after the other, so each load still misses.
+constexpr size_t kLineBytes = 64;
 // One PMD-mapped transparent huge page on x86-64 and radix POWER: the sampling step of
 // share_on_node() and the alignment that lets the kernel back the buffer with huge pages.
 constexpr size_t kHugePageBytes = 2ull << 20;
@@ -35,14 +39,20 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Runs `fn` on a new thread pinned to `cpu` and waits for it.
+// Pins the calling thread to `cpu`; returns pthread_setaffinity_np's error (0: pinned).
+int pin_self(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return EINVAL;
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+// Runs `fn` on a new thread pinned to `cpu` (where it can be) and waits for it.
 template <typename Fn>
 void on_cpu(int cpu, Fn fn) {
     std::thread t([cpu, &fn] {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        pin_self(cpu);
         fn();
     });
     t.join();
@@ -132,11 +142,10 @@ void lay_out_chase(const NodeBuffer& buf, const std::vector<uint32_t>& next) {
 }
 
 std::string pin_error(int cpu) {
-    std::string err;
-    on_cpu(cpu, [&] {
-        if (sched_getcpu() != cpu) err = fmt::format("cannot run on CPU {}", cpu);
-    });
-    return err;
+    int err = 0;
+    std::thread t([&] { err = pin_self(cpu); });
+    t.join();
+    return err ? fmt::format("cannot pin a thread to CPU {}: {}", cpu, std::strerror(err)) : "";
 }
 
 std::vector<double> chase_ns_per_load(const NodeBuffer& buf, int cpu, double seconds, int runs) {
@@ -155,7 +164,10 @@ std::vector<double> chase_ns_per_load(const NodeBuffer& buf, int cpu, double sec
 
 std::vector<double> stream_gbs(const NodeBuffer& buf, const std::vector<int>& cpus, StreamKind kind,
                                double seconds, int runs) {
-    const size_t share = buf.size() / cpus.size() / kStreamPieceBytes * kStreamPieceBytes;
+    // Each thread streams over its share in pieces; a share smaller than a piece is one piece.
+    const size_t share = buf.size() / cpus.size() / kLineBytes * kLineBytes;
+    const size_t piece = std::min(kStreamPieceBytes, share);
+    if (piece == 0) throw std::invalid_argument("stream_gbs: a share smaller than a cache line");
     std::vector<double> out;
     for (int r = 0; r < runs; ++r) {
         std::atomic<bool> stop{false};
@@ -164,10 +176,7 @@ std::vector<double> stream_gbs(const NodeBuffer& buf, const std::vector<int>& cp
         std::vector<std::thread> threads;
         for (size_t t = 0; t < cpus.size(); ++t) {
             threads.emplace_back([&, t] {
-                cpu_set_t set;
-                CPU_ZERO(&set);
-                CPU_SET(cpus[t], &set);
-                pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+                pin_self(cpus[t]);
                 char* mine = buf.data() + t * share;
                 ready.fetch_add(1);
                 while (ready.load() < static_cast<int>(cpus.size())) {
@@ -175,12 +184,12 @@ std::vector<double> stream_gbs(const NodeBuffer& buf, const std::vector<int>& cp
                 uint64_t bytes = 0, sum = 0;
                 const Clock::time_point t0 = Clock::now();
                 for (size_t off = 0; !stop.load(std::memory_order_relaxed);
-                     off = (off + kStreamPieceBytes) % share) {
+                     off = off + 2 * piece > share ? 0 : off + piece) {
                     if (kind == StreamKind::kRead)
-                        sum += read_sum(mine + off, kStreamPieceBytes);
+                        sum += read_sum(mine + off, piece);
                     else
-                        std::memset(mine + off, static_cast<int>(bytes >> 20), kStreamPieceBytes);
-                    bytes += kStreamPieceBytes;
+                        std::memset(mine + off, static_cast<int>(bytes >> 20), piece);
+                    bytes += piece;
                 }
                 const double s = seconds_since(t0);
                 static std::atomic<uint64_t> sink;

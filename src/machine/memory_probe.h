@@ -41,7 +41,8 @@ class NodeBuffer {
 // next[i] (a Sattolo cycle, calibrate_stats.h). buf.size() / 64 must equal next.size().
 void lay_out_chase(const NodeBuffer& buf, const std::vector<uint32_t>& next);
 
-// Whether the calling thread could be pinned, and why not.
+// Why a thread cannot be pinned to `cpu` (sched_setaffinity refused it, e.g. a CPU outside the
+// process's cpuset), or empty. The probes below then run where the scheduler puts them.
 std::string pin_error(int cpu);
 
 // Nanoseconds per dependent load of a chase along the layout in `buf`, from one thread pinned to
@@ -52,7 +53,8 @@ enum class StreamKind { kRead, kWrite };
 
 // GB/s (1e9 bytes per second) of one thread per CPU in `cpus`, each pinned and streaming over
 // its own share of `buf` (reading and summing 64-bit words, or writing it with memset), summed
-// over the threads: `runs` timed runs of about `seconds` each.
+// over the threads: `runs` timed runs of about `seconds` each. Each thread's share must hold at
+// least one cache line.
 std::vector<double> stream_gbs(const NodeBuffer& buf, const std::vector<int>& cpus, StreamKind kind,
                                double seconds, int runs);
 

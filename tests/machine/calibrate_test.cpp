@@ -255,6 +255,21 @@ TEST(MemoryProbe, ChaseAndStreamOnTheHost) {
     const std::vector<double> gbs = stream_gbs(buf, {cpu}, StreamKind::kRead, 0.005, 2);
     ASSERT_EQ(gbs.size(), 2u);
     EXPECT_GT(gbs[0], 0);
+    // Eight threads' shares of 512 KiB, smaller than a streaming piece.
+    const std::vector<double> w =
+        stream_gbs(buf, std::vector<int>(8, cpu), StreamKind::kWrite, 0.005, 1);
+    ASSERT_EQ(w.size(), 1u);
+    EXPECT_GT(w[0], 0);
+    EXPECT_EQ(pin_error(cpu), "");
+    EXPECT_NE(pin_error(-1), "");
+    // Binding may be refused (a seccomp filter without CAP_SYS_NICE), and so may move_pages;
+    // when neither is, every page is on the node.
+    const double share = buf.share_on_node();
+    if (!buf.bind_error().empty()) {
+        EXPECT_NE(buf.bind_error().find("mbind"), std::string::npos) << buf.bind_error();
+    } else if (share >= 0) {
+        EXPECT_DOUBLE_EQ(share, 1.0);
+    }
 }
 
 }  // namespace
