@@ -7,13 +7,12 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <optional>
 #include <set>
+#include <tuple>
 
 #include "config/input_error.h"
 #include "config/version.h"
 #include "machine/hwloc_import.h"
-#include "machine/memory_probe.h"
 #include "machine/presets.h"
 
 namespace numasim {
@@ -21,26 +20,6 @@ namespace numasim {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Runs per figure: the median of five is robust to one or two disturbed runs; fewer than three
-// give no spread worth printing.
-constexpr int kRuns = 5;
-constexpr int kMinRuns = 3;
-// A run shorter than this is dominated by thread start-up and clock reads.
-constexpr double kMinRunSeconds = 0.01;
-// The chase buffer is this many times the LLCs of the chasing node, so that nearly every load
-// misses them (MLC's idle latency uses a buffer well beyond the LLC for the same reason) ...
-constexpr uint64_t kLlcMultiple = 4;
-// ... and at least this big, for machines whose hwloc reports a small or no LLC.
-constexpr uint64_t kMinBufferBytes = 64ull << 20;
-// A streaming thread's share of the buffer: far beyond its L2, so that it streams from memory.
-constexpr uint64_t kMinStreamBytesPerCpu = 4ull << 20;
-// At most this share of the target node's memory goes to the buffer.
-constexpr uint64_t kMaxNodeMemoryShare = 4;
-// The chase order's seed: any fixed value; the procedure is the same at every run.
-constexpr uint64_t kChaseSeed = 41;
-constexpr uint64_t kLineBytes = 64;
-constexpr int kLocalDistance = 10;
 
 bool has_cpus(const Topology& t, int n) {
     return !t.nodes[n].cpus.empty();
@@ -55,10 +34,6 @@ bool linked(const Topology& t, int a, int b) {
             t.distance[c][b] < t.distance[a][b])
             return false;
     return true;
-}
-
-std::string spread(const RunStats& s, const char* unit) {
-    return fmt::format("{:.1f} {} ({} runs, {:.1f}..{:.1f})", s.median, unit, s.runs, s.min, s.max);
 }
 
 // The mean of `pick` over `pairs` that `want` selects, and how many there were.
@@ -183,56 +158,6 @@ class Budget {
     Clock::time_point t0_;
 };
 
-// Runs for a part of a pair's time: as many as fit, from kMinRuns to kRuns, each at least
-// kMinRunSeconds long. `extra` untimed runs come first (the chase's warm-up).
-std::pair<int, double> plan_runs(double part, int extra) {
-    const int runs = std::clamp(static_cast<int>(part / kMinRunSeconds) - extra, kMinRuns, kRuns);
-    return {runs, std::max(kMinRunSeconds, part / (runs + extra))};
-}
-
-uint64_t buffer_bytes(const Topology& t, int from, int to) {
-    std::set<int> llcs;
-    for (int cpu : t.nodes[from].cpus)
-        llcs.insert(t.cpus[cpu].llc);
-    uint64_t b = std::max({kMinBufferBytes, kLlcMultiple * t.hw.llc_bytes * llcs.size(),
-                           kMinStreamBytesPerCpu * t.nodes[from].cpus.size()});
-    b = std::min(b, t.nodes[to].mem_bytes / kMaxNodeMemoryShare);
-    return b / (2ull << 20) * (2ull << 20);  // whole huge pages
-}
-
-PairMeasurement measure_pair(const HostMachine& h, int from, int to, double seconds,
-                             std::map<uint64_t, std::vector<uint32_t>>& chases) {
-    const Topology& t = h.topology;
-    const Clock::time_point t0 = Clock::now();
-    PairMeasurement m;
-    m.from = from;
-    m.to = to;
-    const uint64_t bytes = buffer_bytes(t, from, to);
-    NodeBuffer buf(bytes, h.node_os_index[to]);
-    m.placement = buf.bind_error();
-    const double share = buf.share_on_node();
-    if (share >= 0 && share < 1)
-        m.placement += fmt::format("{}only {:.0f}% of the buffer's pages are on node {}",
-                                   m.placement.empty() ? "" : "; ", share * 100, to);
-    auto& next = chases[bytes];
-    if (next.empty()) next = sattolo_cycle(static_cast<uint32_t>(bytes / kLineBytes), kChaseSeed);
-    lay_out_chase(buf, next);
-    const double setup = std::chrono::duration<double>(Clock::now() - t0).count();
-    const double part = std::max(0.0, seconds - setup) / 3;
-    std::vector<int> cpus;
-    for (int c : t.nodes[from].cpus) {
-        cpus.push_back(h.cpu_os_index[c]);
-        const std::string pin = pin_error(cpus.back());
-        if (!pin.empty()) m.placement += (m.placement.empty() ? "" : "; ") + pin;
-    }
-    const auto [chase_runs, chase_s] = plan_runs(part, 1);
-    m.latency_ns = run_stats(chase_ns_per_load(buf, cpus.front(), chase_s, chase_runs));
-    const auto [runs, run_s] = plan_runs(part, 0);
-    m.read_gbs = run_stats(stream_gbs(buf, cpus, StreamKind::kRead, run_s, runs));
-    m.write_gbs = run_stats(stream_gbs(buf, cpus, StreamKind::kWrite, run_s, runs));
-    return m;
-}
-
 CalibrationBaseline preset_baseline(const std::string& like) {
     try {
         return {load_preset(like).hw, fmt::format("preset {}", like)};
@@ -243,69 +168,82 @@ CalibrationBaseline preset_baseline(const std::string& like) {
 
 }  // namespace
 
+CalibrationBaseline calibration_baseline(const std::string& like, const Topology& machine) {
+    if (like.empty())
+        return {generic_hardware(machine.distance), "numasim's generic figures (docs/machines.md)"};
+    return preset_baseline(like);
+}
+
+std::string calibration_file(Topology t, const CalibrationBaseline& baseline,
+                             const std::vector<PairMeasurement>& pairs, const std::string& where) {
+    MachineFileComments comments;
+    comments.keys = apply_measurements(t, baseline, pairs);
+    t.description =
+        fmt::format("{} as numasim calibrate measured it: {}, {}", where,
+                    plural(t.nr_nodes(), "node", "nodes"), plural(t.nr_cpus(), "CPU", "CPUs"));
+    t.source = fmt::format(
+        "{} as numasim calibrate measured it. Latency: idle load-to-use latency, a pointer chase "
+        "from one CPU of the node along a random cycle of cache lines (Sattolo order) over a "
+        "buffer well beyond the node's LLCs bound to the memory node with mbind; read and write "
+        "bandwidth: one thread on every CPU of the node streaming over its share of that buffer "
+        "(reading 64-bit words, or memset), summed; each the median of repeated runs. Figures "
+        "not measured are {}. Not controlled: hardware prefetchers, sub-NUMA clustering, turbo "
+        "and frequency scaling, other load.",
+        where, baseline.name);
+    comments.header.push_back(fmt::format("Measured by numasim calibrate (numasim {}, {}) on {}.",
+                                          numasim_version(), numasim_git_revision(), where));
+    comments.header.push_back(
+        "Per node pair (CPUs of the first node, memory of the second): median (runs, min..max).");
+    for (const PairMeasurement& m : pairs)
+        comments.header.push_back(
+            fmt::format("node {} -> node {}: {}", m.from, m.to, pair_figures_text(m)));
+    t.validate("numasim calibrate");
+    return machine_file_text(t, comments);
+}
+
+std::vector<std::pair<int, int>> calibration_pairs(const Topology& t) {
+    std::vector<std::pair<int, int>> todo;
+    for (int from = 0; from < t.nr_nodes(); ++from)
+        for (int to = 0; to < t.nr_nodes() && has_cpus(t, from); ++to)
+            if (t.nodes[to].mem_bytes > 0) todo.emplace_back(from, to);
+    return todo;
+}
+
 Calibration calibrate_host(const CalibrateOptions& o) {
     auto say = [&](const std::string& s) {
         if (o.progress) o.progress(s);
     };
     const Budget budget(o.budget_seconds);
     // An unknown preset fails before anything is measured.
-    std::optional<CalibrationBaseline> preset;
-    if (!o.like.empty()) preset = preset_baseline(o.like);
+    if (!o.like.empty()) preset_baseline(o.like);
     HostMachine h = import_hwloc_host_ids();
     Topology& t = h.topology;
-    const CalibrationBaseline baseline =
-        preset ? *preset
-               : CalibrationBaseline{generic_hardware(t.distance),
-                                     "numasim's generic figures (docs/machines.md)"};
-    std::vector<std::pair<int, int>> todo;
-    for (int from = 0; from < t.nr_nodes(); ++from)
-        for (int to = 0; to < t.nr_nodes() && has_cpus(t, from); ++to)
-            if (t.nodes[to].mem_bytes > 0) todo.emplace_back(from, to);
+    const CalibrationBaseline baseline = calibration_baseline(o.like, t);
+    const auto todo = calibration_pairs(t);
     say(fmt::format("hwloc: {}, {}, LLC {} MiB; {}, about {:.1f} s each",
                     plural(t.nr_nodes(), "node", "nodes"), plural(t.nr_cpus(), "CPU", "CPUs"),
                     t.hw.llc_bytes >> 20, plural(todo.size(), "node pair", "node pairs"),
                     budget.left() / static_cast<double>(todo.size())));
     Calibration c;
-    std::map<uint64_t, std::vector<uint32_t>> chases;
+    ChaseOrders orders;
     for (size_t i = 0; i < todo.size(); ++i) {
-        const auto [from, to] = todo[i];
-        const double slice = budget.left() / static_cast<double>(todo.size() - i);
-        PairMeasurement m = measure_pair(h, from, to, slice, chases);
-        say(fmt::format("[{}/{}] node {} -> node {}: latency {}, read {}, write {}{}", i + 1,
-                        todo.size(), from, to, spread(m.latency_ns, "ns"),
-                        spread(m.read_gbs, "GB/s"), spread(m.write_gbs, "GB/s"),
-                        m.placement.empty() ? "" : "; " + m.placement));
+        PairProbe p;
+        std::tie(p.from, p.to) = todo[i];
+        for (int cpu : t.nodes[p.from].cpus)
+            p.cpus.push_back(h.cpu_os_index[cpu]);
+        p.node_os = h.node_os_index[p.to];
+        p.buffer_bytes = pair_buffer_bytes(t, p.from, p.to);
+        p.seconds = budget.left() / static_cast<double>(todo.size() - i);
+        PairMeasurement m = measure_pair(p, orders);
+        say(fmt::format("[{}/{}] node {} -> node {}: {}", i + 1, todo.size(), p.from, p.to,
+                        pair_figures_text(m)));
         c.pairs.push_back(std::move(m));
     }
     // The host's base page; a 64 KiB page keeps the baseline's MMU, which sets the THP size.
     if (sysconf(_SC_PAGESIZE) == static_cast<long>(kPages64KRadix.size()))
         t.hw.pages = baseline.hw.pages == kPages64KHash ? kPages64KHash : kPages64KRadix;
-    MachineFileComments comments;
-    comments.keys = apply_measurements(t, baseline, c.pairs);
     t.name = "calibrated-host";
-    t.description =
-        fmt::format("this host as numasim calibrate measured it: {}, {}",
-                    plural(t.nr_nodes(), "node", "nodes"), plural(t.nr_cpus(), "CPU", "CPUs"));
-    t.source = fmt::format(
-        "Topology from hwloc. Latency: idle load-to-use latency, a pointer chase from one CPU of "
-        "the node along a random cycle of cache lines (Sattolo order) over a buffer of at least "
-        "{}x the node's LLCs bound to the memory node with mbind; read and write bandwidth: "
-        "one thread on every CPU of the node streaming over its share of that buffer (reading "
-        "64-bit words, or memset), summed; each the median of repeated runs. Figures not "
-        "measured are {}. Not controlled: hardware prefetchers, sub-NUMA clustering, turbo and "
-        "frequency scaling, other load on the host.",
-        kLlcMultiple, baseline.name);
-    comments.header.push_back(fmt::format("Measured by numasim calibrate (numasim {}, {}).",
-                                          numasim_version(), numasim_git_revision()));
-    comments.header.push_back(
-        "Per node pair (CPUs of the first node, memory of the second): median (runs, min..max).");
-    for (const PairMeasurement& m : c.pairs)
-        comments.header.push_back(fmt::format(
-            "node {} -> node {}: latency {}, read {}, write {}{}", m.from, m.to,
-            spread(m.latency_ns, "ns"), spread(m.read_gbs, "GB/s"), spread(m.write_gbs, "GB/s"),
-            m.placement.empty() ? "" : "; " + m.placement));
-    t.validate("numasim calibrate");
-    c.text = machine_file_text(t, comments);
+    c.text = calibration_file(t, baseline, c.pairs, "this host");
     c.seconds = budget.elapsed();
     return c;
 }

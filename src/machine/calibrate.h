@@ -10,19 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "machine/calibrate_stats.h"
 #include "machine/machine_file_writer.h"
+#include "machine/pair_probe.h"
 #include "machine/topology.h"
 
 namespace numasim {
-
-// What one node pair measured: CPUs of node `from` loading from the memory of node `to`.
-struct PairMeasurement {
-    int from = 0, to = 0;
-    RunStats latency_ns, read_gbs, write_gbs;
-    // Why the buffer may not be on `to` (mbind refused, pages found elsewhere), or empty.
-    std::string placement;
-};
 
 // The figures a calibration starts from, for everything it does not measure.
 struct CalibrationBaseline {
@@ -61,5 +53,17 @@ struct Calibration {
 
 // Throws InputError (naming `--like`) for an unknown preset, before measuring anything.
 Calibration calibrate_host(const CalibrateOptions& options);
+
+// The pieces calibrate_host() is made of, which the oracle's guest calibration shares:
+// The baseline: the preset `like`, or the generic figures of an hwloc import of `machine`.
+// Throws InputError naming `--like` for an unknown preset.
+CalibrationBaseline calibration_baseline(const std::string& like, const Topology& machine);
+// The pairs to measure: every node with CPUs to every node with memory, in that order.
+std::vector<std::pair<int, int>> calibration_pairs(const Topology& machine);
+// The machine file: `machine` (topology, name, page size) with the figures apply_measurements()
+// makes of `pairs`, a header with every pair's figures and a [source] saying how; `where` names
+// what was measured ("this host").
+std::string calibration_file(Topology machine, const CalibrationBaseline& baseline,
+                             const std::vector<PairMeasurement>& pairs, const std::string& where);
 
 }  // namespace numasim
