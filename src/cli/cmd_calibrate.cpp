@@ -1,9 +1,11 @@
-// numasim calibrate [--like PRESET] [--time-budget DURATION] [-o FILE]: measures this host into a
-// machine file (machine/calibrate.h, docs/machines.md "Measuring the host").
+// numasim calibrate [--like PRESET] [--time-budget DURATION] [-o FILE] [--oracle MACHINE]:
+// measures this host, or the oracle's qemu guest of MACHINE, into a machine file
+// (machine/calibrate.h, experiment/oracle_calibrate.h, docs/machines.md "Measuring the host").
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "cli/commands.h"
@@ -11,6 +13,7 @@
 #include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "config/toml_reader.h"
+#include "experiment/oracle_calibrate.h"
 #include "machine/calibrate.h"
 #include "machine/presets.h"
 
@@ -40,6 +43,9 @@ class CalibrateCommand : public Command {
         hint_file(sub_->add_option("-o,--output", output_,
                                    "write the machine file here (default: standard output)"),
                   "toml");
+        hint_machine(sub_->add_option("--oracle", oracle_,
+                                      "measure the oracle's qemu guest of this machine (one boot, "
+                                      "docs/oracle.md) instead of the host"));
         sub_->add_flag("-q,--quiet", quiet_, "no progress lines on standard error");
     }
 
@@ -55,14 +61,26 @@ class CalibrateCommand : public Command {
         std::unique_ptr<OutputFile> out;
         if (!output_.empty() && output_ != "-")
             out = std::make_unique<OutputFile>("--output", output_, std::vector<std::string>{});
-        CalibrateOptions o;
-        o.budget_seconds = seconds;
-        o.like = like_;
+        std::function<void(const std::string&)> progress;
         if (!quiet_)
-            o.progress = [](const std::string& s) {
+            progress = [](const std::string& s) {
                 fmt::print(stderr, "numasim calibrate: {}\n", s);
             };
-        const Calibration c = calibrate_host(o);
+        Calibration c;
+        if (oracle_.empty()) {
+            CalibrateOptions o;
+            o.budget_seconds = seconds;
+            o.like = like_;
+            o.progress = progress;
+            c = calibrate_host(o);
+        } else {
+            GuestCalibrateOptions o;
+            o.machine = oracle_;
+            o.budget_seconds = seconds;
+            o.like = like_;
+            o.progress = progress;
+            c = calibrate_oracle_guest(o);
+        }
         if (out) {
             std::fwrite(c.text.data(), 1, c.text.size(), out->get());
             out->commit();
@@ -76,7 +94,7 @@ class CalibrateCommand : public Command {
     }
 
   private:
-    std::string like_, output_;
+    std::string like_, output_, oracle_;
     std::string budget_ = kDefaultBudget;
     bool quiet_ = false;
 };

@@ -69,7 +69,7 @@ std::map<std::string, std::string> apply_measurements(Topology& host,
                                                       const std::vector<PairMeasurement>& pairs) {
     std::map<std::string, std::string> notes;
     const MemoryHardware& base = baseline.hw;
-    const std::string kept = "not measured on this host: kept from " + baseline.name;
+    const std::string kept = "not measured: kept from " + baseline.name;
     auto cpu_pair = [&](const PairMeasurement& p) {
         return has_cpus(host, p.from) && has_cpus(host, p.to);
     };
@@ -117,10 +117,10 @@ std::map<std::string, std::string> apply_measurements(Topology& host,
             "(bounded by that node's memory too), {}",
             pairs_phrase(links));
     } else {
-        notes["link_bandwidth_gbs"] = kept + " (the host has no link between nodes with CPUs)";
+        notes["link_bandwidth_gbs"] = kept + " (no two nodes with CPUs to measure a link between)";
     }
-    notes["llc_mb"] = "from hwloc: the size of one LLC";
-    notes["page_size"] = "the host's base page (sysconf)";
+    notes["llc_mb"] = "not measured: the size of one LLC as the topology gives it (hwloc's)";
+    notes["page_size"] = "not measured: the base page of the machine measured";
     for (const char* k :
          {"llc_latency_ns", "line_fill_buffers", "smt_core_speedup", "cpu_ghz", "mmu"})
         notes[k] = kept;
@@ -199,14 +199,6 @@ std::string calibration_file(Topology t, const CalibrationBaseline& baseline,
             fmt::format("node {} -> node {}: {}", m.from, m.to, pair_figures_text(m)));
     t.validate("numasim calibrate");
     return machine_file_text(t, comments);
-}
-
-std::vector<std::pair<int, int>> calibration_pairs(const Topology& t) {
-    std::vector<std::pair<int, int>> todo;
-    for (int from = 0; from < t.nr_nodes(); ++from)
-        for (int to = 0; to < t.nr_nodes() && has_cpus(t, from); ++to)
-            if (t.nodes[to].mem_bytes > 0) todo.emplace_back(from, to);
-    return todo;
 }
 
 Calibration calibrate_host(const CalibrateOptions& o) {

@@ -29,7 +29,7 @@ struct CalibrationBaseline {
 //   latency_ns.D       the mean latency of the pairs of nodes with CPUs at SLIT distance D
 //   dram_bandwidth_gbs the mean local read bandwidth of the nodes with CPUs
 //   link_bandwidth_gbs the mean read bandwidth of the directly linked pairs of nodes with CPUs
-//   page_size          the host's, given in `host`
+//   llc_mb, page_size  `host`'s own (hwloc's LLC, the host's or guest's base page)
 //   a device node's latency_ns and bandwidth_gbs: from its nearest node with CPUs
 // A figure no pair measures (a one-node host has no remote latency or link) keeps the
 // baseline's.
@@ -58,8 +58,6 @@ Calibration calibrate_host(const CalibrateOptions& options);
 // The baseline: the preset `like`, or the generic figures of an hwloc import of `machine`.
 // Throws InputError naming `--like` for an unknown preset.
 CalibrationBaseline calibration_baseline(const std::string& like, const Topology& machine);
-// The pairs to measure: every node with CPUs to every node with memory, in that order.
-std::vector<std::pair<int, int>> calibration_pairs(const Topology& machine);
 // The machine file: `machine` (topology, name, page size) with the figures apply_measurements()
 // makes of `pairs`, a header with every pair's figures and a [source] saying how; `where` names
 // what was measured ("this host").

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,10 +59,20 @@ void on_cpu(int cpu, Fn fn) {
     t.join();
 }
 
-// Follows the chain for about `seconds`; returns ns per load. `p` carries on where it stopped.
+// The calling thread's CPU time in seconds: the chase is timed in it, so that time the thread
+// spends preempted (by other work on a busy host) does not count as load latency.
+double thread_cpu_seconds() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// Follows the chain for about `seconds` of wall time; returns ns of the thread's CPU time per
+// load. `p` carries on where it stopped.
 double chase_for(void*& p, double seconds) {
     uint64_t loads = 0;
     const Clock::time_point t0 = Clock::now();
+    const double cpu0 = thread_cpu_seconds();
     void* q = p;
     do {
         for (int i = 0; i < kLoadsPerCheck; i += 4) {
@@ -72,7 +83,7 @@ double chase_for(void*& p, double seconds) {
         }
         loads += kLoadsPerCheck;
     } while (seconds_since(t0) < seconds);
-    const double ns = seconds_since(t0) * 1e9;
+    const double ns = (thread_cpu_seconds() - cpu0) * 1e9;
     p = q;
     return ns / static_cast<double>(loads);
 }

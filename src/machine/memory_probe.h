@@ -47,6 +47,7 @@ std::string pin_error(int cpu);
 
 // Nanoseconds per dependent load of a chase along the layout in `buf`, from one thread pinned to
 // `cpu`, over about `seconds`: `runs` timed runs after one untimed warm-up of the same length.
+// The loads are timed in the thread's CPU time, which time spent preempted does not add to.
 std::vector<double> chase_ns_per_load(const NodeBuffer& buf, int cpu, double seconds, int runs);
 
 enum class StreamKind { kRead, kWrite };

@@ -79,6 +79,14 @@ PairMeasurement measure_pair(const PairProbe& p, ChaseOrders& orders) {
     return m;
 }
 
+std::vector<std::pair<int, int>> calibration_pairs(const Topology& t) {
+    std::vector<std::pair<int, int>> todo;
+    for (int from = 0; from < t.nr_nodes(); ++from)
+        for (int to = 0; to < t.nr_nodes() && !t.nodes[from].cpus.empty(); ++to)
+            if (t.nodes[to].mem_bytes > 0) todo.emplace_back(from, to);
+    return todo;
+}
+
 uint64_t pair_buffer_bytes(const Topology& t, int from, int to) {
     std::set<int> llcs;
     for (int cpu : t.nodes[from].cpus)

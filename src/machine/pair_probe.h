@@ -35,6 +35,9 @@ using ChaseOrders = std::map<uint64_t, std::vector<uint32_t>>;
 
 PairMeasurement measure_pair(const PairProbe& probe, ChaseOrders& orders);
 
+// The pairs to measure: every node with CPUs to every node with memory, in that order.
+std::vector<std::pair<int, int>> calibration_pairs(const Topology& machine);
+
 // The buffer for CPUs of `from` loading from `to`: at least 4x the LLCs of `from` (64 MiB at
 // least, 4 MiB per CPU of `from` at least), at most a quarter of the memory of `to`, in whole
 // 2 MiB pages.

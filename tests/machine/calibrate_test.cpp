@@ -161,8 +161,8 @@ TEST(ApplyMeasurements, OneNodeKeepsThePresetsLink) {
     MachineFileComments c;
     c.keys = notes;
     const std::string text = machine_file_text(host, c);
-    EXPECT_NE(text.find("# not measured on this host: kept from preset haswell-2s (the host "
-                        "has no link between nodes with CPUs)\nlink_bandwidth_gbs = 38.4\n"),
+    EXPECT_NE(text.find("# not measured: kept from preset haswell-2s (no two nodes with CPUs to "
+                        "measure a link between)\nlink_bandwidth_gbs = 38.4\n"),
               std::string::npos)
         << text;
     EXPECT_DOUBLE_EQ(load_machine_text(text, "h.toml").hw.latency(10), 84.0);
