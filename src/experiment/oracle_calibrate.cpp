@@ -88,7 +88,7 @@ Calibration calibrate_oracle_guest(const GuestCalibrateOptions& o) {
         if (o.progress) o.progress(s);
     };
     const auto t0 = std::chrono::steady_clock::now();
-    const Topology asked = resolve_machine(o.machine, "", "--oracle", false);
+    const Topology asked = resolve_machine(o.machine, "command line", "--oracle", false);
     const CalibrationBaseline baseline = calibration_baseline(o.like, asked);
     if (!have_program(o.qemu))
         throw InputError("oracle", "qemu",

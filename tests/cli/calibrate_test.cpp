@@ -74,6 +74,7 @@ TEST(CalibrateCli, BadOptionsNameTheOption) {
              {"--time-budget -5s", "--time-budget"},
              {"--time-budget 2000min", "--time-budget: 2000min is outside"},
              {"--time-budget soon", "--time-budget: not a duration"},
+             {"--oracle nosuch", "command line: --oracle: unknown machine 'nosuch'"},
          }) {
         const Output o = run_numasim("calibrate " + c.args + " -o " + path);
         EXPECT_EQ(o.status, 2) << c.args << "\n" << o.out;
