@@ -75,6 +75,7 @@ std::vector<PairMeasurement> guest_pairs(const BootLog& log, int nr_nodes) {
                              fmt::format("the guest measured node {} -> node {}, but it has {} "
                                          "nodes",
                                          m.from, m.to, nr_nodes));
+        m.placed = number(kv, "placed") != 0;
         m.latency_ns = stats(kv, "latency_ns");
         m.read_gbs = stats(kv, "read_gbs");
         m.write_gbs = stats(kv, "write_gbs");

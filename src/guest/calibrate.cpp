@@ -20,9 +20,10 @@ std::string figure_words(const char* name, const RunStats& s) {
 }  // namespace
 
 std::string calibrate_line(const PairMeasurement& m) {
-    return fmt::format(
-        "calibrate from={} to={} {} {} {}", m.from, m.to, figure_words("latency_ns", m.latency_ns),
-        figure_words("read_gbs", m.read_gbs), figure_words("write_gbs", m.write_gbs));
+    return fmt::format("calibrate from={} to={} placed={:d} {} {} {}", m.from, m.to, m.placed,
+                       figure_words("latency_ns", m.latency_ns),
+                       figure_words("read_gbs", m.read_gbs),
+                       figure_words("write_gbs", m.write_gbs));
 }
 
 int run_calibration(int64_t ms) {
@@ -38,6 +39,7 @@ int run_calibration(int64_t ms) {
         p.to = todo[i].second;
         p.cpus = t.nodes[p.from].cpus;
         p.node_os = p.to;
+        if (!t.nodes[p.to].cpus.empty()) p.touch_cpu = t.nodes[p.to].cpus.front();
         p.buffer_bytes = pair_buffer_bytes(t, p.from, p.to);
         const Nanos left = std::max<Nanos>(0, deadline - monotonic_ns());
         p.seconds = static_cast<double>(left) / 1e9 / static_cast<double>(todo.size() - i);

@@ -71,7 +71,7 @@ std::map<std::string, std::string> apply_measurements(Topology& host,
     const MemoryHardware& base = baseline.hw;
     const std::string kept = "not measured: kept from " + baseline.name;
     auto cpu_pair = [&](const PairMeasurement& p) {
-        return has_cpus(host, p.from) && has_cpus(host, p.to);
+        return p.placed && has_cpus(host, p.from) && has_cpus(host, p.to);
     };
     auto latency = [](const PairMeasurement& p) { return p.latency_ns; };
     auto read = [](const PairMeasurement& p) { return p.read_gbs; };
@@ -132,7 +132,7 @@ std::map<std::string, std::string> apply_measurements(Topology& host,
         const int from = host.nearest_cpu_node(n);
         const std::string id = fmt::format("memory_node[{}]", m++);
         for (const PairMeasurement& p : pairs) {
-            if (p.from != from || p.to != n || d.kind == MemoryKind::kDram) continue;
+            if (p.from != from || p.to != n || !p.placed || d.kind == MemoryKind::kDram) continue;
             d.latency_ns = rounded(p.latency_ns.median);
             d.bandwidth_gbs = rounded(p.read_gbs.median);
             notes[id + ".latency_ns"] =
@@ -224,6 +224,7 @@ Calibration calibrate_host(const CalibrateOptions& o) {
         for (int cpu : t.nodes[p.from].cpus)
             p.cpus.push_back(h.cpu_os_index[cpu]);
         p.node_os = h.node_os_index[p.to];
+        if (has_cpus(t, p.to)) p.touch_cpu = h.cpu_os_index[t.nodes[p.to].cpus.front()];
         p.buffer_bytes = pair_buffer_bytes(t, p.from, p.to);
         p.seconds = budget.left() / static_cast<double>(todo.size() - i);
         PairMeasurement m = measure_pair(p, orders);

@@ -103,7 +103,7 @@ uint64_t read_sum(const char* b, size_t n) {
 
 }  // namespace
 
-NodeBuffer::NodeBuffer(size_t bytes, int node) : size_(bytes), node_(node) {
+NodeBuffer::NodeBuffer(size_t bytes, int node, int touch_cpu) : size_(bytes), node_(node) {
     void* p = mmap(nullptr, size_ + kHugePageBytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
@@ -125,7 +125,12 @@ NodeBuffer::NodeBuffer(size_t bytes, int node) : size_(bytes), node_(node) {
     } else {
         bind_error_ = fmt::format("node {} is beyond mbind's mask", node_);
     }
-    std::memset(data_, 0, size_);
+    // Written from a CPU of the node where there is one: without the binding, the kernel's
+    // default first-touch policy then places the pages there.
+    if (touch_cpu >= 0)
+        on_cpu(touch_cpu, [this] { std::memset(data_, 0, size_); });
+    else
+        std::memset(data_, 0, size_);
 }
 
 NodeBuffer::~NodeBuffer() {

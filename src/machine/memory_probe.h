@@ -12,11 +12,12 @@
 namespace numasim {
 
 // An anonymous mapping bound to one node with mbind(MPOL_BIND), asked for transparent huge pages
-// (so that a chase over it measures memory, not page walks) and touched page by page, so that
-// every page is allocated before any timing.
+// (so that a chase over it measures memory, not page walks) and written whole, so that every page
+// is allocated before any timing. The writing runs on `touch_cpu` (a CPU of the node, or -1: the
+// calling thread), so that where mbind is refused first touch still places the pages there.
 class NodeBuffer {
   public:
-    NodeBuffer(size_t bytes, int node);
+    NodeBuffer(size_t bytes, int node, int touch_cpu = -1);
     ~NodeBuffer();
     NodeBuffer(const NodeBuffer&) = delete;
     NodeBuffer& operator=(const NodeBuffer&) = delete;

@@ -56,12 +56,19 @@ PairMeasurement measure_pair(const PairProbe& p, ChaseOrders& orders) {
     PairMeasurement m;
     m.from = p.from;
     m.to = p.to;
-    NodeBuffer buf(p.buffer_bytes, p.node_os);
-    add_note(m.placement, buf.bind_error());
+    NodeBuffer buf(p.buffer_bytes, p.node_os, p.touch_cpu);
     const double share = buf.share_on_node();
+    if (!buf.bind_error().empty())
+        add_note(m.placement,
+                 buf.bind_error() + (p.touch_cpu >= 0 ? fmt::format(", placed by first touch "
+                                                                    "from CPU {}",
+                                                                    p.touch_cpu)
+                                                      : ""));
     if (share >= 0 && share < 1)
         add_note(m.placement, fmt::format("only {:.0f}% of the buffer's pages are on node {}",
                                           share * 100, p.to));
+    m.placed = share >= 0 ? share == 1 : buf.bind_error().empty() || p.touch_cpu >= 0;
+    if (!m.placed) add_note(m.placement, "left out of the figures");
     for (int cpu : p.cpus)
         add_note(m.placement, pin_error(cpu));
     auto& next = orders[p.buffer_bytes];

@@ -20,12 +20,17 @@ struct PairMeasurement {
     // Why the buffer may not be on `to` (mbind refused, pages found elsewhere) or a thread not
     // where it was put; empty when all went as asked.
     std::string placement;
+    // False when the buffer is known not to be on `to`, or may not be: pages found elsewhere,
+    // or mbind refused with no CPU of `to` to place them by first touch and move_pages unable
+    // to say. Such a pair's figures go into no key (apply_measurements).
+    bool placed = true;
 };
 
 struct PairProbe {
     int from = 0, to = 0;       // the nodes as the machine numbers them (for the result)
     std::vector<int> cpus;      // Linux numbers of the initiator's CPUs
     int node_os = 0;            // Linux number of the target node
+    int touch_cpu = -1;         // Linux number of a CPU of the target node; -1: it has none
     uint64_t buffer_bytes = 0;  // a multiple of 2 MiB
     double seconds = 0;         // for the whole pair, buffer set-up included
 };

@@ -10,7 +10,7 @@ namespace numasim {
 namespace {
 
 constexpr const char* kLine =
-    "NUMASIM calibrate from=1 to=0 latency_ns=131.5 latency_ns_runs=5 latency_ns_min=120 "
+    "NUMASIM calibrate from=1 to=0 placed=0 latency_ns=131.5 latency_ns_runs=5 latency_ns_min=120 "
     "latency_ns_max=150.25 read_gbs=9.5 read_gbs_runs=5 read_gbs_min=9 read_gbs_max=10 "
     "write_gbs=4 write_gbs_runs=3 write_gbs_min=3.5 write_gbs_max=4.5\r\n";
 
@@ -19,6 +19,7 @@ TEST(GuestPairs, FromTheCalibrateLines) {
     ASSERT_EQ(p.size(), 1u);
     EXPECT_EQ(p[0].from, 1);
     EXPECT_EQ(p[0].to, 0);
+    EXPECT_FALSE(p[0].placed);
     EXPECT_DOUBLE_EQ(p[0].latency_ns.median, 131.5);
     EXPECT_EQ(p[0].latency_ns.runs, 5);
     EXPECT_DOUBLE_EQ(p[0].latency_ns.max, 150.25);

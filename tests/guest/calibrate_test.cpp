@@ -24,7 +24,7 @@ TEST(GuestCalibrate, LineCarriesEveryFigureExactly) {
     m.read_gbs = run_stats({12.5});
     m.write_gbs = run_stats({6, 7});
     const std::string line = calibrate_line(m);
-    ASSERT_EQ(line.rfind("calibrate from=1 to=0 ", 0), 0u) << line;
+    ASSERT_EQ(line.rfind("calibrate from=1 to=0 placed=1 ", 0), 0u) << line;
     const KeyValues kv = parse_key_values(line.substr(line.find(' ') + 1));
     EXPECT_EQ(std::stod(kv.at("latency_ns")), 131.25);
     EXPECT_EQ(std::stod(kv.at("latency_ns_min")), 0.1 + 0.2);  // the shortest exact decimal

@@ -199,6 +199,21 @@ TEST(ApplyMeasurements, UnmeasuredDistancesKeepTheBaseline) {
     EXPECT_NE(notes.at("latency_ns.21").find("x d/10"), std::string::npos);
 }
 
+// A pair whose buffer may lie elsewhere (mbind refused and no way to check) goes into no figure:
+// a remote latency measured on local memory would be wrong.
+TEST(ApplyMeasurements, MisplacedPairsAreLeftOut) {
+    Topology host = machine("[[10, 21], [21, 10]]", 2);
+    MemoryHardware base = host.hw;
+    base.latency_ns = {{10, 100}, {21, 150}};
+    PairMeasurement remote = pair(0, 1, 80, 20);
+    remote.placed = false;
+    PairMeasurement local = pair(1, 1, 90, 30);
+    const auto notes = apply_measurements(host, {base, "b"}, {pair(0, 0, 80, 20), remote, local});
+    EXPECT_EQ(host.hw.latency_ns, (std::map<int, double>{{10, 85}, {21, 150}}));
+    EXPECT_DOUBLE_EQ(host.hw.link_bandwidth_gbs, base.link_bandwidth_gbs);
+    EXPECT_NE(notes.at("latency_ns.21").find("kept from b"), std::string::npos);
+}
+
 // A PMEM node's device figures come from its host socket's pair; a plain DRAM node has none.
 TEST(ApplyMeasurements, DeviceNodesFromTheirNearestNode) {
     Topology host = load_preset("cascadelake-2s-pmem");
