@@ -31,8 +31,8 @@ struct CalibrationBaseline {
 //   link_bandwidth_gbs the mean read bandwidth of the directly linked pairs of nodes with CPUs
 //   llc_mb, page_size  `host`'s own (hwloc's LLC, the host's or guest's base page)
 //   a device node's latency_ns and bandwidth_gbs: from its nearest node with CPUs
-// A figure no pair measures (a one-node host has no remote latency or link) keeps the
-// baseline's.
+// Pairs not placed (PairMeasurement::placed) go into no figure. A figure no pair measures (a
+// one-node host has no remote latency or link) keeps the baseline's.
 std::map<std::string, std::string> apply_measurements(Topology& host,
                                                       const CalibrationBaseline& baseline,
                                                       const std::vector<PairMeasurement>& pairs);
