@@ -10,6 +10,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
     c.push_back(make_gather_command());
     c.push_back(make_validate_command());
     c.push_back(make_oracle_command());
+    c.push_back(make_import_command());
     c.push_back(make_perf_bench_numa_command());
     c.push_back(make_machines_command());
     c.push_back(make_calibrate_command());

@@ -25,6 +25,7 @@ std::unique_ptr<Command> make_sweep_command();
 std::unique_ptr<Command> make_gather_command();
 std::unique_ptr<Command> make_validate_command();
 std::unique_ptr<Command> make_oracle_command();
+std::unique_ptr<Command> make_import_command();
 std::unique_ptr<Command> make_perf_bench_numa_command();
 std::unique_ptr<Command> make_machines_command();
 std::unique_ptr<Command> make_calibrate_command();

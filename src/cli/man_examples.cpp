@@ -40,6 +40,15 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
          {{"numasim oracle experiments/oracle-numa01tl-2n.toml",
            "Boot Debian's kernel under qemu on the scenario's machine, run the workload in it "
            "and print its counters beside the model's."}}},
+        {"numasim-import",
+         {{"numasim import damon damon.data -o replay.toml",
+           "A damo record (its default zlib-compressed JSON) as a streams scenario."}}},
+        {"numasim-import-damon",
+         {{"numasim import damon damon.json --sched sched.txt --phase 10s -o replay.toml",
+           "A damo JSON record in 10-second phases, with the thread count of /proc/PID/sched."},
+          {"perf script -i perf.data > damon.txt && numasim import damon damon.txt --aggr-us "
+           "100000",
+           "The damon:damon_aggregated tracepoint as perf prints it."}}},
         {"numasim-perf-bench-numa",
          {{"numasim perf-bench-numa mem -p 2 -t 4 -P 512 -zZ0qcm",
            "perf bench numa mem with perf's options, on the simulated machine."}}},

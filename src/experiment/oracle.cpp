@@ -19,6 +19,7 @@
 #include "oracle/kernel_image.h"
 #include "oracle/qemu_command.h"
 #include "oracle/subprocess.h"
+#include "oracle/work_dir.h"
 
 namespace numasim {
 
@@ -264,8 +265,7 @@ OracleResult run_oracle(const OracleOptions& o) {
     if (!is_static_x86_64_elf(runner))
         throw InputError(guest_path, "", "not a static x86-64 executable");
 
-    const fs::path work = fs::path(cache) / fmt::format("run-{}", getpid());
-    fs::create_directories(work);
+    const fs::path work = make_oracle_work_dir(cache);
     struct Cleanup {
         fs::path p;
         ~Cleanup() {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,9 +48,15 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
     if (pipe2(errfds, O_CLOEXEC) != 0)
         throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     const auto t0 = std::chrono::steady_clock::now();
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
+        // A qemu must not outlive numasim: killed by a signal (even SIGKILL), numasim could not
+        // stop it, and it would go on booting until its own end. The kernel kills the child when
+        // the thread that forked it exits, which is the one that waits for it below. If numasim
+        // died before the request was made, nothing would send the signal: leave now.
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         const int devnull = open("/dev/null", O_RDONLY);
         dup2(devnull, 0);
         dup2(fds[1], 1);

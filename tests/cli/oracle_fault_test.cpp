@@ -4,18 +4,28 @@
 // setup header. Each is a clear error within the boot's timeout that leaves no work directory.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "numasim_process.h"
+#include "oracle/work_dir.h"
 #include "small_disk.h"
 
 namespace {
 
+using numasim::process_alive;
 using numasim::test::on_small_disk;
 using numasim::test::Output;
+using numasim::test::read_text;
 using numasim::test::run_numasim;
 using numasim::test::scratch_path;
 
@@ -116,6 +126,77 @@ TEST(FaultOracle, GuestHangsPastTheTimeout) {
         << t.o.out;
     EXPECT_LT(t.seconds, 2 + 10) << "the boot's timeout, and the model's run";
     EXPECT_TRUE(leftovers(cache).empty()) << leftovers(cache).front();
+}
+
+// Waits up to `seconds` for `done` to hold.
+template <typename F>
+bool within(double seconds, F done) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > end) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+}
+
+// Starts `numasim ARGS` in the background, output discarded, with SIGINT and SIGTERM at their
+// default actions (a shell's `&` would start it with SIGINT ignored); its process id.
+pid_t spawn_numasim(const std::string& args) {
+    std::vector<std::string> words = {NUMASIM_BINARY};
+    for (size_t at = 0; at < args.size();) {
+        const size_t end = std::min(args.find(' ', at), args.size());
+        if (end > at) words.push_back(args.substr(at, end - at));
+        at = end + 1;
+    }
+    std::vector<char*> argv;
+    for (auto& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    const int err = posix_spawn(&pid, NUMASIM_BINARY, &fa, &attr, argv.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return err == 0 ? pid : -1;
+}
+
+// numasim ended by a signal while qemu boots (Ctrl-C, a `kill`, the OOM killer): qemu goes with
+// it, and the next oracle command on the cache removes the work directory it could not.
+TEST(FaultOracle, SignalDuringBootTakesQemuAlong) {
+    SKIP_WITHOUT_GUEST();
+    for (int sig : {SIGINT, SIGTERM, SIGKILL}) {
+        SCOPED_TRACE(strsignal(sig));
+        const fs::path cache = scratch_path("oracle_signal_" + std::to_string(sig));
+        const std::string qemu_pid = scratch_path("qemu_pid_" + std::to_string(sig));
+        const std::string qemu = fake_qemu("qemu-boots-" + std::to_string(sig),
+                                           "echo $$ > " + qemu_pid + "; exec sleep 600");
+        const pid_t numasim = spawn_numasim(oracle_args(qemu, cache.string()) + " --timeout 300");
+        ASSERT_GT(numasim, 0);
+        ASSERT_TRUE(within(60, [&] { return !read_text(qemu_pid).empty(); })) << "qemu not started";
+        const int qemu_process = std::stoi(read_text(qemu_pid));
+        ASSERT_TRUE(process_alive(qemu_process));
+        ASSERT_EQ(::kill(numasim, sig), 0);
+        EXPECT_TRUE(within(10, [&] { return !process_alive(numasim); })) << "numasim still runs";
+        EXPECT_TRUE(within(10, [&] { return !process_alive(qemu_process); }))
+            << "qemu outlived numasim";
+        ::kill(qemu_process, SIGKILL);  // not to leave it behind if the test failed
+        const fs::path work = cache / ("run-" + std::to_string(numasim));
+        EXPECT_TRUE(fs::exists(work)) << "nothing left for the next command to remove";
+        const Timed next = oracle(fake_qemu("qemu-next", "kill -KILL $$"), cache, "--timeout 30");
+        EXPECT_EQ(next.o.status, 2) << next.o.out;
+        EXPECT_TRUE(leftovers(cache).empty()) << leftovers(cache).front();
+    }
 }
 
 // The initramfs (some MiB) on a --cache disk of 1 MiB: an error at the write, not a boot that
