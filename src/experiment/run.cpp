@@ -43,6 +43,7 @@ std::vector<MappingPages> mapping_pages(const System& sys) {
 RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
                    const RunLabel& label) {
     System sys(sc.machine, sc.knobs, seed);
+    sys.set_kernel_release(profile_release(sc.profile));
     std::optional<RunObservation> observation;
     if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
     auto workloads = sc.make_workloads();
