@@ -135,6 +135,9 @@ std::optional<double> run_metric(const RunResult& r, std::string_view name) {
     if (name.rfind("vmstat.", 0) == 0) {
         for (size_t i = 0; i < kVmNames.size(); ++i)
             if (kVmNames[i] == name.substr(7)) return static_cast<double>(r.counters.vm[i]);
+        for (const auto& [n, per_node] : kNodeStats)
+            if (n == name.substr(7))
+                return static_cast<double>(node_stat_total(r.counters.*per_node));
         return std::nullopt;
     }
     if (name.rfind("sched.", 0) == 0) {

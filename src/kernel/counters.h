@@ -124,6 +124,11 @@ struct Counters {
     uint64_t operator[](Vm v) const { return vm[static_cast<size_t>(v)]; }
 };
 
+// The node stats numasim keeps, by their /proc/vmstat names, in the kernel's order.
+inline constexpr std::array<std::pair<std::string_view, std::vector<uint64_t> Counters::*>, 2>
+    kNodeStats = {{{"pgpromote_success", &Counters::pgpromote_success},
+                   {"pgpromote_candidate", &Counters::pgpromote_candidate}}};
+
 // The sum of a node stat over the nodes, as /proc/vmstat prints it.
 inline uint64_t node_stat_total(const std::vector<uint64_t>& per_node) {
     uint64_t s = 0;

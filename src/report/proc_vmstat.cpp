@@ -49,11 +49,9 @@ std::string proc_vmstat_text(const Counters& c, std::string_view release) {
     for (const auto& [name, id] : kProcVmstatOrder) {
         if (proc_vmstat_lists(name, release)) s += fmt::format("{} {}\n", name, c[id]);
         if (name != kLastNumaStat) continue;
-        for (const auto& [stat, per_node] :
-             {std::pair{"pgpromote_success", &c.pgpromote_success},
-              std::pair{"pgpromote_candidate", &c.pgpromote_candidate}})
+        for (const auto& [stat, per_node] : kNodeStats)
             if (proc_vmstat_lists(stat, release))
-                s += fmt::format("{} {}\n", stat, node_stat_total(*per_node));
+                s += fmt::format("{} {}\n", stat, node_stat_total(c.*per_node));
     }
     return s;
 }

@@ -10,6 +10,7 @@
 #include "experiment/overrides.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
+#include "experiment/sweep.h"
 
 namespace numasim {
 namespace {
@@ -40,6 +41,12 @@ TEST(TieringPromotion, ModeTwoPromotesHotPmemPagesToTheTasksNode) {
     // Free space enough: promoted without the hot-threshold test, so no candidates.
     EXPECT_EQ(total(c.pgpromote_candidate), 0u);
     EXPECT_EQ(c.mm_vmscan_wakeup_kswapd, 0u);
+    // The node stats are figures for sweeps and compare rules as the vm events are.
+    EXPECT_EQ(run_metric(r, "vmstat.pgpromote_success"),
+              static_cast<double>(c[Vm::numa_pages_migrated]));
+    EXPECT_EQ(run_metric(r, "vmstat.pgpromote_candidate"), 0.0);
+    EXPECT_NO_THROW(
+        check_sweep_metrics({"vmstat.pgpromote_success", "vmstat.pgpromote_candidate"}));
     // Mode 2 scans only the slow tier: each PMEM page once (it faults, then lives in DRAM),
     // hence as many PTE updates as hinting faults, give or take the pages scanned last.
     EXPECT_LE(c[Vm::numa_hint_faults], c[Vm::numa_pte_updates]);
