@@ -116,9 +116,11 @@ struct Counters {
     // The machine has a slower memory tier under the profile's kernel, so promotion can happen:
     // the run reports list the promotion counters (on other machines they stay 0).
     bool promotion_possible = false;
-    // mm_vmscan_wakeup_kswapd events: a promotion found its target below the watermark in
-    // tiering mode and woke the node's kswapd to demote (reclaim is not modelled yet).
-    uint64_t mm_vmscan_wakeup_kswapd = 0;
+    // numasim's count of wakeup_kswapd() calls by promotion: a migration in tiering mode found
+    // its target at its high watermark and asked the node's kswapd to demote (reclaim is not
+    // modelled yet). The kernel counts none; its mm_vmscan_wakeup_kswapd tracepoint fires only
+    // for the calls that find kswapd asleep, so fewer.
+    uint64_t wakeup_kswapd_calls = 0;
 
     uint64_t& operator[](Vm v) { return vm[static_cast<size_t>(v)]; }
     uint64_t operator[](Vm v) const { return vm[static_cast<size_t>(v)]; }

@@ -221,7 +221,7 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
     if (m.free_pages < m.wmark_high + nr) {
         // In tiering mode the target's kswapd is woken to demote and make room (wakeup_kswapd on
         // its highest zone); reclaim itself is not modelled yet (docs/tiering.md).
-        if (sys.knobs.tiering_mode()) ++sys.counters.mm_vmscan_wakeup_kswapd;
+        if (sys.knobs.tiering_mode()) ++sys.counters.wakeup_kswapd_calls;
         return MIGRATE_EAGAIN;
     }
     // folio_isolate_lru(): a folio still in some CPU's LRU add batch is not on the LRU.

@@ -107,7 +107,7 @@ nlohmann::json vmstat_json(const Counters& c) {
 nlohmann::json node_vmstat_json(const Counters& c) {
     return {{"pgpromote_success", c.pgpromote_success},
             {"pgpromote_candidate", c.pgpromote_candidate},
-            {"mm_vmscan_wakeup_kswapd", c.mm_vmscan_wakeup_kswapd}};
+            {"wakeup_kswapd_calls", c.wakeup_kswapd_calls}};
 }
 
 nlohmann::json sched_json(const Counters& c) {
@@ -195,8 +195,8 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
                          node_stat_total(r.counters.pgpromote_success));
         s += fmt::format("  {:<24} {:>14}\n", "pgpromote_candidate",
                          node_stat_total(r.counters.pgpromote_candidate));
-        s += fmt::format("  {:<24} {:>14}\n", "mm_vmscan_wakeup_kswapd",
-                         r.counters.mm_vmscan_wakeup_kswapd);
+        s +=
+            fmt::format("  {:<24} {:>14}\n", "wakeup_kswapd_calls", r.counters.wakeup_kswapd_calls);
     }
     s += "sched:\n";
     for (const auto& [name, field] : kSchedCounters)

@@ -228,7 +228,7 @@ TEST_F(PromotionScan, ModeTwoFaultPromotesAndLeavesTheTaskStatistics) {
     do_numa_page(w.sys, *t1, on_pmem, 4, false);
     EXPECT_EQ(on_pmem.frame(4).nid, kPmem);
     EXPECT_EQ(t1->numa_faults, before);
-    EXPECT_EQ(w.sys.counters.mm_vmscan_wakeup_kswapd, 1u);
+    EXPECT_EQ(w.sys.counters.wakeup_kswapd_calls, 1u);
     EXPECT_EQ(w.sys.counters.pgpromote_candidate[kDram], 1u);
 }
 
