@@ -43,6 +43,7 @@ std::vector<MappingPages> mapping_pages(const System& sys) {
 RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
                    const RunLabel& label) {
     System sys(sc.machine, sc.knobs, seed);
+    sys.set_kernel_release(profile_release(sc.profile));
     std::optional<RunObservation> observation;
     if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
     std::optional<LatencyRecorder> latency;
@@ -143,6 +144,9 @@ std::optional<double> run_metric(const RunResult& r, std::string_view name) {
     if (name.rfind("vmstat.", 0) == 0) {
         for (size_t i = 0; i < kVmNames.size(); ++i)
             if (kVmNames[i] == name.substr(7)) return static_cast<double>(r.counters.vm[i]);
+        for (const auto& [n, per_node] : kNodeStats)
+            if (n == name.substr(7))
+                return static_cast<double>(node_stat_total(r.counters.*per_node));
         return std::nullopt;
     }
     if (name.rfind("sched.", 0) == 0) {

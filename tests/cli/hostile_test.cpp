@@ -475,11 +475,6 @@ std::vector<HostileCase> cases() {
          "compare {e}/cowsum.toml --from {w} --set smallimp=0",
          2,
          {"compare --from prints", "applies when compare runs a scenario"}},
-        // Memory tiering on a machine with a slower tier: promotion is not modelled yet.
-        {"tiering_mode_not_modelled",
-         "run {e}/cowsum.toml --machine cascadelake-2s-pmem --set numa_balancing=2",
-         2,
-         {"--set numa_balancing=2", "slower tier (node 2)", "does not model yet"}},
         {"tiering_mode_before_5_18",
          "run {e}/cowsum.toml --profile v4.18 --set numa_balancing=3",
          2,
