@@ -18,7 +18,10 @@
 #                  parameters, sweep specs and sweep case files, seeded with the presets, the
 #                  hwloc test files, the libhwloc crash reproducers in fuzz/known/, the example
 #                  sweeps and the corpus (fuzz/input_fuzz.cpp)
-# Both start from fuzz/corpus/TARGET as well, the corpus earlier long runs grew.
+#   profile_fuzz   the recorded-profile importers of `numasim import damon` (damo JSON, plain and
+#                  compressed, DAMON trace text, /proc/PID/maps copies), seeded with the test
+#                  fixtures (fuzz/profile_fuzz.cpp)
+# Each starts from fuzz/corpus/TARGET as well, the corpus earlier long runs grew.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0
@@ -30,12 +33,12 @@ secs=${1:-60}
 jobs=${2:-$(nproc)}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNUMASIM_FUZZ=ON -DBUILD_TESTING=OFF -DNUMASIM_BENCH=OFF
-cmake --build build-fuzz --target scenario_fuzz input_fuzz -j "$(nproc)"
+cmake --build build-fuzz --target scenario_fuzz input_fuzz profile_fuzz -j "$(nproc)"
 
 # Seeds go to a scratch corpus beside the checked-in one, which only a long run's merge changes.
 seeds=build-fuzz/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds/scenario_fuzz" "$seeds/input_fuzz"
+mkdir -p "$seeds/scenario_fuzz" "$seeds/input_fuzz" "$seeds/profile_fuzz"
 cp examples/*.toml experiments/*.toml tests/cli/hostile/*.toml "$seeds/scenario_fuzz"/
 
 # input_fuzz: the first byte of each seed picks the parser.
@@ -54,12 +57,21 @@ printf '\003mb_global = 1e-7\n' > "$inputs/3-perf-subpage"
 for f in examples/sweeps/*.toml; do seed 4 "$f"; done
 # Case files (selector 5) are in the checked-in corpus: writing one needs a numasim build.
 
-# max_len: the largest hwloc seed (tests/machine/data/four_nodes.xml) is 9.6 KB.
-declare -A max_len=([scenario_fuzz]=4096 [input_fuzz]=16384)
+# profile_fuzz: the first byte picks the reader (0 JSON, 1 trace text, 2 either, 3 maps).
+profiles=$seeds/profile_fuzz
+pseed() { { printf "\\$(printf '%03o' "$1")"; cat "$2"; } > "$profiles/$1-$(basename "$2")"; }
+for f in tests/replay/fixtures/*.json tests/replay/fixtures/*.json_compressed; do pseed 0 "$f"; done
+for f in tests/replay/fixtures/*.txt; do pseed 1 "$f"; pseed 2 "$f"; done
+printf '\003555555554000-555555556000 r-xp 00000000 08:01 42 /usr/bin/app\n' > "$profiles/3-maps"
+printf '\0037f0000000000 default anon=4 dirty=4 N0=4 kernelpagesize_kB=4\n' > "$profiles/3-numa_maps"
+
+# max_len: the largest hwloc seed (tests/machine/data/four_nodes.xml) is 9.6 KB; the largest
+# profile seed (tests/replay/fixtures/damo-hot-cold.json) 42 KB.
+declare -A max_len=([scenario_fuzz]=4096 [input_fuzz]=16384 [profile_fuzz]=49152)
 # A hang: one input that runs for longer than this (a simulated run of a fuzzed scenario takes
 # milliseconds, libhwloc's child process is bounded by kMaxHwlocLoadSeconds).
 timeout=120
-for target in scenario_fuzz input_fuzz; do
+for target in scenario_fuzz input_fuzz profile_fuzz; do
   checked_in=fuzz/corpus/$target
   mkdir -p "$checked_in"
   if [ "$long" = 0 ]; then

@@ -21,6 +21,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config g++
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev
   libhwloc-dev hwloc
+  zlib1g-dev  # damo's compressed records (numasim import damon)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-format libclang-rt-14-dev
   libopenmpi-dev openmpi-bin  # numasim sweep under mpirun (docs/sweeps.md)

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/latency_options.h"
 #include "cli/observe_options.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
@@ -62,6 +63,7 @@ class CompareCommand : public Command {
                                      kMaxUncertaintyDraws))
             ->check(CLI::Range(1, kMaxUncertaintyDraws));
         observe_.add_to(*sub_, /*with_trace=*/false);
+        latency_.add_to(*sub_);
         opts_.add_to(*sub_);
     }
 
@@ -104,8 +106,10 @@ class CompareCommand : public Command {
         // Without --uncertainty, draw 0 alone: the published figures.
         auto draws = make_draws(runs, std::max(1, uncertainty_));
         total *= draws.size();
+        const LatencyReportOptions lo = latency_.report_options();
         OutputSet files(runs.front().scenario.input_files);
-        const ObserveOptions obs = observe_.options(files);
+        ObserveOptions obs = observe_.options(files);
+        obs.latency = latency_.on;
         ProgressReporter progress(total);
         run_draws(
             draws, opts_.workers(), [&] { progress.advance(); }, &obs);
@@ -122,6 +126,7 @@ class CompareCommand : public Command {
         o.means_only = means_only_;
         o.print_significance = print_significance_;
         o.dot_naming = naming_ == "dot";
+        if (latency_.on) o.latency = lo;
         std::string out = json_ ? "" : compare_text(runs, o);
         if (uncertainty_ > 0 && !json_) out += "\n" + uncertainty_text(spreads, uncertainty_);
         if (json_ || !observe_.out_dir.empty()) {
@@ -187,6 +192,7 @@ class CompareCommand : public Command {
     int uncertainty_ = 0;  // draws; 0: the published figures only
     bool json_ = false, stats_2019_ = false, means_only_ = false, print_significance_ = false;
     ObserveCliOptions observe_;
+    LatencyCliOptions latency_;
     ScenarioOptions opts_;
 };
 

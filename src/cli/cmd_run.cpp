@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/latency_options.h"
 #include "cli/observe_options.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
@@ -15,6 +16,7 @@
 #include "experiment/run.h"
 #include "experiment/scenario.h"
 #include "report/json_splice.h"
+#include "report/latency_report.h"
 #include "report/proc_vmstat.h"
 #include "report/progress.h"
 #include "report/run_report.h"
@@ -35,6 +37,7 @@ class RunCommand : public Command {
                        "in the kernel's order (of the profile's release), for diff against a "
                        "real dump; one run only");
         observe_.add_to(*sub_, /*with_trace=*/true);
+        latency_.add_to(*sub_);
         sub_->add_option("-V,--variant", variant_,
                          "a [[variant]] table of the scenario by name, or NAME:KEY=VALUE,... as "
                          "for compare: its overrides apply after the others, as in compare");
@@ -70,12 +73,18 @@ class RunCommand : public Command {
                              "--iterations 1 or --iteration K");
         if (proc_vmstat_ && json_)
             throw InputError("--proc-vmstat", "", "prints text: it cannot go with --json");
+        if (proc_vmstat_ && latency_.on)
+            throw InputError("--latency", "",
+                             "prints its histograms after the run's report: it cannot go with "
+                             "--proc-vmstat");
         if (proc_vmstat_ && !one && sc.iterations > 1)
             throw InputError("--proc-vmstat", "",
                              "prints the /proc/vmstat of one run; give --iterations 1 or "
                              "--iteration K");
+        const LatencyReportOptions lo = latency_.report_options();
         OutputSet files(sc.input_files);
-        const ObserveOptions obs = observe_.options(files);
+        ObserveOptions obs = observe_.options(files);
+        obs.latency = latency_.on;
         std::vector<RunResult> results;
         std::vector<RunLabel> labels;
         if (one) {
@@ -93,9 +102,10 @@ class RunCommand : public Command {
         const std::string out = json_ ? ""
                                 : proc_vmstat_
                                     ? proc_vmstat_text(results.front().counters, sc.profile)
-                                    : results_text(sc, results);
+                                    : results_text(sc, results, lo);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = results_json(sc, results);
+            if (latency_.on) add_latency(j, results, lo);
             j["provenance"] = provenance_json(make_provenance(sc, invoked_command_line()));
             const std::vector<JsonSplice> samples =
                 obs.sample_interval > 0 ? add_samples(j, obs, labels) : std::vector<JsonSplice>{};
@@ -160,12 +170,31 @@ class RunCommand : public Command {
         return splices;
     }
 
+    // Under each run's object (the first run's is the top level), as the samples are.
+    static void add_latency(nlohmann::json& j, const std::vector<RunResult>& results,
+                            const LatencyReportOptions& lo) {
+        j["latency"] = latency_json(results.front(), lo);
+        if (results.size() > 1)
+            for (size_t i = 0; i < results.size(); ++i)
+                j["runs"][i]["latency"] = latency_json(results[i], lo);
+    }
+
+    // Each run's report, followed by its latency histograms when they were recorded.
+    static std::string results_text(const Scenario& sc, const std::vector<RunResult>& results,
+                                    const LatencyReportOptions& lo) {
+        std::string s;
+        for (const RunResult& r : results)
+            s += result_text(sc, r) + latency_text(r, lo);
+        return s;
+    }
+
     CLI::Option* iteration_opt_ = nullptr;
     int iteration_ = 0;
     std::string variant_;
     std::string path_;
     bool json_ = false, proc_vmstat_ = false;
     ObserveCliOptions observe_;
+    LatencyCliOptions latency_;
     ScenarioOptions opts_;
 };
 

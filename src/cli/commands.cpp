@@ -10,8 +10,10 @@ std::vector<std::unique_ptr<Command>> make_commands() {
     c.push_back(make_gather_command());
     c.push_back(make_validate_command());
     c.push_back(make_oracle_command());
+    c.push_back(make_import_command());
     c.push_back(make_perf_bench_numa_command());
     c.push_back(make_machines_command());
+    c.push_back(make_calibrate_command());
     c.push_back(make_workloads_command());
     c.push_back(make_profiles_command());
     c.push_back(make_report_command());

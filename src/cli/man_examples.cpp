@@ -19,7 +19,10 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
            "Print the run's /proc/vmstat, for diff against a real kernel's."},
           {"numasim run examples/knobs.toml --duration 2s --trace run.dat --trace-format "
            "trace-dat --iterations 1",
-           "Record the scheduler and NUMA tracepoints as a trace.dat for trace-cmd report."}}},
+           "Record the scheduler and NUMA tracepoints as a trace.dat for trace-cmd report."},
+          {"numasim run examples/knobs.toml --duration 10s --latency --latency-per process",
+           "Histograms of the time NUMA balancing takes from each process, as bcc's funclatency "
+           "prints them, with p50, p90, p99 and p99.9."}}},
         {"numasim-compare",
          {{"numasim compare experiments/inactive-vma-numa01-threadlocal.toml",
            "The scenario under its [[variant]] tables, N iterations each."},
@@ -27,7 +30,9 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
            "Each value of a knob as a column, best-mean rows named as mmtests does today."},
           {"numasim compare experiments/inactive-vma-numa01-threadlocal.toml --uncertainty 8",
            "The same, then each effect's range over 8 draws of the model's cost figures from "
-           "their published ranges, and whether its sign holds in all of them."}}},
+           "their published ranges, and whether its sign holds in all of them."},
+          {"numasim compare examples/variants.toml --latency",
+           "The percentiles of what balancing takes from the tasks, as mmtests' Lat rows."}}},
         {"numasim-sweep",
          {{"numasim sweep examples/sweeps/smallimp-threshold.toml -o smallimp",
            "Every case of a sweep spec, one JSON per case, sweep.csv and compare tables."},
@@ -46,6 +51,15 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
          {{"numasim oracle experiments/oracle-numa01tl-2n.toml",
            "Boot Debian's kernel under qemu on the scenario's machine, run the workload in it "
            "and print its counters beside the model's."}}},
+        {"numasim-import",
+         {{"numasim import damon damon.data -o replay.toml",
+           "A damo record (its default zlib-compressed JSON) as a streams scenario."}}},
+        {"numasim-import-damon",
+         {{"numasim import damon damon.json --sched sched.txt --phase 10s -o replay.toml",
+           "A damo JSON record in 10-second phases, with the thread count of /proc/PID/sched."},
+          {"perf script -i perf.data > damon.txt && numasim import damon damon.txt --aggr-us "
+           "100000",
+           "The damon:damon_aggregated tracepoint as perf prints it."}}},
         {"numasim-perf-bench-numa",
          {{"numasim perf-bench-numa mem -p 2 -t 4 -P 512 -zZ0qcm",
            "perf bench numa mem with perf's options, on the simulated machine."}}},
@@ -54,6 +68,14 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
           {"numasim machines show hwloc:examples/machines/two-nodes.xml",
            "A machine from an lstopo XML file, imported through hwloc."},
           {"numasim machines show hwloc:host", "The machine numasim runs on, through hwloc."}}},
+        {"numasim-calibrate",
+         {{"numasim calibrate -o host.toml",
+           "Measure this host's latency and bandwidth per node pair (under a minute) into a "
+           "machine file."},
+          {"numasim calibrate --like cascadelake-2s --time-budget 2min -o host.toml",
+           "Measure for two minutes; the figures it cannot measure come from cascadelake-2s."},
+          {"numasim run examples/knobs.toml --machine host.toml",
+           "Run a scenario on the measured machine."}}},
         {"numasim-workloads", {{"numasim workloads", "The workload models and what each is."}}},
         {"numasim-profiles",
          {{"numasim profiles", "The kernel profiles."},

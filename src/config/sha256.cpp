@@ -1,7 +1,9 @@
 #include "config/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace numasim {
 
@@ -60,31 +62,51 @@ void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view data) {
+Sha256::Sha256()
     // Initial hash value (section 5.3.3): square roots of the first 8 primes.
-    std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::update(std::string_view data) {
     const auto* p = reinterpret_cast<const unsigned char*>(data.data());
     size_t n = data.size();
-    for (; n >= 64; n -= 64, p += 64)
-        compress(h, p);
+    length_ += n;
+    while (n > 0) {
+        const size_t take = std::min(n, block_.size() - fill_);
+        std::memcpy(block_.data() + fill_, p, take);
+        fill_ += take;
+        p += take;
+        n -= take;
+        if (fill_ == block_.size()) {
+            compress(h_, block_.data());
+            fill_ = 0;
+        }
+    }
+}
+
+std::string Sha256::hex() {
     // Padding: a 1 bit, zeros, then the message length in bits as a 64-bit big-endian number.
+    const uint64_t bits = length_ * 8;
     std::array<unsigned char, 128> tail{};
-    for (size_t i = 0; i < n; ++i)
-        tail[i] = p[i];
-    tail[n] = 0x80;
-    const size_t blocks = n + 9 > 64 ? 2 : 1;
-    const uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+    std::memcpy(tail.data(), block_.data(), fill_);
+    tail[fill_] = 0x80;
+    const size_t blocks = fill_ + 9 > 64 ? 2 : 1;
     for (int i = 0; i < 8; ++i)
         tail[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
     for (size_t b = 0; b < blocks; ++b)
-        compress(h, tail.data() + 64 * b);
+        compress(h_, tail.data() + 64 * b);
     static constexpr char kHex[] = "0123456789abcdef";
     std::string out;
-    for (uint32_t v : h)
+    for (uint32_t v : h_)
         for (int s = 28; s >= 0; s -= 4)
             out += kHex[(v >> s) & 0xf];
     return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+    Sha256 s;
+    s.update(data);
+    return s.hex();
 }
 
 }  // namespace numasim

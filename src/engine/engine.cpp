@@ -8,6 +8,7 @@
 #include "engine/process.h"
 #include "engine/run_of.h"
 #include "kernel/invariants.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
 #include "mm/khugepaged.h"
@@ -187,9 +188,7 @@ void Engine::tick() {
         Rq& rq = sys_.rqs[c];
         if (rq.curr && rq.curr->numa_work_pending) {
             // task_numa_work runs from task_work on the way back to user mode.
-            Task& p = *rq.curr;
-            p.kernel_debt += static_cast<Nanos>(task_numa_work(sys_, p));
-            p.numa_work_pending = false;
+            task_work_run(sys_, *rq.curr);
         }
     }
     // The idle load balancer kicked by a busy CPU's tick takes its IPI right after the tick.
@@ -433,6 +432,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     double ns = 0;
     bool may_run = false;  // whether like pages after idx may repeat its hinting fault
     PageFrame before;      // idx's frame before that fault
+    Nanos hint_ns = 0;     // what the hinting fault itself charged (latency accounting)
     NumaFaultOutcome& outcome = fault_outcome_;
     const bool first_touch = !vma.present.test(idx);
     if (first_touch) {
@@ -444,6 +444,8 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         ++sys_.counters[Vm::pgfault];
         ++p.nr_faults;
         ns = do_numa_page(sys_, p, vma, idx, write, may_run ? &outcome : nullptr);
+        hint_ns = static_cast<Nanos>(ns);
+        if (sys_.latency) sys_.latency->record(p, LatencyKind::HintFault, hint_ns);
         if (write && vma.present.test(idx) && !vma.protnone.test(idx))
             ns += do_wp_page(sys_, p, vma, idx);
     } else if (write) {
@@ -477,6 +479,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         repeat_numa_fault(sys_, p, vma, idx, run, outcome);
         if (ns > 0) sys_.fault_locks.note(sys_, p, vma, idx + 1, static_cast<uint32_t>(run));
         p.kernel_debt += static_cast<Nanos>(ns) * static_cast<Nanos>(run);
+        if (sys_.latency) sys_.latency->record(p, LatencyKind::HintFault, hint_ns, run);
         next = idx + 1 + run;
         fault_run_pages_ += run;
         if (outcome.migrated) migrated_run_pages_ += run;

@@ -32,6 +32,7 @@ struct ObserveOptions {
     std::string trace_path;        // empty: no trace
     TraceFormat trace_format = TraceFormat::Ftrace;
     TraceEventMask trace_events = kAllTraceEvents;
+    bool latency = false;  // record the latency histograms (kernel/latency.h) into the result
 
     bool any() const { return sample_interval > 0 || !trace_path.empty(); }
 };

@@ -43,8 +43,11 @@ std::vector<MappingPages> mapping_pages(const System& sys) {
 RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
                    const RunLabel& label) {
     System sys(sc.machine, sc.knobs, seed, sc.figures);
+    sys.set_kernel_release(profile_release(sc.profile));
     std::optional<RunObservation> observation;
     if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
+    std::optional<LatencyRecorder> latency;
+    if (obs && obs->latency) sys.latency = &latency.emplace();
     auto workloads = sc.make_workloads();
     for (size_t i = 0; i < workloads.size(); ++i)
         workloads[i]->setup(sys, static_cast<int>(i));
@@ -90,6 +93,13 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
         r.tasks.push_back(std::move(p));
     }
     r.regions = mapping_pages(sys);
+    if (latency) {
+        sys.latency = nullptr;
+        r.latency_recorded = true;
+        for (const auto& t : sys.tasks)
+            if (const LatencyHists* h = latency->of(t->index); h && !h->empty())
+                r.latency.push_back({t->pid, t->tgid, t->comm, *h});
+    }
     for (size_t i = 0; i < workloads.size(); ++i) {
         r.workloads.push_back(workloads[i]->result(sys));
         r.workloads.back().type = sc.workloads[i].type;
@@ -134,6 +144,9 @@ std::optional<double> run_metric(const RunResult& r, std::string_view name) {
     if (name.rfind("vmstat.", 0) == 0) {
         for (size_t i = 0; i < kVmNames.size(); ++i)
             if (kVmNames[i] == name.substr(7)) return static_cast<double>(r.counters.vm[i]);
+        for (const auto& [n, per_node] : kNodeStats)
+            if (n == name.substr(7))
+                return static_cast<double>(node_stat_total(r.counters.*per_node));
         return std::nullopt;
     }
     if (name.rfind("sched.", 0) == 0) {

@@ -12,6 +12,7 @@
 
 #include "experiment/observation.h"
 #include "kernel/counters.h"
+#include "kernel/latency.h"
 #include "sim/clock.h"
 #include "workload/result.h"
 
@@ -46,6 +47,13 @@ struct MappingPages {
     std::vector<uint64_t> node_pages;
 };
 
+// The latency histograms of one task (`--latency`, kernel/latency.h), with what names it.
+struct TaskLatency {
+    int pid = 0, tgid = 0;
+    std::string comm;
+    LatencyHists hists;
+};
+
 struct RunResult {
     uint64_t seed = 0;
     Nanos elapsed = 0;
@@ -56,6 +64,8 @@ struct RunResult {
     std::vector<MappingPages> regions;  // every process's mappings at the end
     uint64_t ticks = 0;                 // global scheduler ticks simulated
     uint64_t events = 0;  // CPU ticks + faults + page and task migrations (docs/performance.md)
+    bool latency_recorded = false;     // `--latency`: `latency` holds every task that has one
+    std::vector<TaskLatency> latency;  // the tasks with a latency histogram, in task order
 };
 
 // One run with `seed`; with `obs`, it also records what `obs` asks for (experiment/observation.h)

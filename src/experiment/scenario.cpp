@@ -41,6 +41,7 @@ using WorkloadTables = std::vector<std::shared_ptr<TomlTable>>;
 uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
                       const std::function<void(size_t, const Workload&, uint64_t)>& each) {
     System sys(sc.machine, sc.knobs, sc.seed);
+    sys.set_kernel_release(profile_release(sc.profile));
     auto workloads = sc.make_workloads();
     std::set<const MemObject*> seen;
     uint64_t bytes = 0;
@@ -115,31 +116,18 @@ Variant read_variant(const TomlTable& v, const NumaBalancingKnobs& knobs) {
     return out;
 }
 
-// numa_balancing's MEMORY_TIERING bit promotes pages from slower tiers on hinting faults, which
-// the model does not do yet (docs/tiering.md, "Not modelled yet"). On a machine whose memory is
-// all top tier the kernel's mode 2 leaves every page alone (change_prot_numa skips top-tier
-// folios) and the model does the same; with a slower tier a run would print counters the kernel
-// would not, so it is refused rather than taken and not honoured.
+// numa_balancing's MEMORY_TIERING bit came with the tiering series in v5.18: the older
+// profiles' kernels take 0 or 1 only. From v6.1 on the mode promotes hot slow-tier pages
+// (docs/tiering.md, "Step 2: promotion").
 void check_tiering_mode(const Scenario& sc) {
     if (!sc.knobs.tiering_mode()) return;
     const KnobInfo& k = *find_knob("numa_balancing");
     const std::string& origin = sc.knob_origins.at(static_cast<size_t>(&k - knob_table().data()));
-    const MemtierKernel kernel = memtier_kernel_of_release(profile_release(sc.profile));
-    // The bit came with the tiering series in v5.18; before it the sysctl took 0 or 1.
-    if (kernel == MemtierKernel::kNone)
+    if (memtier_kernel_of_release(profile_release(sc.profile)) == MemtierKernel::kNone)
         throw InputError(origin, "",
                          fmt::format("numa_balancing={}: the {} profile's kernel has no memory "
                                      "tiering mode (v5.18+): kernel.numa_balancing takes 0 or 1",
                                      sc.knobs.numa_balancing, sc.profile));
-    const MemoryTiers mt = establish_memory_tiers(sc.machine, kernel);
-    for (int n = 0; n < sc.machine.nr_nodes(); ++n) {
-        if (sc.machine.nodes[n].mem_bytes == 0 || mt.node_is_toptier(n)) continue;
-        throw InputError(origin, "",
-                         fmt::format("numa_balancing={} (memory tiering) promotes pages from "
-                                     "{}'s slower tier (node {}), which numasim does not model "
-                                     "yet (docs/tiering.md): use 0 or 1 on this machine",
-                                     sc.knobs.numa_balancing, sc.machine.name, n));
-    }
 }
 
 Scenario load(const TomlTable& root, std::string_view text, std::vector<ScenarioWorkload> extra) {

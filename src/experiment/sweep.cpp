@@ -229,7 +229,9 @@ void check_sweep_metrics(const std::vector<std::string>& metrics) {
     for (const auto& m : metrics) {
         bool known = true;
         if (m.rfind("vmstat.", 0) == 0)
-            known = std::find(kVmNames.begin(), kVmNames.end(), m.substr(7)) != kVmNames.end();
+            known = std::find(kVmNames.begin(), kVmNames.end(), m.substr(7)) != kVmNames.end() ||
+                    std::any_of(kNodeStats.begin(), kNodeStats.end(),
+                                [&](const auto& s) { return s.first == m.substr(7); });
         else if (m.rfind("sched.", 0) == 0)
             known = std::any_of(kSchedCounters.begin(), kSchedCounters.end(),
                                 [&](const auto& c) { return c.first == m.substr(6); });

@@ -12,6 +12,9 @@
 //   NUMASIM region process=numa01_tl instance=0 name=buffer when=end N0=65536 N1=0
 //   NUMASIM task process=numa01_tl instance=0 thread=1 pid=.. comm=.. cpu=2 node=1 <sched>...
 //   NUMASIM runner end rc=0 elapsed_s=20.1
+//   NUMASIM calibrate from=0 to=1 placed=1 latency_ns=131.2 latency_ns_runs=5 ...
+//                                                 (--calibrate-ms: one node pair,
+//                                                 guest/calibrate.h)
 //   NUMASIM error <text>
 //   NUMASIM end rc=0
 //

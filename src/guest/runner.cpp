@@ -12,6 +12,7 @@
 
 #include "config/input_error.h"
 #include "config/toml_reader.h"
+#include "guest/calibrate.h"
 #include "guest/context.h"
 #include "guest/programs.h"
 #include "guest/sys.h"
@@ -94,13 +95,16 @@ RunnerOptions parse_runner_args(const std::vector<std::string>& args) {
             o.progress_ms = number(i);
         } else if (a == "--seed") {
             o.seed = static_cast<uint64_t>(number(i));
+        } else if (a == "--calibrate-ms") {
+            o.calibrate_ms = number(i);
         } else if (!a.empty() && a[0] != '-' && o.scenario.empty()) {
             o.scenario = a;
         } else {
             throw std::invalid_argument("unknown argument " + a);
         }
     }
-    if (o.scenario.empty()) throw std::invalid_argument("no scenario file given");
+    if (o.scenario.empty() && o.calibrate_ms == 0)
+        throw std::invalid_argument("no scenario file given");
     return o;
 }
 
@@ -117,6 +121,7 @@ std::vector<std::pair<std::string, int64_t>> sample_counters(const std::string& 
 }
 
 int runner_main(const RunnerOptions& o) {
+    if (o.calibrate_ms > 0) return run_calibration(o.calibrate_ms);
     Context ctx;
     ctx.topo = sysfs_topology();
     ctx.seed = o.seed;

@@ -2,6 +2,7 @@
 //
 //   numasim-guest SCENARIO.toml [--params FILE] [--duration-ms N] [--sample-ms N]
 //                 [--progress-ms N] [--seed N]
+//   numasim-guest --calibrate-ms N     (guest/calibrate.h: no scenario)
 //
 // It reads the scenario's [[workload]] tables with the model's own readers (program/*_spec.h),
 // applying the --param assignments listed one per line in FILE, forks one process per workload,
@@ -23,6 +24,7 @@ struct RunnerOptions {
     int64_t sample_ms = 0;  // 0: no samples
     int64_t progress_ms = 5000;
     uint64_t seed = 1;
+    int64_t calibrate_ms = 0;  // > 0: measure the nodes for `numasim calibrate --oracle` instead
 };
 
 // Throws std::invalid_argument naming the bad argument.

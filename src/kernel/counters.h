@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace numasim {
 
@@ -107,9 +108,36 @@ struct Counters {
     uint64_t pids_active_pids = 0;
     uint64_t pids_active_colliding_pids = 0;
 
+    // Memory tiering's node stats (enum node_stat_item, v5.18 and v6.0), by node: base pages
+    // promoted from a slower tier by NUMA balancing to the node, and pages of slow-tier folios
+    // that passed the hot-threshold test toward it (numa_promotion_rate_limit). Sized to the
+    // machine's nodes by System.
+    std::vector<uint64_t> pgpromote_success, pgpromote_candidate;
+    // The machine has a slower memory tier under the profile's kernel, so promotion can happen:
+    // the run reports list the promotion counters (on other machines they stay 0).
+    bool promotion_possible = false;
+    // numasim's count of wakeup_kswapd() calls by promotion: a migration in tiering mode found
+    // its target at its high watermark and asked the node's kswapd to demote (reclaim is not
+    // modelled yet). The kernel counts none; its mm_vmscan_wakeup_kswapd tracepoint fires only
+    // for the calls that find kswapd asleep, so fewer.
+    uint64_t wakeup_kswapd_calls = 0;
+
     uint64_t& operator[](Vm v) { return vm[static_cast<size_t>(v)]; }
     uint64_t operator[](Vm v) const { return vm[static_cast<size_t>(v)]; }
 };
+
+// The node stats numasim keeps, by their /proc/vmstat names, in the kernel's order.
+inline constexpr std::array<std::pair<std::string_view, std::vector<uint64_t> Counters::*>, 2>
+    kNodeStats = {{{"pgpromote_success", &Counters::pgpromote_success},
+                   {"pgpromote_candidate", &Counters::pgpromote_candidate}}};
+
+// The sum of a node stat over the nodes, as /proc/vmstat prints it.
+inline uint64_t node_stat_total(const std::vector<uint64_t>& per_node) {
+    uint64_t s = 0;
+    for (uint64_t v : per_node)
+        s += v;
+    return s;
+}
 
 // The scheduler counters a run reports under "sched", by name, in report order.
 inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 6> kSchedCounters = {

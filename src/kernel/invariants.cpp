@@ -570,6 +570,37 @@ struct Checker {
                 return;
     }
 
+    // Memory tiering's promotion state per node (NodeMemory): the candidate counts the rate-limit
+    // window and the threshold period started from are counts pgpromote_candidate has passed,
+    // an adjusted threshold lies within the knob's range, promotions land on top-tier nodes
+    // only, and there are no more of them than NUMA migrations.
+    void promotion_state() {
+        const Counters& c = sys.counters;
+        const size_t nr = static_cast<size_t>(sys.nr_nodes());
+        if (c.pgpromote_success.size() != nr || c.pgpromote_candidate.size() != nr)
+            return fail("pgpromote_success/candidate sized for {}/{} nodes, machine has {}",
+                        c.pgpromote_success.size(), c.pgpromote_candidate.size(), nr);
+        const unsigned ref = sys.knobs.numa_balancing_hot_threshold_ms;
+        for (size_t n = 0; n < nr; ++n) {
+            const NodeMemory& m = sys.mem.nodes[n];
+            const uint64_t cand = c.pgpromote_candidate[n];
+            if (m.nbp_rl_nr_cand > cand || m.nbp_th_nr_cand > cand)
+                return fail(
+                    "node {}: nbp_rl_nr_cand {} / nbp_th_nr_cand {} above "
+                    "pgpromote_candidate {}",
+                    n, m.nbp_rl_nr_cand, m.nbp_th_nr_cand, cand);
+            if (m.nbp_threshold && (m.nbp_threshold < ref * 2 / 16 || m.nbp_threshold > ref * 2))
+                return fail("node {}: nbp_threshold {} outside [{}, {}]", n, m.nbp_threshold,
+                            ref * 2 / 16, ref * 2);
+            if (c.pgpromote_success[n] && !sys.node_is_toptier(static_cast<int>(n)))
+                return fail("node {}: pgpromote_success {} on a node below the top tier", n,
+                            c.pgpromote_success[n]);
+        }
+        if (node_stat_total(c.pgpromote_success) > c[Vm::numa_pages_migrated])
+            return fail("pgpromote_success {} above numa_pages_migrated {}",
+                        node_stat_total(c.pgpromote_success), c[Vm::numa_pages_migrated]);
+    }
+
     // The memory demand the cost model keeps for each running task against the demand derived
     // again from the page counts: a count changed without its placement stamp shows here.
     void cost_demand() {
@@ -623,6 +654,7 @@ std::optional<std::string> find_invariant_violation(const System& sys) {
     if (!c.failed()) c.nohz();
     if (!c.failed()) c.sched_group_sums();
     if (!c.failed()) c.cost_demand();
+    if (!c.failed()) c.promotion_state();
     return c.failure;
 }
 

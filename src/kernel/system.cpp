@@ -16,6 +16,8 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
     for (const auto& n : topo.nodes)
         bytes.push_back(n.mem_bytes);
     mem.init(bytes, topo.distance, topo.hw.pages);
+    counters.pgpromote_success.assign(bytes.size(), 0);
+    counters.pgpromote_candidate.assign(bytes.size(), 0);
     rqs.resize(topo.nr_cpus());
     lru_add.resize(topo.nr_cpus());
     for (int c = 0; c < topo.nr_cpus(); ++c) {
@@ -40,6 +42,15 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
     }
     nohz_init(*this);
     cost.init(topo, figures);
+}
+
+void System::set_kernel_release(std::string_view release) {
+    tiers = establish_memory_tiers(topo, memtier_kernel_of_release(release));
+    promotion = promotion_kernel_of_release(release);
+    has_slow_tier = false;
+    for (int n = 0; n < nr_nodes(); ++n)
+        if (topo.nodes[n].mem_bytes && !tiers.node_is_toptier(n)) has_slow_tier = true;
+    counters.promotion_possible = has_slow_tier;
 }
 
 }  // namespace numasim

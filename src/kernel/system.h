@@ -18,6 +18,7 @@
 #include "machine/topology.h"
 #include "mm/fault_locks.h"
 #include "mm/lru_add.h"
+#include "mm/memory_tiers.h"
 #include "mm/mm.h"
 #include "mm/node_memory.h"
 #include "numab/knobs.h"
@@ -39,6 +40,8 @@ enum EventKind : uint32_t {
     EV_STOP = 3,    // end of the run
 };
 
+class LatencyRecorder;
+
 struct System {
     // `k`: the cost figures of this run (cost/constants.h).
     System(Topology topo, NumaBalancingKnobs knobs, uint64_t seed,
@@ -55,9 +58,16 @@ struct System {
     EventQueue events;
     Counters counters;
     Tracer tracer;  // tracepoints; off unless a sink is attached
+    // Latency accounting (kernel/latency.h): null unless `--latency` attached a recorder.
+    LatencyRecorder* latency = nullptr;
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;
+    // The memory tiers and promotion behaviour of the profile's kernel (set_kernel_release);
+    // until set, no tiers: every node is top tier, as before v6.1.
+    MemoryTiers tiers;
+    PromotionKernel promotion;
+    bool has_slow_tier = false;  // some node with memory is below the top tier
 
     std::vector<std::unique_ptr<Task>> tasks;
     size_t nr_exited_tasks = 0;  // tasks in TaskState::Dead (do_exit counts them)
@@ -95,6 +105,10 @@ struct System {
         if (rqs[static_cast<size_t>(cpu)].ticks_deferred) play_deferred_ticks(cpu);
     }
     bool numa_balancing_enabled() const { return knobs.enabled(); }
+    // Forms the memory tiers as the kernel `release` ("v6.6") does, and takes its promotion
+    // behaviour.
+    void set_kernel_release(std::string_view release);
+    bool node_is_toptier(int nid) const { return tiers.node_is_toptier(nid); }
     const PageGeometry& pages() const { return topo.hw.pages; }  // the base page and PMD THP
 };
 

@@ -56,10 +56,10 @@ std::vector<uint64_t> read_distances(hwloc_topology_t t, const std::vector<hwloc
 }
 
 // The encoding is a sequence of native-endian 64-bit words (both ends are the same binary):
-// nr_nodes, nr_pus, then, within the limits, six words per node (its memory, latency,
-// bandwidth, kind and two flags), five words per PU, llc_bytes, the number of distance entries
-// and the entries.
-constexpr size_t kWordsPerNode = 6;
+// nr_nodes, nr_pus, then, within the limits, seven words per node (its memory, latency,
+// bandwidth, kind, two flags and Linux node number), five words per PU, llc_bytes, the number of
+// distance entries and the entries.
+constexpr size_t kWordsPerNode = 7;
 constexpr size_t kWordsPerPu = 5;
 
 // What hwloc says of a node's memory: its subtype (hwloc 2.9 names NVM, SPM, HBM and MCDRAM,
@@ -148,6 +148,7 @@ HwlocFacts extract_hwloc_facts(hwloc_topology_t t) {
     if (!within_limits(f.nr_nodes, f.nr_pus)) return f;
     for (hwloc_obj_t n : nodes) {
         f.node_mem_bytes.push_back(n->attr ? n->attr->numanode.local_memory : 0);
+        f.node_os_index.push_back(n->os_index);
         f.node_memory.push_back(memory_of(t, n));
     }
     // Cores and LLCs are numbered densely in the order the PUs first reach them.
@@ -175,9 +176,10 @@ std::string encode_hwloc_facts(const HwlocFacts& f) {
     if (within_limits(f.nr_nodes, f.nr_pus)) {
         for (size_t n = 0; n < f.node_mem_bytes.size(); ++n) {
             const HwlocMemory m = n < f.node_memory.size() ? f.node_memory[n] : HwlocMemory{};
+            const uint64_t os = n < f.node_os_index.size() ? f.node_os_index[n] : n;
             w.insert(w.end(),
                      {f.node_mem_bytes[n], m.latency_ns, m.bandwidth_mibs,
-                      static_cast<uint64_t>(m.kind), uint64_t{m.dax_kmem}, uint64_t{m.device}});
+                      static_cast<uint64_t>(m.kind), uint64_t{m.dax_kmem}, uint64_t{m.device}, os});
         }
         for (const HwlocPu& p : f.pus)
             w.insert(w.end(),
@@ -207,6 +209,7 @@ HwlocFacts decode_hwloc_facts(std::string_view bytes, const std::string& origin)
             m.dax_kmem = r.next() != 0;
             m.device = r.next() != 0;
             f.node_memory.push_back(m);
+            f.node_os_index.push_back(r.next());
         }
         for (uint64_t i = 0; i < f.nr_pus; ++i) {
             HwlocPu p;

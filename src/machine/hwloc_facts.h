@@ -41,6 +41,7 @@ struct HwlocFacts {
     // lists below stay empty: the import refuses such a machine without building it.
     uint64_t nr_nodes = 0, nr_pus = 0;
     std::vector<uint64_t> node_mem_bytes;  // NUMA nodes in os_index order
+    std::vector<uint64_t> node_os_index;   // the same nodes' Linux node numbers
     std::vector<HwlocMemory> node_memory;  // the same nodes; may be empty (all defaults)
     std::vector<HwlocPu> pus;              // PUs in os_index order
     uint64_t llc_bytes = 0;                // size of the first LLC hwloc reports, 0 if none

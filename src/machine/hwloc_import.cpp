@@ -184,14 +184,33 @@ Topology import_hwloc_xml(const std::string& path) {
                    std::filesystem::path(path).stem().string());
 }
 
-Topology import_hwloc_host() {
-    const std::string origin = "hwloc:host";
+namespace {
+
+HwlocFacts host_facts() {
     HwlocTopology t;
     if (hwloc_topology_load(t.get()) != 0)
         throw InputError(
-            origin, "",
+            "hwloc:host", "",
             fmt::format("hwloc cannot read this machine's topology: {}", std::strerror(errno)));
-    return convert(extract_hwloc_facts(t.get()), origin, "hwloc-host");
+    return extract_hwloc_facts(t.get());
+}
+
+}  // namespace
+
+Topology import_hwloc_host() {
+    return convert(host_facts(), "hwloc:host", "hwloc-host");
+}
+
+HostMachine import_hwloc_host_ids() {
+    const HwlocFacts f = host_facts();
+    HostMachine h;
+    h.topology = convert(f, "hwloc:host", "hwloc-host");
+    // convert() numbers the PUs and nodes in the order of the facts.
+    for (const HwlocPu& pu : f.pus)
+        h.cpu_os_index.push_back(static_cast<int>(pu.os_index));
+    for (uint64_t os : f.node_os_index)
+        h.node_os_index.push_back(static_cast<int>(os));
+    return h;
 }
 
 }  // namespace numasim

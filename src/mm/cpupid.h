@@ -34,6 +34,17 @@ inline constexpr bool cpupid_pid_unset(cpupid_t c) {
 inline constexpr bool cpupid_valid(cpupid_t c, int nr_cpu_ids) {
     return cpupid_to_cpu(c) < nr_cpu_ids;
 }
+// Memory tiering mode keeps a scan time in ms in a slow-tier folio's cpupid field instead
+// (include/linux/mm.h, v6.0+): in buckets of 2^PAGE_ACCESS_TIME_BUCKETS ms when the field is
+// narrower than PAGE_ACCESS_TIME_MIN_BITS, else to the ms. With the 24-bit field the times are
+// exact and wrap every 2^24 ms (4 h 40 min), so a latency is taken modulo that.
+inline constexpr int LAST_CPUPID_SHIFT = LAST__PID_SHIFT + LAST__CPU_SHIFT;
+inline constexpr int PAGE_ACCESS_TIME_MIN_BITS = 12;
+inline constexpr int PAGE_ACCESS_TIME_BUCKETS = LAST_CPUPID_SHIFT < PAGE_ACCESS_TIME_MIN_BITS
+                                                    ? PAGE_ACCESS_TIME_MIN_BITS - LAST_CPUPID_SHIFT
+                                                    : 0;
+inline constexpr uint32_t PAGE_ACCESS_TIME_MASK = LAST_CPUPID_MASK << PAGE_ACCESS_TIME_BUCKETS;
+
 inline constexpr bool cpupid_match_pid(int task_pid, cpupid_t c) {
     return (static_cast<uint32_t>(task_pid) & LAST__PID_MASK) ==
            static_cast<uint32_t>(cpupid_to_pid(c));

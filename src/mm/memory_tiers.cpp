@@ -23,7 +23,10 @@ constexpr int MAX_NUMNODES = 1 << 10;
 constexpr int PENALTY_FOR_NODE_WITH_CPUS = 1;
 // The first releases of each behaviour (MemtierKernel).
 constexpr int kFirstTiersMinor = 1;  // v6.1: mm/memory-tiers.c
-constexpr int kFirstHmatMinor = 10;  // v6.10: CPU-less boot nodes take their adistance from HMAT
+constexpr int kFirstHmatMinor = 10;
+// v6.12: Zi Yan's "Various memory tiering fixes" (mm-stable for 6.12-rc1), PromotionKernel.
+constexpr int kPromotionFixesMinor =
+    12;                              // v6.10: CPU-less boot nodes take their adistance from HMAT
 constexpr double kMBPerGB = 1000.0;  // HMAT bandwidth is in MB/s
 
 struct Nodes {
@@ -140,6 +143,19 @@ std::string_view kernel_text(MemtierKernel k) {
 }
 
 }  // namespace
+
+PromotionKernel promotion_kernel_of_release(std::string_view release) {
+    std::string_view r = release;
+    if (!r.empty() && r.front() == 'v') r.remove_prefix(1);
+    int major = 0, minor = 0;
+    const char* end = r.data() + r.size();
+    auto [p, ec] = std::from_chars(r.data(), end, major);
+    const bool parsed = ec == std::errc() && p != end && *p == '.' &&
+                        std::from_chars(p + 1, end, minor).ec == std::errc();
+    // A release that does not read as MAJOR.MINOR counts as a current kernel.
+    const bool v6_12 = !parsed || major > 6 || (major == 6 && minor >= kPromotionFixesMinor);
+    return {v6_12, v6_12};
+}
 
 MemtierKernel memtier_kernel_of_release(std::string_view release) {
     if (!release.empty() && release.front() == 'v') release.remove_prefix(1);

@@ -43,6 +43,20 @@ enum class MemtierKernel {
 // The behaviour of a profile's `release` ("v4.18", "v6.1", "v6.6", "v6.12").
 MemtierKernel memtier_kernel_of_release(std::string_view release);
 
+// What NUMA balancing's promotion does that changed between the profiles' kernels with tiers
+// (the tiering mode itself and the hot-page selection are the same from v6.1 to v6.12).
+struct PromotionKernel {
+    // v6.12 ("memory tiering: count PGPROMOTE_SUCCESS when mem tiering is enabled"):
+    // migrate_misplaced_folio counts pgpromote_success only in tiering mode; v6.1 and v6.6 count
+    // every slow-to-top-tier NUMA migration, in mode 1 as well.
+    bool pgpromote_success_tiering_only = true;
+    // v6.12 ("memory tiering: read last_cpupid correctly in do_huge_pmd_numa_page()"): the huge
+    // PMD path passes "unset" as the last cpupid of a slow-tier THP in tiering mode, as the PTE
+    // path always did; before, it passed the stored access time as if it were a cpupid.
+    bool huge_pmd_unsets_access_time = true;
+};
+PromotionKernel promotion_kernel_of_release(std::string_view release);
+
 // One memory tier: /sys/devices/virtual/memory_tiering/memory_tier<id>/.
 struct MemoryTier {
     int adistance_start = 0;  // a multiple of MEMTIER_CHUNK_SIZE

@@ -190,6 +190,22 @@ void remove_migration_ptes(Vma& vma, uint64_t idx, uint64_t nr) {
     }
 }
 
+// What a NUMA migration of nr pages from `from` to `to` adds to the promotion counter: a move
+// from a slower tier to the top tier is a promotion (in tiering mode only since v6.12).
+void count_promotion(System& sys, int from, int to, uint64_t nr) {
+    if (sys.node_is_toptier(from) || !sys.node_is_toptier(to)) return;
+    if (sys.promotion.pgpromote_success_tiering_only && !sys.knobs.tiering_mode()) return;
+    sys.counters.pgpromote_success[static_cast<size_t>(to)] += nr;
+}
+
+// folio_migrate_flags(): the new folio keeps the old one's cpupid, except in tiering mode across
+// the top-tier boundary, where a scan time and a cpupid would be read as each other.
+void migrate_cpupid(const System& sys, Vma& vma, uint64_t idx, uint64_t nr, int from, int to) {
+    if (!sys.knobs.tiering_mode() || sys.node_is_toptier(from) == sys.node_is_toptier(to)) return;
+    for (uint64_t i = idx; i < idx + nr; ++i)
+        vma.frame(i).set_last_cpupid(CPUPID_UNSET);
+}
+
 }  // namespace
 
 int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
@@ -202,7 +218,12 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
     if (nr > 1 && sys.knobs.thp_mapcount_check && f.mapcount > 1) return MIGRATE_EAGAIN;
     // migrate_balanced_pgdat(): the target must stay above its high watermark plus nr.
     const NodeMemory& m = sys.mem.nodes[target];
-    if (m.free_pages < m.wmark_high + nr) return MIGRATE_EAGAIN;
+    if (m.free_pages < m.wmark_high + nr) {
+        // In tiering mode the target's kswapd is woken to demote and make room (wakeup_kswapd on
+        // its highest zone); reclaim itself is not modelled yet (docs/tiering.md).
+        if (sys.knobs.tiering_mode()) ++sys.counters.wakeup_kswapd_calls;
+        return MIGRATE_EAGAIN;
+    }
     // folio_isolate_lru(): a folio still in some CPU's LRU add batch is not on the LRU.
     if (f.flags & PF_LRU_PENDING) return MIGRATE_EAGAIN;
     return MIGRATE_OK;
@@ -225,6 +246,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     if (!thp && (head.flags & PF_THP)) split_mappings(vma, idx);
     for (uint64_t i = idx; i < idx + nr; ++i)
         vma.frame(i).nid = static_cast<uint8_t>(target);
+    migrate_cpupid(sys, vma, idx, nr, from, target);
     // The new folio goes to the LRU through this CPU's add batch (migrate_folio_move). The old
     // one was isolated, so off every batch (a caller that skipped the isolation leaves its slot
     // to a freed folio).
@@ -237,6 +259,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     account_move(vma, idx, nr, from, target);
     sys.counters[Vm::pgmigrate_success] += nr;
     sys.counters[Vm::numa_pages_migrated] += nr;
+    count_promotion(sys, from, target, nr);
     if (thp) ++sys.counters[Vm::thp_migration_success];
     trace_mm_migrate_pages(sys, p, nr, 0, thp ? 1 : 0, 0);
     kernel_ns += migrate_folio_cost(sys, p, vma, idx, nr, from, target, mapcount, record);
@@ -264,6 +287,7 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
     account_move(vma, idx, nr, record.from, record.to);
     sys.counters[Vm::pgmigrate_success] += nr;
     sys.counters[Vm::numa_pages_migrated] += nr;
+    count_promotion(sys, record.from, record.to, nr);
     for (uint64_t k = 0; k < nr; ++k)
         trace_mm_migrate_pages(sys, p, 1, 0, 0, 0);
     repeat_migrate_folio_cost(sys, record, nr);

@@ -7,6 +7,7 @@
 
 #include "cost/access.h"
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 #include "mm/tlb.h"
 
@@ -139,6 +140,7 @@ void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64
         sys.catch_up_cpu(t->cpu);  // the wait comes after what its CPU held back
         t->blocked_debt += blocked;
         t->kernel_debt += kernel_ns;
+        if (sys.latency) sys.latency->record(*t, LatencyKind::MigrationWait, blocked + kernel_ns);
         waiters += prob;
         wait_ns += prob * d / 2;
         if (record) record->waiters.push_back({t, blocked, kernel_ns});
@@ -261,6 +263,8 @@ void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uin
         sys.catch_up_cpu(w.task->cpu);
         w.task->blocked_debt += w.blocked * n;
         w.task->kernel_debt += w.kernel * n;
+        if (sys.latency)
+            sys.latency->record(*w.task, LatencyKind::MigrationWait, w.blocked + w.kernel, times);
     }
     // The folio's sums, once per page as migrate_folio_cost added them.
     auto& stats = sys.cost.stats();

@@ -6,21 +6,24 @@
 #include <vector>
 
 #include "machine/page_geometry.h"
+#include "mm/watermarks.h"
 
 namespace numasim {
 
 struct NodeMemory {
     uint64_t present_pages = 0;
     uint64_t free_pages = 0;
-    uint64_t wmark_min = 0, wmark_low = 0, wmark_high = 0;
+    // The node's one zone's marks (mm/watermarks.h).
+    uint64_t wmark_min = 0, wmark_low = 0, wmark_high = 0, wmark_promo = 0;
+    // Memory tiering's promotion state of the node as a promotion target (struct pglist_data,
+    // v6.0+): the adjusted hot threshold in ms (0: the knob's), the start (ms) of its adjustment
+    // period and of its rate-limit window, and pgpromote_candidate as each began.
+    unsigned nbp_threshold = 0;
+    unsigned nbp_th_start = 0;
+    uint64_t nbp_th_nr_cand = 0;
+    unsigned nbp_rl_start = 0;
+    uint64_t nbp_rl_nr_cand = 0;
 };
-
-// calculate_min_free_kbytes(): min_free_kbytes = sqrt(lowmem_kbytes * 16), clamped to
-// [128, 262144] KiB (mm/page_alloc.c), split across nodes by size.
-inline constexpr uint64_t MIN_FREE_KBYTES_FLOOR = 128;
-inline constexpr uint64_t MIN_FREE_KBYTES_CEIL = 262144;
-// vm.watermark_scale_factor default 10: low and high sit min + 0.1% of the zone above each other.
-inline constexpr uint64_t WATERMARK_SCALE_FACTOR = 10;
 
 struct PhysMem {
     std::vector<NodeMemory> nodes;

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 
 namespace numasim {
@@ -25,6 +26,9 @@ double shootdown(System& sys, const uint64_t* words, size_t nwords, int cpu, Tlb
             if (Task* t = sys.rqs[c].curr) {
                 sys.catch_up_cpu(c);  // the IPI comes after what that CPU held back
                 t->kernel_debt += static_cast<Nanos>(sys.cost.k().TLB_FLUSH_IPI_NS);
+                if (sys.latency)
+                    sys.latency->record(*t, LatencyKind::TlbIpi,
+                                        static_cast<Nanos>(sys.cost.k().TLB_FLUSH_IPI_NS));
                 if (log) log->interrupted.push_back(t);
             }
         }
@@ -77,6 +81,9 @@ void repeat_tlb_flushes(System& sys, const TlbFlushLog& log, uint64_t times) {
         sys.catch_up_cpu(t->cpu);
         t->kernel_debt +=
             static_cast<Nanos>(sys.cost.k().TLB_FLUSH_IPI_NS) * static_cast<Nanos>(times);
+        if (sys.latency)
+            sys.latency->record(*t, LatencyKind::TlbIpi,
+                                static_cast<Nanos>(sys.cost.k().TLB_FLUSH_IPI_NS), times);
     }
     sys.cost.stats().tlb_shootdowns += log.shootdowns * times;
     sys.cost.stats().tlb_ipis += log.ipis * times;

@@ -8,10 +8,11 @@
 //   - rule 4, dirty file-LRU folio: the page lives in a file object;
 //   - rule 5, target_node: a single-threaded process, private VMA: pages already on the node
 //     the task runs on are left alone.
-// Rule 2 (zero page, KSM, ZONE_DEVICE) has nothing to match in the simulator; rules 6-7 are
-// tiering mode, where every simulated node counts as top-tier (the tiers of mm/memory_tiers.h are
-// not consulted yet, docs/tiering.md), so numa_balancing == 2 (tiering without NORMAL) skips
-// every folio.
+// Rule 2 (zero page, KSM, ZONE_DEVICE) has nothing to match in the simulator. Rules 6-7 are
+// tiering mode's, on a machine with a slower tier: without NUMA_BALANCING_NORMAL (mode 2) a
+// folio on a top-tier node is left alone (rule 6), and in tiering mode a slow-tier folio that is
+// made PROT_NONE gets the scan time in ms in its cpupid field (rule 7, folio_xchg_access_time).
+// On a machine whose memory is all top tier, mode 2 skips every folio, and no walk is needed.
 // PMD-mapped THPs are one update of HPAGE_PMD_NR pages (PageGeometry::pmd_nr; +1
 // numa_huge_pte_updates), without rules 3 and 5. A THP only partly inside the range is split first
 // (its pmd_mapped bit cleared) and then handled as PTEs.
@@ -36,6 +37,8 @@ struct Walk {
     int target_node;  // NUMA_NO_NODE unless rule 5 applies
     bool check_cow;   // rule 3 may apply
     bool check_file;  // rule 4 may apply
+    bool tiering;     // rules 6-7 may apply: tiering mode on a machine with a slower tier
+    unsigned now_ms;  // the scan time rule 7 stores
     unsigned long updated = 0;
     unsigned long huge_updates = 0;
     uint64_t walked = 0;                  // present PTEs looked at (for the cost)
@@ -78,13 +81,20 @@ struct Walk {
         if (check_file && in_object && vma.object->is_file && (f.flags & PF_DIRTY))
             return true;                                                       // 4
         if (target_node != NUMA_NO_NODE && f.nid == target_node) return true;  // rule 5
+        if (tiering && !sys.knobs.normal_mode() && sys.node_is_toptier(f.nid)) return true;  // 6
         return false;
+    }
+
+    // Rule 7 for the folio at page idx, which is being made PROT_NONE.
+    void stamp_access_time(uint64_t idx) {
+        PageFrame& f = vma.frame(idx);
+        if (tiering && !sys.node_is_toptier(f.nid)) folio_xchg_access_time(f, now_ms);
     }
 
     // PTE-level walk of [s, e).
     void ptes(uint64_t s, uint64_t e) {
         if (s >= e) return;
-        const bool per_page = check_cow || check_file || target_node != NUMA_NO_NODE;
+        const bool per_page = check_cow || check_file || tiering || target_node != NUMA_NO_NODE;
         uint64_t* pn = vma.protnone.data();
         for (uint64_t w = s >> 6; w <= (e - 1) >> 6; ++w) {
             const unsigned lo = w == (s >> 6) ? static_cast<unsigned>(s & 63) : 0;
@@ -101,6 +111,9 @@ struct Walk {
                     if (skip_page((w << 6) + bit)) cand &= ~(uint64_t{1} << bit);
                 }
             if (!cand) continue;
+            if (tiering)
+                for (uint64_t m = cand; m; m &= m - 1)
+                    stamp_access_time((w << 6) + static_cast<uint64_t>(std::countr_zero(m)));
             pn[w] |= cand;
             updated += static_cast<unsigned long>(std::popcount(cand));
             // Record the runs of set bits for the region counters.
@@ -117,6 +130,10 @@ struct Walk {
     void pmd(uint64_t first) {
         walked += 1;
         if (!vma.present.test(first) || vma.protnone.test(first)) return;  // already protnone
+        if (tiering) {  // rules 6-7 apply to the THP's folio as a whole
+            if (!sys.knobs.normal_mode() && sys.node_is_toptier(vma.frame(first).nid)) return;
+            stamp_access_time(first);
+        }
         const uint64_t nr = vma.pages.pmd_nr();
         vma.protnone.set_range(first, first + nr);
         add_run(first, first + nr);
@@ -130,10 +147,11 @@ struct Walk {
 unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t start, uint64_t end,
                                double& kernel_ns) {
     if (end <= start || !vma.present.size()) return 0;
-    if (!sys.knobs.normal_mode()) return 0;  // rule 6: every node is top-tier
+    const bool tiering = sys.knobs.tiering_mode() && sys.has_slow_tier;
+    if (!sys.knobs.normal_mode() && !tiering) return 0;  // rule 6: every node is top-tier
     const uint64_t first = vma.page_index(start), last = vma.page_index(end);
 
-    Walk walk{sys, vma, NUMA_NO_NODE, false, false};
+    Walk walk{sys, vma, NUMA_NO_NODE, false, false, tiering, jiffies_to_msecs(sys)};
     // Rule 5: only for a private VMA of a single-threaded process (mm_users == 1).
     if (!(vma.vm_flags & VM_SHARED) && vma.mm && vma.mm->mm_users == 1)
         walk.target_node = sys.cpu_to_node(current.cpu);

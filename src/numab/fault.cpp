@@ -35,7 +35,12 @@ int numa_migrate_check(System& sys, Task& p, Vma& vma, uint64_t idx, bool thp, b
     // never set it (knobs.thp_sets_tnf_shared).
     if (f.mapcount > 1 && (vma.vm_flags & VM_SHARED) && (!thp || sys.knobs.thp_sets_tnf_shared))
         *flags |= TNF_SHARED;
-    *last_cpupid = f.last_cpupid();  // every node is top-tier: no access-time encoding
+    // In tiering mode a slow-tier folio's cpupid field holds its scan time, not a (cpu, pid):
+    // the fault goes on as a first one. Before v6.12 the huge PMD path read the field anyway.
+    const bool access_time = sys.knobs.tiering_mode() && !sys.node_is_toptier(nid);
+    *last_cpupid = access_time && (!thp || sys.promotion.huge_pmd_unsets_access_time)
+                       ? CPUPID_UNSET
+                       : f.last_cpupid();
     vma_set_access_pid_bit(sys, vma, p);
     ++sys.counters[Vm::numa_hint_faults];
     ++p.numa_hint_faults;
@@ -75,12 +80,22 @@ bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, in
     const NumaGroup* ng = p.numa_group;
     const int dst_nid = sys.cpu_to_node(dst_cpu);
     if (!node_has_memory(sys, dst_nid)) return false;
-    // Tiering mode's hot-page path applies to slow-tier sources only; no node is slow-tier here.
+    PageFrame& f = vma.frame(idx);
+    // Tiering mode: a slow-tier folio is promoted if it is hot, whatever the task's placement.
+    if (sys.knobs.tiering_mode() && !sys.node_is_toptier(src_nid)) {
+        uint64_t block = 0;
+        const uint64_t nr = vma.pmd_mapped_at(idx, block) ? vma.pages.pmd_nr() : 1;
+        return numa_promote_hot_folio(sys, f, dst_nid, nr);
+    }
 
     // Tag the folio with this fault and read the previous tag.
-    PageFrame& f = vma.frame(idx);
     const cpupid_t last_cpupid = f.last_cpupid();
     f.set_last_cpupid(cpu_pid_to_cpupid(dst_cpu, p.pid));
+    // Outside tiering mode a slow-tier folio's tag may still be a scan time from when the mode
+    // was on, or never set: a tag whose CPU is not a CPU is not acted on.
+    if (!sys.knobs.tiering_mode() && !sys.node_is_toptier(src_nid) &&
+        !cpupid_valid(last_cpupid, sys.nr_cpus()))
+        return false;
 
     // Early in a task's life, first touches and private faults migrate at once (two passes of
     // the two-stage filter below take NUMA_EARLY_SCAN_SEQ scan sequences).
@@ -226,6 +241,9 @@ bool numa_fault_run_allowed(const System& sys, const Task& p, const Vma& vma, ui
     if (vma.pmd_mapped_at(idx, block)) return false;  // the huge path: one fault for the THP
     const PageFrame& f = vma.frame(idx);
     if (!(f.flags & PF_ALLOC)) return false;
+    // A slow-tier folio's fault reads more than its frame: the target node's promotion state in
+    // tiering mode, and whether its tag is a valid cpupid otherwise.
+    if (!sys.node_is_toptier(f.nid)) return false;
     // What the decision reads besides the frame: the policy (an interleaved one picks its node
     // by the page's offset), the task's placement and group state (task_numa_fault must change
     // neither), and for a write the copy-on-write state (do_wp_page must do nothing).

@@ -75,6 +75,9 @@ inline constexpr int64_t KNOB_MAX_MS = 3600 * 1000;        // one hour
 inline constexpr int64_t KNOB_MAX_SCAN_SIZE_MB = 1 << 20;  // 1 TiB per window
 inline constexpr int64_t KNOB_MAX_SMALLIMP = 1998;         // the largest importance (2 x 999)
 inline constexpr int64_t KNOB_MAX_PAGEVEC = 255;           // folio_batch::nr is an unsigned char
+// The rate limit in pages (MBps << (20 - PAGE_SHIFT)) stays well inside 64 bits; 2^31 MB/s is far
+// above any memory's bandwidth.
+inline constexpr int64_t KNOB_MAX_PROMOTE_RATE_LIMIT_MBPS = int64_t{1} << 31;
 
 // The valid values of a knob: a range of integers, true/false, named values, or a short list.
 struct KnobDomain {
@@ -129,6 +132,13 @@ constexpr KnobDomain knob_one_of() {
     X(unsigned, scan_size_mb, 256, knob_range(1, KNOB_MAX_SCAN_SIZE_MB),                          \
       "v3.8; debugfs since v5.13",                                                                \
       "address space made PROT_NONE per scan window")                                             \
+    X(unsigned, numa_balancing_hot_threshold_ms, 1000, knob_range(1, KNOB_MAX_MS),                \
+      "v6.0 (hot page selection series); debugfs hot_threshold_ms",                                            \
+      "tiering: a slow-tier page faulting this soon after its scan is hot")                       \
+    X(unsigned, numa_balancing_promote_rate_limit_MBps, 65536,                                    \
+      knob_range(0, KNOB_MAX_PROMOTE_RATE_LIMIT_MBPS),                                            \
+      "v6.0 (hot page selection series); sysctl ..._promote_rate_limit_MBps",                \
+      "tiering: promotion candidates a target node takes per second, in MB")                      \
     X(int, smallimp, 30, knob_range(0, KNOB_MAX_SMALLIMP),                                        \
       "v4.19 (6fd98e775f24, seed 000)",                                                           \
       "SMALLIMP threshold of task_numa_compare; 0 = the code before it")                          \

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "numab/internal.h"
 #include "numab/numa_env.h"
 #include "sched/fair.h"
@@ -373,6 +374,18 @@ void numa_migrate_preferred(System& sys, Task& p) {
     task_numa_migrate(sys, p);
 }
 
+namespace {
+
+// Latency accounting: the wait on the destination's runqueue starts when the move is done (or
+// is none, if the move's own schedule() already picked the task there).
+void note_numa_move(System& sys, const Task& p) {
+    if (!sys.latency) return;
+    const Rq& rq = sys.rqs[static_cast<size_t>(p.cpu)];
+    sys.latency->numa_moved(p, rq.curr == &p, rq.clock);
+}
+
+}  // namespace
+
 int migrate_task_to(System& sys, Task& p, int target_cpu) {
     const int curr_cpu = p.cpu;
     if (curr_cpu == target_cpu) return 0;
@@ -380,6 +393,7 @@ int migrate_task_to(System& sys, Task& p, int target_cpu) {
     trace_sched_move_numa(sys, p, curr_cpu, target_cpu);
     // The kernel's stopper runs on curr_cpu and moves p; in the simulator it is immediate.
     move_task(sys, p, target_cpu);
+    note_numa_move(sys, p);
     return 0;
 }
 
@@ -396,6 +410,8 @@ int migrate_swap(System& sys, Task& cur, Task& p, int target_cpu, int curr_cpu) 
     if (!cur_there || !p_there) return -EAGAIN_;
     move_task(sys, cur, target_cpu);
     move_task(sys, p, curr_cpu);
+    note_numa_move(sys, cur);
+    note_numa_move(sys, p);
     return 0;
 }
 

@@ -8,6 +8,9 @@
 //   change_prot_numa.cpp change_prot_numa (change_pte_range / change_huge_pmd, prot_numa)
 //   fault.cpp            do_numa_page, do_huge_pmd_numa_page, numa_migrate_check,
 //                        mpol_misplaced, should_numa_migrate_memory
+//   promotion.cpp        memory tiering's hot-page selection: numa_hint_fault_latency,
+//                        pgdat_free_space_enough, numa_promotion_adjust_threshold,
+//                        numa_promotion_rate_limit
 //   task_numa_fault.cpp  task_numa_fault
 //   placement.cpp        task_numa_placement, update_task_scan_period, sched_setnuma,
 //                        preferred_group_nid, score_nearby_nodes, task/group weights
@@ -68,6 +71,9 @@ void task_tick_numa(System& sys, Task& curr);
 Nanos task_tick_numa_deadline(const System& sys, const Task& curr);
 // Runs the queued scan work on return to user mode; returns kernel CPU time in ns.
 double task_numa_work(System& sys, Task& p);
+// task_work_run() on the return to user mode with task_numa_work queued: runs it and charges its
+// time to p as kernel time, and, with latency accounting on, as one task_numa_work call.
+void task_work_run(System& sys, Task& p);
 bool vma_is_accessed(System& sys, Mm& mm, Vma& vma, Task& current);
 void vma_set_access_pid_bit(System& sys, Vma& vma, Task& current);
 unsigned task_scan_min(const System& sys, const Task& p);
@@ -117,6 +123,23 @@ void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr
 int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, int this_cpu);
 bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, int src_nid,
                                 int dst_cpu);
+
+// --- promotion.cpp ---
+// jiffies_to_msecs(jiffies): the clock tiering mode stamps folios with, an unsigned int.
+unsigned jiffies_to_msecs(const System& sys);
+// Stores `time_ms` as the folio's access time; returns the one it held (folio_xchg_access_time).
+unsigned folio_xchg_access_time(PageFrame& f, unsigned time_ms);
+// The ms since the folio's scan stamped it, modulo PAGE_ACCESS_TIME_MASK; stamps it with now.
+unsigned numa_hint_fault_latency(const System& sys, PageFrame& f);
+// Node nid has at least max(1 GiB, 1/16 of it) free above its promo watermark.
+bool pgdat_free_space_enough(const System& sys, int nid);
+// Counts nr candidate pages toward nid; true if its one-second window has reached `rate_limit`.
+bool numa_promotion_rate_limit(System& sys, int nid, uint64_t rate_limit, uint64_t nr);
+// Once per scan_period_max_ms, moves nid's threshold by 1/16 of 2 * ref_th toward the rate limit.
+void numa_promotion_adjust_threshold(System& sys, int nid, uint64_t rate_limit, unsigned ref_th);
+// should_numa_migrate_memory's test for a slow-tier folio (frame `f`, nr pages) in tiering
+// mode: whether to promote it to dst_nid.
+bool numa_promote_hot_folio(System& sys, PageFrame& f, int dst_nid, uint64_t nr);
 
 // --- task_numa_fault.cpp ---
 void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, int pages,

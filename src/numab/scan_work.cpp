@@ -14,6 +14,7 @@
 #include <bit>
 
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "mm/mm.h"
 #include "numab/internal.h"
 #include "numab/pids_telemetry.h"
@@ -209,6 +210,13 @@ out:
     // caps the PTE-scanning overhead at about 3 %.
     if (kernel_ns > 0) p.node_stamp += static_cast<Nanos>(32 * kernel_ns);
     return kernel_ns;
+}
+
+void task_work_run(System& sys, Task& p) {
+    const auto ns = static_cast<Nanos>(task_numa_work(sys, p));
+    p.kernel_debt += ns;
+    p.numa_work_pending = false;
+    if (sys.latency) sys.latency->record(p, LatencyKind::NumaWork, ns);
 }
 
 }  // namespace numasim

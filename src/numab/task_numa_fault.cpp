@@ -11,7 +11,11 @@ using namespace numab;
 void task_numa_fault(System& sys, Task& p, cpupid_t last_cpupid, int mem_node, int pages,
                      int flags) {
     if (!sys.numa_balancing_enabled() || !p.mm) return;
-    // Slow-tier faults are ignored in tiering mode; every simulated node is top-tier.
+    // A fault on slow-tier memory says nothing about where the task should run: ignored in
+    // tiering mode, and otherwise when its tag is no real cpupid (never set, or a scan time).
+    if (!sys.node_is_toptier(mem_node) &&
+        (sys.knobs.tiering_mode() || !cpupid_valid(last_cpupid, sys.nr_cpus())))
+        return;
 
     const int nodes = sys.nr_nodes();
     if (p.numa_faults.empty()) {

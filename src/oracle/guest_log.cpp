@@ -93,6 +93,8 @@ std::string BootLogReader::feed(std::string_view line) {
             log_.tasks.push_back(kv);
         } else if (kind == "region") {
             log_.regions.push_back(kv);
+        } else if (kind == "calibrate") {
+            log_.calibrations.push_back(kv);
         } else if (kind == "runner") {
             if (kv.count("elapsed_s")) log_.elapsed_s = to_double(get("elapsed_s"));
         } else if (kind == "end") {

@@ -33,8 +33,9 @@ struct BootLog {
     std::vector<GuestNode> nodes;
     KeyValues settings;
     std::map<std::string, int64_t> vmstat_before, vmstat_after;
-    std::vector<KeyValues> tasks;    // `task` lines
-    std::vector<KeyValues> regions;  // `region` lines
+    std::vector<KeyValues> tasks;         // `task` lines
+    std::vector<KeyValues> regions;       // `region` lines
+    std::vector<KeyValues> calibrations;  // `calibrate` lines (numasim-guest --calibrate-ms)
     std::vector<GuestSample> samples;
     std::vector<std::string> progress, errors;
     double elapsed_s = 0;  // the runner's own elapsed time, in guest seconds

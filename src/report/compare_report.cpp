@@ -77,8 +77,23 @@ std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
         m["sched:sched_stick_numa"] += static_cast<int64_t>(r.counters.sched_stick_numa);
         m["sched:sched_swap_numa"] += static_cast<int64_t>(r.counters.sched_swap_numa);
         m["migrate:mm_migrate_pages"] += static_cast<int64_t>(r.counters.mm_migrate_pages);
+        for (const auto& [name, per_node] : kNodeStats)
+            m[std::string(name)] += static_cast<int64_t>(node_stat_total(r.counters.*per_node));
+        m["wakeup_kswapd_calls"] += static_cast<int64_t>(r.counters.wakeup_kswapd_calls);
     }
     return m;
+}
+
+// The promotion counters, in a table of their own on machines with a slower tier
+// (docs/tiering.md): /proc/vmstat's node stats and numasim's count of kswapd wakeups.
+const std::vector<std::string> kPromotionEvents = {"pgpromote_success", "pgpromote_candidate",
+                                                   "wakeup_kswapd_calls"};
+
+bool promotion_possible(const std::vector<VariantRuns>& v) {
+    for (const auto& x : v)
+        for (const auto& r : x.runs)
+            if (r.counters.promotion_possible) return true;
+    return false;
 }
 
 MonitorTable ops_table(const std::vector<VariantRuns>& v) {
@@ -158,11 +173,17 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
                                 sc.name, sc.machine.name, sc.iterations);
     s += render_compare_table(compare_table(v, o)) + "\n";
     s += render_monitor_table(duration_table(v)) + "\n";
+    if (o.latency) s += render_compare_table(latency_compare_table(v, *o.latency)) + "\n";
     s += render_monitor_table(ops_table(v)) + "\n";
     s += render_monitor_table(task_migration_table(v)) + "\n";
     const auto totals = all_totals(v);
     s += render_perf_stats_table(sc.name, names(v), event_rows(kPerfStatEvents, totals)) + "\n";
     s += render_vmstat_table(sc.name, names(v), event_rows(kVmstatNumaEvents, totals));
+    if (promotion_possible(v)) {
+        s += "\n";
+        s += render_vmstat_table(sc.name + " promotion", names(v),
+                                 event_rows(kPromotionEvents, totals));
+    }
     if (has_specjbb(v)) {
         s += "\n";
         s += render_specjbb_block(specjbb_block(v));
@@ -183,7 +204,17 @@ nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareRepo
         {"perf_stats",
          event_table_json("perf stats", names(v), event_rows(kPerfStatEvents, totals))},
         {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};
+    if (promotion_possible(v))
+        j["promotion"] =
+            event_table_json("promotion", names(v), event_rows(kPromotionEvents, totals));
     if (has_specjbb(v)) j["specjbb"] = to_json(specjbb_block(v));
+    if (o.latency) {
+        j["latency"] = {{"unit", o.latency->msecs ? "msecs" : "usecs"},
+                        {"compare", to_json(latency_compare_table(v, *o.latency))},
+                        {"variants", nlohmann::json::object()}};
+        for (const auto& x : v)
+            j["latency"]["variants"][x.name] = latency_variant_json(x, *o.latency);
+    }
     nlohmann::json runs = nlohmann::json::object();
     for (const auto& x : v) {
         nlohmann::json a = nlohmann::json::array();

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "experiment/compare.h"
+#include "report/latency_report.h"
 #include "report/significance.h"
 
 namespace numasim {
@@ -19,6 +21,8 @@ struct CompareReportOptions {
     bool means_only = false;
     bool print_significance = false;  // compare-mmtests.pl --print-significance rows
     bool dot_naming = false;          // BAmean.95 (mmtests since fa1c230f) instead of BAmean-95
+    // `--latency`: the "Lat ...th-qrtle-KIND" rows after Duration, and the histograms in JSON.
+    std::optional<LatencyReportOptions> latency;
 };
 
 std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportOptions& o);

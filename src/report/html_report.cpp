@@ -10,6 +10,7 @@
 
 #include "config/input_error.h"
 #include "report/svg_chart.h"
+#include "report/svg_histogram.h"
 
 namespace numasim {
 
@@ -132,6 +133,46 @@ std::string page(const std::string& title, const std::string& body) {
         html_escape(title), body);
 }
 
+// The latency histograms (docs/latency.md) of each kind, the named sets side by side: a
+// variant's histograms under compare, the run's under run. Buckets from the lowest to the
+// highest any set used.
+std::string latency_section(const std::vector<std::pair<std::string, const json*>>& sets,
+                            const std::string& unit) {
+    std::vector<std::string> kinds;
+    for (const auto& [name, hists] : sets)
+        for (const auto& [kind, h] : hists->items())
+            if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+    std::string body;
+    for (const std::string& kind : kinds) {
+        uint64_t top = 0;  // the highest interval-end used
+        for (const auto& [name, hists] : sets)
+            if (hists->contains(kind))
+                for (const auto& b : (*hists)[kind].at("buckets"))
+                    top = std::max(top, b.at("interval-end").get<uint64_t>());
+        std::vector<std::string> labels;
+        std::vector<uint64_t> ends;
+        for (uint64_t lo = 0, hi = 1;; lo = hi + 1, hi = 2 * hi + 1) {
+            labels.push_back(fmt::format("{}-{}", lo, hi));
+            ends.push_back(hi);
+            if (hi >= top || hi == ~uint64_t{0}) break;
+        }
+        std::vector<HistogramSeries> series;
+        for (const auto& [name, hists] : sets) {
+            HistogramSeries h{name, std::vector<uint64_t>(ends.size(), 0)};
+            if (hists->contains(kind))
+                for (const auto& b : (*hists)[kind].at("buckets")) {
+                    const auto at =
+                        std::find(ends.begin(), ends.end(), b.at("interval-end").get<uint64_t>());
+                    if (at != ends.end())
+                        h.counts[static_cast<size_t>(at - ends.begin())] = b.at("count");
+                }
+            series.push_back(std::move(h));
+        }
+        body += svg_histograms(kind, unit, labels, series);
+    }
+    return body;
+}
+
 std::string run_page(const json& r) {
     const json& s = r.at("samples");
     std::string body;
@@ -145,6 +186,11 @@ std::string run_page(const json& r) {
                             vmstat_series(s, "numa_pages_migrated", "numa_pages_migrated")});
     body += "<h2>Tasks</h2>\n" + task_heatmap(s);
     body += "<h2>Memory per node</h2>\n" + process_memory(s);
+    if (r.contains("latency")) {
+        const json& l = r["latency"];
+        body += "<h2>Latency (every task)</h2>\n" +
+                latency_section({{"all tasks", &l.at("all")}}, l.value("unit", "usecs"));
+    }
     if (r.contains("provenance"))
         body += "<h2>Provenance</h2>\n" + provenance_table(r["provenance"]);
     return page(fmt::format("numasim run: {} on {} ({})", r.value("scenario", ""),
@@ -172,6 +218,16 @@ std::string compare_page(const json& r) {
     for (const char* k : {"compare", "duration", "ops"})
         if (r.contains(k) && r[k].contains("text"))
             body += "<pre>" + html_escape(r[k]["text"].get<std::string>()) + "</pre>\n";
+    if (r.contains("latency")) {
+        const json& l = r["latency"];
+        std::vector<std::pair<std::string, const json*>> sets;
+        for (const auto& [variant, hists] : l.at("variants").items())
+            sets.emplace_back(variant, &hists);
+        body += "<h2>Latency (all runs of each variant)</h2>\n";
+        if (l.at("compare").contains("text"))
+            body += "<pre>" + html_escape(l["compare"]["text"].get<std::string>()) + "</pre>\n";
+        body += latency_section(sets, l.value("unit", "usecs"));
+    }
     for (const auto& [variant, runs] : samples.items()) {
         if (runs.empty()) continue;
         body += fmt::format("<h2>Tasks: {}</h2>\n", html_escape(variant)) + task_heatmap(runs[0]);
@@ -184,9 +240,9 @@ std::string compare_page(const json& r) {
 }
 
 // What the pages read: the top-level keys and the sample tables.
-constexpr std::array<std::string_view, 9> kDrawnKeys = {"compare", "duration", "machine",
-                                                        "ops",     "profile",  "provenance",
-                                                        "samples", "scenario", "variants"};
+constexpr std::array<std::string_view, 10> kDrawnKeys = {
+    "compare", "duration",   "latency", "machine",  "ops",
+    "profile", "provenance", "samples", "scenario", "variants"};
 constexpr std::array<std::string_view, 3> kDrawnTables = {"numastat", "tasks", "vmstat"};
 
 bool drawn(std::string_view name, auto names) {

@@ -95,7 +95,19 @@ nlohmann::json vmstat_json(const Counters& c) {
     nlohmann::json v = nlohmann::json::object();
     for (size_t i = 0; i < kVmNames.size(); ++i)
         v[std::string(kVmNames[i])] = c.vm[i];
+    if (c.promotion_possible) {
+        v["pgpromote_success"] = node_stat_total(c.pgpromote_success);
+        v["pgpromote_candidate"] = node_stat_total(c.pgpromote_candidate);
+    }
     return v;
+}
+
+// The promotion node stats by node (/sys/devices/system/node/nodeN/vmstat) and the kswapd
+// wakeups promotion asked for; only on a machine with a slower tier.
+nlohmann::json node_vmstat_json(const Counters& c) {
+    return {{"pgpromote_success", c.pgpromote_success},
+            {"pgpromote_candidate", c.pgpromote_candidate},
+            {"wakeup_kswapd_calls", c.wakeup_kswapd_calls}};
 }
 
 nlohmann::json sched_json(const Counters& c) {
@@ -164,6 +176,7 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
     j["workloads"] = std::move(workloads);
     j["tasks"] = std::move(tasks);
     j["regions"] = std::move(regions);
+    if (r.counters.promotion_possible) j["node_vmstat"] = node_vmstat_json(r.counters);
     return j;
 }
 
@@ -177,6 +190,14 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
     s += "vmstat:\n";
     for (size_t i = 0; i < kVmNames.size(); ++i)
         s += fmt::format("  {:<24} {:>14}\n", kVmNames[i], r.counters.vm[i]);
+    if (r.counters.promotion_possible) {
+        s += fmt::format("  {:<24} {:>14}\n", "pgpromote_success",
+                         node_stat_total(r.counters.pgpromote_success));
+        s += fmt::format("  {:<24} {:>14}\n", "pgpromote_candidate",
+                         node_stat_total(r.counters.pgpromote_candidate));
+        s +=
+            fmt::format("  {:<24} {:>14}\n", "wakeup_kswapd_calls", r.counters.wakeup_kswapd_calls);
+    }
     s += "sched:\n";
     for (const auto& [name, field] : kSchedCounters)
         s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/tlb.h"
@@ -400,6 +401,7 @@ void schedule(System& sys, int cpu) {
     ++rq.nr_switches;
     ++sys.counters.cs;
     next->kernel_debt += static_cast<Nanos>(sys.cost.k().CONTEXT_SWITCH_NS);
+    if (sys.latency) sys.latency->picked(*next, rq.clock);
     update_min_vruntime(rq);
 }
 

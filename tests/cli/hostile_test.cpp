@@ -475,11 +475,6 @@ std::vector<HostileCase> cases() {
          "compare {e}/cowsum.toml --from {w} --set smallimp=0",
          2,
          {"compare --from prints", "applies when compare runs a scenario"}},
-        // Memory tiering on a machine with a slower tier: promotion is not modelled yet.
-        {"tiering_mode_not_modelled",
-         "run {e}/cowsum.toml --machine cascadelake-2s-pmem --set numa_balancing=2",
-         2,
-         {"--set numa_balancing=2", "slower tier (node 2)", "does not model yet"}},
         {"tiering_mode_before_5_18",
          "run {e}/cowsum.toml --profile v4.18 --set numa_balancing=3",
          2,
@@ -607,6 +602,42 @@ std::vector<HostileCase> cases() {
          2,
          {"--out-dir", "file", "cannot create: Not a directory"},
          [](const fs::path& w) { write(w / "file", "x"); }},
+        // `import damon`: profiles from other tools, cut off or corrupt; no scenario written.
+        {"import_damon_truncated_json",
+         "import damon {w}/d.json -o {w}/out.toml",
+         2,
+         {"d.json", "line 3", "the file is truncated"},
+         [](const fs::path& w) {
+             write(w / "d.json", "[{\"target_id\": 0,\n\"snapshots\": [{\"start_time\": \"1\",\n");
+         }},
+        {"import_damon_time_backwards",
+         "import damon {w}/d.txt -o {w}/out.toml",
+         2,
+         {"d.txt", "line 2", "time goes backwards"},
+         [](const fs::path& w) {
+             write(w / "d.txt",
+                   "k 1 [0] 2.0: damon:damon_aggregated: target_id=0 nr_regions=1 0-4096: 1 0\n"
+                   "k 1 [0] 1.0: damon:damon_aggregated: target_id=0 nr_regions=1 0-4096: 1 0\n");
+         }},
+        {"import_damon_billions_of_regions",
+         "import damon {w}/d.txt -o {w}/out.toml",
+         2,
+         {"d.txt", "line 1", "nr_regions=9000000000"},
+         [](const fs::path& w) {
+             write(w / "d.txt",
+                   "k 1 [0] 2.0: damon:damon_aggregated: target_id=0 "
+                   "nr_regions=9000000000 0-4096: 1 0\n");
+         }},
+        {"import_damon_not_a_directory",
+         "import damon {w}/d.txt --format sysfs -o {w}/out.toml",
+         2,
+         {"d.txt", "not a directory"},
+         [](const fs::path& w) { write(w / "d.txt", "x\n"); }},
+        {"import_damon_bad_phase",
+         "import damon {w}/d.txt --phase 0s",
+         2,
+         {"--phase", "not a duration"},
+         [](const fs::path& w) { write(w / "d.txt", "x\n"); }},
     };
     return v;
 }

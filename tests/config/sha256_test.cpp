@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
 namespace numasim {
 namespace {
@@ -19,6 +21,19 @@ TEST(Sha256, FipsExamples) {
 TEST(Sha256, MillionAs) {
     EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
               "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+// Fed in uneven pieces (1, 63, 64, 65 bytes ... across block edges), the digest is the same.
+TEST(Sha256, PiecesMatchOneShot) {
+    Sha256 s;
+    const std::string a(1000000, 'a');
+    size_t at = 0;
+    for (size_t piece = 1; at < a.size(); piece = piece % 130 + 1) {
+        const size_t n = std::min(piece, a.size() - at);
+        s.update(std::string_view(a).substr(at, n));
+        at += n;
+    }
+    EXPECT_EQ(s.hex(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 }  // namespace

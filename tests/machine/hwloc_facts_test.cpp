@@ -15,6 +15,7 @@ HwlocFacts sample() {
     f.nr_nodes = 2;
     f.nr_pus = 3;
     f.node_mem_bytes = {1ull << 30, 0};
+    f.node_os_index = {0, 8};  // sparse, as on POWER9
     f.pus = {{0, 0, 0, 0, 0}, {4, -1, 1, 0, 1}, {9, 1, 2, 3, 1}};
     f.llc_bytes = 8 << 20;
     f.distance = {10, 21, 21, 10};
@@ -25,6 +26,7 @@ void expect_same(const HwlocFacts& a, const HwlocFacts& b) {
     EXPECT_EQ(a.nr_nodes, b.nr_nodes);
     EXPECT_EQ(a.nr_pus, b.nr_pus);
     EXPECT_EQ(a.node_mem_bytes, b.node_mem_bytes);
+    EXPECT_EQ(a.node_os_index, b.node_os_index);
     ASSERT_EQ(a.pus.size(), b.pus.size());
     for (size_t i = 0; i < a.pus.size(); ++i) {
         EXPECT_EQ(a.pus[i].os_index, b.pus[i].os_index);
@@ -97,13 +99,13 @@ void set_word(std::string& bytes, size_t index, uint64_t value) {
 TEST(HwlocFacts, BadIndicesAreRefused) {
     const std::string good = encode_hwloc_facts(sample());
     std::string bytes = good;
-    set_word(bytes, 2 + 2 * 6 + 1, 2);  // PU 0's node: there are nodes 0 and 1
+    set_word(bytes, 2 + 2 * 7 + 1, 2);  // PU 0's node: there are nodes 0 and 1
     expect_refused(bytes);
     bytes = good;
     set_word(bytes, 2 + 3, 4);  // node 0's memory kind: 0..3
     expect_refused(bytes);
     bytes = good;
-    set_word(bytes, 2 + 2 * 6 + 3 * 5 + 1, 3);  // 3 distance entries for 2 nodes
+    set_word(bytes, 2 + 2 * 7 + 3 * 5 + 1, 3);  // 3 distance entries for 2 nodes
     expect_refused(bytes);
     bytes = good;
     set_word(bytes, 1, 8000);  // 8000 PUs: within the limits, far more than the data holds

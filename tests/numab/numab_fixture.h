@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "kernel/system.h"
 #include "machine/presets.h"
@@ -16,7 +17,8 @@ namespace numasim::test {
 inline constexpr uint64_t kVmaStart = uint64_t{1} << 40;  // 2 MiB aligned
 
 struct NumabWorld {
-    explicit NumabWorld(NumaBalancingKnobs k = {}) : sys(load_preset("tiny-2n"), k, 1) {}
+    explicit NumabWorld(NumaBalancingKnobs k = {}, const std::string& preset = "tiny-2n")
+        : sys(load_preset(preset), k, 1) {}
 
     Mm& new_mm() {
         sys.mms.push_back(std::make_unique<Mm>());

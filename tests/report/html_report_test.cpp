@@ -65,6 +65,35 @@ TEST(HtmlReport, ComparePageOverlaysVariants) {
     EXPECT_EQ(count(html, "<svg"), 5u);
 }
 
+TEST(HtmlReport, ComparePageDrawsLatencyHistogramsSideBySide) {
+    using nlohmann::json;
+    // Variant a: 3 faults in "0-1" and 1 in "2-3"; b: 4 in "4-7". One chart over the buckets
+    // 0-1 .. 4-7, a bar per variant and bucket with events, b's 4 of 4 reaching the top.
+    auto hist = [](json buckets) { return json{{"faults", {{"count", 4}, {"buckets", buckets}}}}; };
+    const json a = hist({{{"interval-start", 0}, {"interval-end", 1}, {"count", 3}},
+                         {{"interval-start", 2}, {"interval-end", 3}, {"count", 1}}});
+    const json b = hist({{{"interval-start", 0}, {"interval-end", 1}, {"count", 0}},
+                         {{"interval-start", 2}, {"interval-end", 3}, {"count", 0}},
+                         {{"interval-start", 4}, {"interval-end", 7}, {"count", 4}}});
+    const json r = {{"scenario", "s"},
+                    {"variants", {"a", "b"}},
+                    {"samples", {{"a", {samples()}}, {"b", {samples()}}}},
+                    {"latency",
+                     {{"unit", "usecs"},
+                      {"compare", {{"text", "Lat 50.0th-qrtle-faults"}}},
+                      {"variants", {{"a", a}, {"b", b}}}}}};
+    const std::string html = html_report(r, "result.json");
+    EXPECT_NE(html.find("Lat 50.0th-qrtle-faults"), std::string::npos);
+    EXPECT_EQ(count(html, "<svg"), 6u);  // the five charts of the page and one histogram
+    const std::string chart = html.substr(html.find("<svg", html.find("Latency (all runs")));
+    EXPECT_EQ(count(chart.substr(0, chart.find("</svg>")), "<rect x"),
+              3u + 2u);  // three bars and two legend keys
+    EXPECT_NE(html.find(">4-7</text>"), std::string::npos);
+    EXPECT_EQ(html.find(">8-15</text>"), std::string::npos);
+    EXPECT_NE(html.find("height=\"205.0\" fill=\"#f28e2b\"><title>b: 4</title>"),
+              std::string::npos);
+}
+
 // `samples()` with the tables the page does not draw.
 nlohmann::json all_samples() {
     nlohmann::json s = samples();

@@ -1,0 +1,60 @@
+// Feeds arbitrary bytes to the readers of recorded access profiles (`numasim import`,
+// docs/replay.md): profiles are large files written by other tools, the inputs most likely to be
+// cut off, corrupted or of a version numasim has not seen. The first byte picks the reader:
+//   0  a damo JSON record, plain or zlib-compressed (replay/damo_json.h)
+//   1  damon:damon_aggregated trace text (replay/damon_trace.h)
+//   2  either, as `--format` left out picks it from the first byte of the file
+//   3  a /proc/PID/maps or numa_maps copy, as `--maps` reads it (replay/process_maps.h)
+// Any input must either import or raise InputError; a crash, a sanitizer report, a hang or
+// another exception type is a bug. tests/replay/fixtures/ holds seeds for 0 to 2.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "config/input_error.h"
+#include "replay/damon_import.h"
+#include "replay/process_maps.h"
+
+namespace {
+
+// The file's text under a fixed name for this process: the readers take paths.
+std::string as_file(std::string_view text) {
+    const std::string path = "/tmp/numasim_profile_fuzz_" + std::to_string(::getpid());
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return path;
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+    return path;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
+    const std::string path =
+        as_file(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
+    try {
+        numasim::DamonImportOptions o;
+        switch (data[0] % 4) {
+            case 0:
+                o.format = numasim::DamonFormat::kJson;
+                numasim::import_damon(path, o);
+                break;
+            case 1:
+                o.format = numasim::DamonFormat::kTrace;
+                numasim::import_damon(path, o);
+                break;
+            case 2:
+                numasim::import_damon(path, o);
+                break;
+            default:
+                numasim::read_process_maps(path);
+        }
+    } catch (const numasim::InputError&) {
+    }
+    return 0;
+}

@@ -1,0 +1,104 @@
+// numasim import damon PROFILE [--format json|trace|sysfs] [--phase 1s] [--blocks N]
+//                              [--threads N | --sched FILE] [--maps FILE] [--machine M]
+//                              [-o OUT.toml]
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/output_file.h"
+#include "cli/value_hints.h"
+#include "config/input_error.h"
+#include "config/limits.h"
+#include "config/toml_reader.h"
+#include "replay/damon_import.h"
+
+namespace numasim {
+
+namespace {
+
+// The longest phase: a phase is the grain of the replay; an hour of one unchanging phase says
+// no more than a scenario written by hand.
+constexpr int64_t kMaxPhaseNs = int64_t{3600} * 1000000000;
+
+class ImportCommand : public Command {
+  public:
+    void add_to(CLI::App& app) override {
+        sub_ = app.add_subcommand("import",
+                                  "turn an access profile recorded on a real machine into a "
+                                  "scenario (docs/replay.md)");
+        sub_->require_subcommand(1);
+        damon_ = sub_->add_subcommand(
+            "damon",
+            "a DAMON profile (damo record's JSON, compressed or not, the damon_aggregated trace "
+            "text, a sysfs tried_regions directory) as a streams scenario");
+        hint_file(damon_->add_option("profile", path_, "the profile file or directory"))
+            ->required();
+        hint_words(damon_->add_option("--format", format_,
+                                      "json | trace | sysfs (default: from the content)"),
+                   {"json", "trace", "sysfs"})
+            ->check(CLI::IsMember({"json", "trace", "sysfs"}));
+        damon_
+            ->add_option("--sample-us", o_.sample_us,
+                         "DAMON's sampling interval in us, for trace and sysfs (default 5000)")
+            ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+        damon_
+            ->add_option("--aggr-us", o_.aggr_us,
+                         "DAMON's aggregation interval in us, for trace and sysfs (default "
+                         "100000)")
+            ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+        damon_->add_option("--phase", phase_, "length of one scenario phase (default 1s)");
+        damon_
+            ->add_option("--blocks", o_.blocks,
+                         "memory regions per target over its address ranges (default 16)")
+            ->check(CLI::Range(int64_t{1}, kMaxReplayBlocks));
+        damon_
+            ->add_option("--threads", o_.threads,
+                         "threads per process (default: from --sched, else 1)")
+            ->check(CLI::Range(int64_t{1}, kMaxTasks));
+        hint_file(damon_->add_option("--sched", o_.sched_file,
+                                     "a copy of /proc/PID/sched: the process's comm and "
+                                     "thread count"));
+        hint_file(damon_->add_option("--maps", o_.maps_file,
+                                     "a copy of /proc/PID/maps or /proc/PID/numa_maps: blocks "
+                                     "cut at the mappings and named after them"));
+        hint_machine(damon_->add_option("--machine", o_.machine,
+                                        "the scenario's machine (default cascadelake-2s)"));
+        hint_file(damon_->add_option("-o,--output", out_,
+                                     "the scenario file (default: standard "
+                                     "output)"),
+                  "toml");
+    }
+
+    int execute() override {
+        if (format_ == "json") o_.format = DamonFormat::kJson;
+        if (format_ == "trace") o_.format = DamonFormat::kTrace;
+        if (format_ == "sysfs") o_.format = DamonFormat::kSysfs;
+        const auto ns = parse_duration_ns(phase_);
+        if (!ns || *ns <= 0 || *ns > kMaxPhaseNs)
+            throw InputError("--phase", "", "not a duration from 1ns to 1h: " + phase_);
+        o_.phase_ns = *ns;
+        if (o_.sample_us > o_.aggr_us)
+            throw InputError("--sample-us", "", "longer than the aggregation interval");
+        // The whole text is made before anything is written: a bad profile leaves no file.
+        const std::string text = import_damon(path_, o_);
+        std::vector<std::string> inputs = {path_};
+        if (!o_.sched_file.empty()) inputs.push_back(o_.sched_file);
+        if (!o_.maps_file.empty()) inputs.push_back(o_.maps_file);
+        write_output_file("--output", out_, text, inputs);
+        return 0;
+    }
+
+  private:
+    CLI::App* damon_ = nullptr;
+    std::string path_, format_, phase_ = "1s", out_ = "-";
+    DamonImportOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_import_command() {
+    return std::make_unique<ImportCommand>();
+}
+
+}  // namespace numasim

@@ -1,0 +1,79 @@
+#include "kernel/latency.h"
+
+#include <algorithm>
+
+#include "sched/task.h"
+
+namespace numasim {
+
+std::string_view latency_kind_name(LatencyKind k) {
+    switch (k) {
+        case LatencyKind::NumaWork:
+            return "task_numa_work";
+        case LatencyKind::HintFault:
+            return "numa_hint_fault";
+        case LatencyKind::MigrationWait:
+            return "migration_entry_wait";
+        case LatencyKind::TlbIpi:
+            return "tlb_shootdown_ipi";
+        case LatencyKind::NumaMoveRunq:
+            return "numa_move_runq";
+    }
+    return "";
+}
+
+void LatencyHists::add(LatencyKind k, Nanos ns, uint64_t n) {
+    const auto i = static_cast<size_t>(k);
+    const auto v = static_cast<uint64_t>(std::max<Nanos>(ns, 0));
+    usecs[i].add(v / NSEC_PER_USEC, n);
+    msecs[i].add(v / NSEC_PER_MSEC, n);
+    sum_ns[i] += v * n;
+}
+
+void LatencyHists::merge(const LatencyHists& o) {
+    for (size_t i = 0; i < kLatencyKinds; ++i) {
+        usecs[i].merge(o.usecs[i]);
+        msecs[i].merge(o.msecs[i]);
+        sum_ns[i] += o.sum_ns[i];
+    }
+}
+
+bool LatencyHists::empty() const {
+    return std::all_of(usecs.begin(), usecs.end(), [](const Log2Hist& h) { return !h.count(); });
+}
+
+size_t LatencyRecorder::index(const Task& p) {
+    return static_cast<size_t>(p.index);
+}
+
+LatencyHists& LatencyRecorder::hists_of(const Task& p) {
+    const size_t i = index(p);
+    if (i >= hists_.size()) hists_.resize(i + 1);
+    return hists_[i];
+}
+
+void LatencyRecorder::numa_moved(const Task& p, bool running, Nanos clock) {
+    if (running) {
+        record(p, LatencyKind::NumaMoveRunq, 0);
+        return;
+    }
+    const size_t i = index(p);
+    if (i >= moved_at_.size()) moved_at_.resize(i + 1, -1);
+    moved_at_[i] = clock;
+}
+
+void LatencyRecorder::end_wait(const Task& p, Nanos clock) {
+    Nanos& at = moved_at_[index(p)];
+    // A CPU's clock runs on between the events it is advanced to, so the wait is measured on
+    // the clock of the runqueue it waited on; a later load-balancing move onto a CPU whose
+    // clock is behind would make it negative, and counts as no wait.
+    record(p, LatencyKind::NumaMoveRunq, std::max<Nanos>(clock - at, 0));
+    at = -1;
+}
+
+const LatencyHists* LatencyRecorder::of(int i) const {
+    const auto k = static_cast<size_t>(i);
+    return k < hists_.size() ? &hists_[k] : nullptr;
+}
+
+}  // namespace numasim

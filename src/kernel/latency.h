@@ -1,0 +1,71 @@
+// Latency accounting (`run --latency`, docs/latency.md): for each task, every stretch of time
+// that NUMA balancing takes from it, as the model charges it, in bcc-style log2 histograms. The
+// engine and the kernel paths call record() where they charge such a stretch, only when a
+// recorder is attached (System::latency); without one nothing is recorded and nothing costs.
+// Each call is O(1), and a batch of n like events (a fault run, repeated TLB flushes) is one call.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "sim/clock.h"
+#include "sim/log2_hist.h"
+
+namespace numasim {
+
+struct Task;
+
+enum class LatencyKind {
+    NumaWork,       // task_numa_work() run as task work on the return to user space
+    HintFault,      // do_numa_page() / do_huge_pmd_numa_page(), with the migration it started
+    MigrationWait,  // sleeping on another task's migration entry, and that fault's kernel time
+    TlbIpi,         // a TLB-shootdown interrupt from another CPU's PTE change or migration
+    NumaMoveRunq,   // runqueue wait after a NUMA move (migrate_task_to, migrate_swap)
+};
+inline constexpr size_t kLatencyKinds = 5;
+
+// The name of each kind in reports and JSON (the kernel function where there is one).
+std::string_view latency_kind_name(LatencyKind k);
+
+// One task's histograms: the same events bucketed in microseconds and in milliseconds (as
+// bcc's tools do with -u / -m: the value divided, then bucketed), and their sum in ns.
+struct LatencyHists {
+    std::array<Log2Hist, kLatencyKinds> usecs, msecs;
+    std::array<uint64_t, kLatencyKinds> sum_ns{};
+
+    void add(LatencyKind k, Nanos ns, uint64_t n);
+    void merge(const LatencyHists& o);
+    bool empty() const;
+};
+
+class LatencyRecorder {
+  public:
+    // n events of `ns` each charged to p.
+    void record(const Task& p, LatencyKind k, Nanos ns, uint64_t n = 1) {
+        hists_of(p).add(k, ns, n);
+    }
+    // p was moved for NUMA placement and is now on the runqueue of p.cpu, whose clock is
+    // `clock`: a wait of 0 if it already runs there, else one that ends when it is picked.
+    void numa_moved(const Task& p, bool running, Nanos clock);
+    // p was picked to run at `clock` on its CPU: ends the wait of a NUMA move.
+    void picked(const Task& p, Nanos clock) {
+        const size_t i = index(p);
+        if (i < moved_at_.size() && moved_at_[i] >= 0) end_wait(p, clock);
+    }
+    // The histograms of the task with index i (Task::index): nullptr if neither it nor a task
+    // of a higher index has recorded anything, else empty if it has not.
+    const LatencyHists* of(int i) const;
+
+  private:
+    static size_t index(const Task& p);
+    LatencyHists& hists_of(const Task& p);
+    void end_wait(const Task& p, Nanos clock);
+
+    std::vector<LatencyHists> hists_;
+    std::vector<Nanos> moved_at_;  // per task: the runqueue clock of its NUMA move, -1: none
+};
+
+}  // namespace numasim

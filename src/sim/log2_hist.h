@@ -1,0 +1,47 @@
+// A power-of-two histogram as bcc's tools keep one (BPF_HISTOGRAM indexed by bpf_log2l(value)):
+// slot k >= 1 counts the values v with 2^(k-1) <= v < 2^k, and slot 1 also counts 0, because
+// bcc's bpf_log2l() maps both 0 and 1 to 1. Adding n equal values is one addition, so a batch
+// of like events costs what one does.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace numasim {
+
+class Log2Hist {
+  public:
+    // 0 (never used, as in bcc) and one slot per bit of a 64-bit value.
+    static constexpr int kSlots = 65;
+
+    // bpf_log2l(v): 1 for v <= 1, floor(log2(v)) + 1 otherwise.
+    static int slot_of(uint64_t v);
+    // The bounds bcc's print_log2_hist() prints for slot k (k >= 1): "low -> high", both
+    // inclusive, with the first slot printed as "0 -> 1".
+    static uint64_t slot_low(int k);
+    static uint64_t slot_high(int k);
+
+    void add(uint64_t v, uint64_t n = 1) {
+        slots_[static_cast<size_t>(slot_of(v))] += n;
+        count_ += n;
+    }
+    void merge(const Log2Hist& o);
+
+    uint64_t count() const { return count_; }
+    uint64_t slot(int k) const { return slots_[static_cast<size_t>(k)]; }
+    // The highest slot that holds a value; 0 when empty.
+    int max_slot() const;
+
+    // The p-th percentile (0 <= p <= 100, in steps of 0.001): the slot of the value of
+    // nearest rank ceil(p/100 * count), at least 1, reported as that slot's upper bound
+    // (slot_high), as a reader of a bcc histogram bounds it: the true percentile is not above
+    // it, and above the slot's low bound. 0 for an empty histogram.
+    uint64_t percentile(double p) const;
+
+  private:
+    std::array<uint64_t, kSlots> slots_{};
+    uint64_t count_ = 0;
+};
+
+}  // namespace numasim
