@@ -13,13 +13,13 @@
 
 #include "config/input_error.h"
 #include "config/toml_reader.h"
+#include "experiment/oracle_guest_boot.h"
 #include "guest/protocol.h"
 #include "numab/profile.h"
 #include "oracle/guest_image.h"
 #include "oracle/kernel_image.h"
 #include "oracle/qemu_command.h"
 #include "oracle/subprocess.h"
-#include "oracle/work_dir.h"
 
 namespace numasim {
 
@@ -34,38 +34,10 @@ constexpr uint64_t kGuestOverheadBytes = uint64_t{384} << 20;
 // than on hardware. The limit only catches a hung guest.
 constexpr double kBootSlackS = 240;
 constexpr double kBootTimeFactor = 4;
-// A probe boot under KVM comes up in seconds; one that has not after this long never will.
-constexpr double kProbeTimeoutS = 40;
 
 // The debugfs scan knobs a real kernel takes (kernel/sched/debug.c, v5.13+).
 const std::vector<std::string> kKernelKnobKeys = {
     "numa_balancing", "scan_delay_ms", "scan_period_min_ms", "scan_period_max_ms", "scan_size_mb"};
-
-std::string read_binary(const std::string& path, const std::string& what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "", "cannot read the " + what);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-// `bytes` as the file `path`, which qemu reads next: a short write (a full --cache disk) would
-// boot a truncated initramfs and fail as if in the guest, so it is an error here, at its cause.
-void write_binary(const std::string& path, const std::string& bytes) {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) throw InputError(path, "", std::string("cannot create: ") + std::strerror(errno));
-    const bool ok =
-        std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0;
-    const int err = errno;
-    if (std::fclose(f) != 0 || !ok)
-        throw InputError(path, "", std::string("cannot write: ") + std::strerror(ok ? errno : err));
-}
-
-std::string default_guest_binary() {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("numasim-guest") : guest_binary_for(self);
-}
 
 // The scenario's [[variant]] NAME, applied over the command line's overrides.
 ScenarioOverrides with_variant(const OracleOptions& o) {
@@ -257,45 +229,16 @@ OracleResult run_oracle(const OracleOptions& o) {
     if (o.sample > 0)
         gc.runner_args.insert(gc.runner_args.end(),
                               {"--sample-ms", std::to_string(o.sample / NSEC_PER_MSEC)});
-    const std::string guest_path = o.guest_binary.empty() ? default_guest_binary() : o.guest_binary;
-    const std::string busybox = read_binary(o.busybox, "static busybox (Debian busybox-static)");
-    const std::string runner = read_binary(guest_path, "guest runner (the numasim-guest target)");
-    if (!is_static_x86_64_elf(busybox))
-        throw InputError(o.busybox, "", "not a static x86-64 busybox (install busybox-static)");
-    if (!is_static_x86_64_elf(runner))
-        throw InputError(guest_path, "", "not a static x86-64 executable");
-
-    const fs::path work = make_oracle_work_dir(cache);
-    struct Cleanup {
-        fs::path p;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(p, ec);
-        }
-    } cleanup{work};
-    const std::string initrd = (work / "initramfs.cpio").string();
-    write_binary(initrd, build_initramfs(busybox, runner, gc));
-
-    QemuBoot qb{.qemu = o.qemu,
-                .accel = Accel::Tcg,
-                .kernel = res.kernel.bzimage,
-                .initrd = initrd,
-                .append = guest_kernel_cmdline()};
-    res.accel = choose_accel(o.accel, (fs::path(cache) / "kvm-probe").string(),
-                             accel_probe_key(res.kernel.release), [&] {
-                                 status("oracle: probing KVM with a short boot");
-                                 QemuBoot probe = qb;
-                                 probe.accel = Accel::Kvm;
-                                 probe.append =
-                                     guest_kernel_cmdline(std::string(guest_line::kProbeWord));
-                                 BootLogReader r;
-                                 run_command(qemu_argv(res.guest, probe),
-                                             {.timeout_s = kProbeTimeoutS,
-                                              .cwd = "",
-                                              .on_line = [&](std::string_view l) { r.feed(l); }});
-                                 return r.log().probe_ok;
-                             });
-    qb.accel = res.accel.accel;
+    const GuestBoot gb({.busybox = o.busybox,
+                        .guest_binary = o.guest_binary,
+                        .cache = cache,
+                        .qemu = o.qemu,
+                        .accel = o.accel,
+                        .probe_message = "oracle: probing KVM with a short boot",
+                        .status = status},
+                       res.kernel, res.guest, gc);
+    res.accel = gb.accel();
+    const QemuBoot& qb = gb.boot();
 
     const double timeout =
         o.timeout_s > 0 ? o.timeout_s : kBootTimeFactor * ns_to_s(res.model.duration) + kBootSlackS;

@@ -10,6 +10,7 @@
 
 #include "config/input_error.h"
 #include "experiment/oracle.h"
+#include "experiment/oracle_guest_boot.h"
 #include "guest/protocol.h"
 #include "machine/presets.h"
 #include "oracle/accel.h"
@@ -29,7 +30,6 @@ namespace {
 // `numasim oracle` (experiment/oracle.cpp).
 constexpr double kBootSlackS = 240;
 constexpr double kBootTimeFactor = 4;
-constexpr double kProbeTimeoutS = 40;
 
 double number(const KeyValues& kv, const std::string& key) {
     const auto it = kv.find(key);
@@ -52,14 +52,6 @@ RunStats stats(const KeyValues& kv, const std::string& name) {
     s.min = number(kv, name + "_min");
     s.max = number(kv, name + "_max");
     return s;
-}
-
-std::string file_bytes(const std::string& path, const std::string& what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "", "cannot read the " + what);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 }  // namespace
@@ -107,53 +99,16 @@ Calibration calibrate_oracle_guest(const GuestCalibrateOptions& o) {
     gc.scenario_text = "# numasim calibrate --oracle: the runner measures, no scenario\n";
     gc.runner_args = {"--calibrate-ms",
                       std::to_string(static_cast<int64_t>(o.budget_seconds * 1000))};
-    std::string guest_path = o.guest_binary;
-    if (guest_path.empty()) {
-        std::error_code ec;
-        const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-        guest_path = ec ? std::string("numasim-guest") : guest_binary_for(self);
-    }
-    const std::string busybox = file_bytes(o.busybox, "static busybox (Debian busybox-static)");
-    const std::string runner = file_bytes(guest_path, "guest runner (the numasim-guest target)");
-    if (!is_static_x86_64_elf(busybox))
-        throw InputError(o.busybox, "", "not a static x86-64 busybox (install busybox-static)");
-    if (!is_static_x86_64_elf(runner))
-        throw InputError(guest_path, "", "not a static x86-64 executable");
-    const fs::path work = fs::path(cache) / fmt::format("calibrate-{}", getpid());
-    fs::create_directories(work);
-    struct Cleanup {
-        fs::path p;
-        ~Cleanup() {
-            std::error_code ec;
-            fs::remove_all(p, ec);
-        }
-    } cleanup{work};
-    const std::string initrd = (work / "initramfs.cpio").string();
-    {
-        const std::string bytes = build_initramfs(busybox, runner, gc);
-        std::ofstream out(initrd, std::ios::binary);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out.flush()) throw InputError(initrd, "", "cannot write the initramfs");
-    }
-    QemuBoot qb{.qemu = o.qemu,
-                .accel = Accel::Tcg,
-                .kernel = kernel.bzimage,
-                .initrd = initrd,
-                .append = guest_kernel_cmdline()};
-    const AccelChoice accel = choose_accel(
-        o.accel, (fs::path(cache) / "kvm-probe").string(), accel_probe_key(kernel.release), [&] {
-            say("probing KVM with a short boot");
-            QemuBoot probe = qb;
-            probe.accel = Accel::Kvm;
-            probe.append = guest_kernel_cmdline(std::string(guest_line::kProbeWord));
-            BootLogReader r;
-            run_command(qemu_argv(guest, probe),
-                        {.timeout_s = kProbeTimeoutS,
-                         .cwd = "",
-                         .on_line = [&](std::string_view l) { r.feed(l); }});
-            return r.log().probe_ok;
-        });
-    qb.accel = accel.accel;
+    const GuestBoot gb({.busybox = o.busybox,
+                        .guest_binary = o.guest_binary,
+                        .cache = cache,
+                        .qemu = o.qemu,
+                        .accel = o.accel,
+                        .probe_message = "probing KVM with a short boot",
+                        .status = say},
+                       kernel, guest, gc);
+    const QemuBoot& qb = gb.boot();
+    const AccelChoice& accel = gb.accel();
     say(fmt::format("booting {} ({}) on {}: {}", kernel.release, to_string(qb.accel),
                     guest.topo.name, accel.why));
     BootLogReader reader;

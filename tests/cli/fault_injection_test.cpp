@@ -5,7 +5,6 @@
 // A full disk is a small tmpfs (small_disk.h).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +28,7 @@ using numasim::test::Output;
 using numasim::test::read_text;
 using numasim::test::run_numasim;
 using numasim::test::scratch_path;
+using numasim::test::spawn_numasim;
 
 namespace fs = std::filesystem;
 
@@ -265,28 +265,6 @@ TEST(FaultEio, SweepThenResume) {
         EXPECT_EQ(r.out, w.out);
         expect_same_files(tree(d), tree(whole));
     }
-}
-
-// Starts `numasim ARGS` (from the source directory, output discarded); its process id.
-pid_t spawn_numasim(const std::string& args) {
-    std::vector<std::string> words = {NUMASIM_BINARY};
-    for (size_t at = 0; at < args.size();) {
-        const size_t end = std::min(args.find(' ', at), args.size());
-        if (end > at) words.push_back(args.substr(at, end - at));
-        at = end + 1;
-    }
-    std::vector<char*> argv;
-    for (auto& w : words)
-        argv.push_back(w.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    const int err = posix_spawn(&pid, NUMASIM_BINARY, &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    return err == 0 ? pid : -1;
 }
 
 // SIGKILL at 20 points spread over an uninterrupted run of a sweep of 20 short cases (while a

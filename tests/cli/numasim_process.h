@@ -2,15 +2,20 @@
 // directory, so that two ctest runs (of different build trees, say) never share a file.
 #pragma once
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace numasim::test {
 
@@ -77,6 +82,39 @@ inline std::string write_temp(const std::string& name, const std::string& text) 
     const std::string path = scratch_path(name);
     std::ofstream(path) << text;
     return path;
+}
+
+// Starts `numasim ARGS` (words split at spaces; from the current directory) in the background,
+// output discarded, with SIGINT and SIGTERM at their default actions (a shell's `&` would start
+// it with SIGINT ignored); its process id, or -1.
+inline pid_t spawn_numasim(const std::string& args) {
+    std::vector<std::string> words = {NUMASIM_BINARY};
+    for (size_t at = 0; at < args.size();) {
+        const size_t end = std::min(args.find(' ', at), args.size());
+        if (end > at) words.push_back(args.substr(at, end - at));
+        at = end + 1;
+    }
+    std::vector<char*> argv;
+    for (auto& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    const int err = posix_spawn(&pid, NUMASIM_BINARY, &fa, &attr, argv.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return err == 0 ? pid : -1;
 }
 
 }  // namespace numasim::test

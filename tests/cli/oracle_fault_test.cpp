@@ -4,9 +4,7 @@
 // setup header. Each is a clear error within the boot's timeout that leaves no work directory.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -28,6 +26,7 @@ using numasim::test::Output;
 using numasim::test::read_text;
 using numasim::test::run_numasim;
 using numasim::test::scratch_path;
+using numasim::test::spawn_numasim;
 
 namespace fs = std::filesystem;
 
@@ -137,38 +136,6 @@ bool within(double seconds, F done) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return true;
-}
-
-// Starts `numasim ARGS` in the background, output discarded, with SIGINT and SIGTERM at their
-// default actions (a shell's `&` would start it with SIGINT ignored); its process id.
-pid_t spawn_numasim(const std::string& args) {
-    std::vector<std::string> words = {NUMASIM_BINARY};
-    for (size_t at = 0; at < args.size();) {
-        const size_t end = std::min(args.find(' ', at), args.size());
-        if (end > at) words.push_back(args.substr(at, end - at));
-        at = end + 1;
-    }
-    std::vector<char*> argv;
-    for (auto& w : words)
-        argv.push_back(w.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
-    const int err = posix_spawn(&pid, NUMASIM_BINARY, &fa, &attr, argv.data(), environ);
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
-    return err == 0 ? pid : -1;
 }
 
 // numasim ended by a signal while qemu boots (Ctrl-C, a `kill`, the OOM killer): qemu goes with
