@@ -30,10 +30,6 @@ namespace {
 // The kernel's memory, the initramfs (unpacked into tmpfs) and the page tables need room beside
 // the workload; a Debian 6.1 guest with 4 vCPUs uses about 150 MiB before init runs.
 constexpr uint64_t kGuestOverheadBytes = uint64_t{384} << 20;
-// A boot under TCG: about 2-5 s to init, then the workload; first touch of a few GiB is slower
-// than on hardware. The limit only catches a hung guest.
-constexpr double kBootSlackS = 240;
-constexpr double kBootTimeFactor = 4;
 
 // The debugfs scan knobs a real kernel takes (kernel/sched/debug.c, v5.13+).
 const std::vector<std::string> kKernelKnobKeys = {
@@ -241,7 +237,7 @@ OracleResult run_oracle(const OracleOptions& o) {
     const QemuBoot& qb = gb.boot();
 
     const double timeout =
-        o.timeout_s > 0 ? o.timeout_s : kBootTimeFactor * ns_to_s(res.model.duration) + kBootSlackS;
+        o.timeout_s > 0 ? o.timeout_s : guest_boot_timeout_s(ns_to_s(res.model.duration));
     for (int b = 1; b <= o.boots; ++b)
         res.boots.push_back(boot_once(res.guest, qb, timeout, b, o.boots, o, cache));
 

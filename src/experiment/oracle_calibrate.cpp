@@ -26,11 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A boot under TCG takes seconds to reach init; the limit only catches a hung guest, as for
-// `numasim oracle` (experiment/oracle.cpp).
-constexpr double kBootSlackS = 240;
-constexpr double kBootTimeFactor = 4;
-
 double number(const KeyValues& kv, const std::string& key) {
     const auto it = kv.find(key);
     if (it == kv.end())
@@ -112,13 +107,13 @@ Calibration calibrate_oracle_guest(const GuestCalibrateOptions& o) {
     say(fmt::format("booting {} ({}) on {}: {}", kernel.release, to_string(qb.accel),
                     guest.topo.name, accel.why));
     BootLogReader reader;
-    const CommandResult r = run_command(
-        qemu_argv(guest, qb), {.timeout_s = kBootTimeFactor * o.budget_seconds + kBootSlackS,
-                               .cwd = "",
-                               .on_line = [&](std::string_view line) {
-                                   if (reader.feed(line) == "progress")
-                                       say(reader.log().progress.back());
-                               }});
+    const CommandResult r =
+        run_command(qemu_argv(guest, qb), {.timeout_s = guest_boot_timeout_s(o.budget_seconds),
+                                           .cwd = "",
+                                           .on_line = [&](std::string_view line) {
+                                               if (reader.feed(line) == "progress")
+                                                   say(reader.log().progress.back());
+                                           }});
     const BootLog log = reader.take();
     if (r.timed_out || !log.ended || log.rc != 0 || !log.errors.empty())
         throw InputError("oracle", "calibrate",

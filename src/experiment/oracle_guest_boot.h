@@ -17,6 +17,15 @@
 
 namespace numasim {
 
+// The wall-clock limit of a boot whose guest works for `guest_seconds`. Under TCG a guest takes
+// about 2-5 s to reach init, and first touch of a few GiB is slower than on hardware; the limit
+// only catches a hung guest: 4 times the work plus 240 s.
+inline double guest_boot_timeout_s(double guest_seconds) {
+    constexpr double kBootTimeFactor = 4;
+    constexpr double kBootSlackS = 240;
+    return kBootTimeFactor * guest_seconds + kBootSlackS;
+}
+
 struct GuestBootInputs {
     std::string busybox;        // a static busybox
     std::string guest_binary;   // the numasim-guest runner; "" for the one beside numasim
