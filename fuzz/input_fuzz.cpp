@@ -31,6 +31,7 @@
 #include "experiment/overrides.h"
 #include "experiment/scenario.h"
 #include "experiment/sweep.h"
+#include "fuzz_file.h"
 #include "machine/hwloc_import.h"
 #include "machine/machine_file.h"
 #include "workload/perf_bench_numa.h"
@@ -53,23 +54,13 @@ void perf_bench_params(std::string_view text) {
     numasim::make_perf_bench_numa(p);
 }
 
-// The file's text under a fixed name for this process: the readers take paths.
-std::string as_file(std::string_view text, const char* ext) {
-    const std::string path = "/tmp/numasim_fuzz_" + std::to_string(::getpid()) + ext;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return path;
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    return path;
-}
-
 void hwloc_xml(std::string_view text) {
-    numasim::import_hwloc_xml(as_file(text, ".xml"));
+    numasim::import_hwloc_xml(numasim::fuzz::as_file(text, "input", ".xml"));
 }
 
 void sweep_spec(std::string_view text) {
     numasim::SweepDefinition d;
-    numasim::read_sweep_file(as_file(text, ".toml"), d);
+    numasim::read_sweep_file(numasim::fuzz::as_file(text, "input", ".toml"), d);
     numasim::sweep_axes(d);
     numasim::sweep_along(d);
 }

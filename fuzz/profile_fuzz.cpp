@@ -7,8 +7,6 @@
 //   3  a /proc/PID/maps or numa_maps copy, as `--maps` reads it (replay/process_maps.h)
 // Any input must either import or raise InputError; a crash, a sanitizer report, a hang or
 // another exception type is a bug. tests/replay/fixtures/ holds seeds for 0 to 2.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,27 +14,14 @@
 #include <string_view>
 
 #include "config/input_error.h"
+#include "fuzz_file.h"
 #include "replay/damon_import.h"
 #include "replay/process_maps.h"
 
-namespace {
-
-// The file's text under a fixed name for this process: the readers take paths.
-std::string as_file(std::string_view text) {
-    const std::string path = "/tmp/numasim_profile_fuzz_" + std::to_string(::getpid());
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return path;
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-    return path;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size == 0) return 0;
-    const std::string path =
-        as_file(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
+    const std::string path = numasim::fuzz::as_file(
+        std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), "profile", "");
     try {
         numasim::DamonImportOptions o;
         switch (data[0] % 4) {
