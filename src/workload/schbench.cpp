@@ -179,12 +179,14 @@ class Schbench : public Workload {
 
     // mmtests' names (ExtractSchbench.pm, gormanm/mmtests fa495493..83f28228, which reads the
     // schbench that prints Wakeup, Request and RPS blocks): METRIC-Pth-WORKERS, P without a
-    // trailing ".0", for the percentiles that have samples, and METRIC-max-WORKERS.
+    // trailing ".0", and METRIC-max-WORKERS. mmtests drops a percentile line with no samples of
+    // its own from its per-interval data; with one final report per run every row is kept, so
+    // that each iteration has each row.
     void add_operations(std::vector<Operation>& ops, const std::string& metric,
                         const SchbenchStats& s, unsigned mask, bool lower) const {
         const std::vector<SchbenchPercentile> ps = s.percentiles();
         for (size_t i = 0; i < ps.size(); ++i) {
-            if (!(mask & (1u << i)) || ps[i].samples == 0) continue;
+            if (!(mask & (1u << i)) || s.nr_samples() == 0) continue;
             std::string q = fmt::format("{:.1f}", ps[i].p);
             if (q.ends_with(".0")) q.resize(q.size() - 2);
             ops.push_back({fmt::format("{}-{}th-{}", metric, q, p_.threads),

@@ -102,17 +102,25 @@ TEST(Schbench, Deterministic) {
 TEST(Schbench, MmtestsOperationNames) {
     auto r = run_workload("tiny-2n", toml("threads = 2\nruntime = \"2s\"\n"), 2.1);
     const auto res = r.w->result(*r.sys);
-    // On an idle machine every wakeup is 2 us: the percentiles above the 20th hold no samples
-    // of their own, and mmtests skips those; the max is always there.
-    bool wakeup50 = false, wakeup_max = false, rps_max = false;
+    // On an idle machine every wakeup is the 2 us context switch, so every percentile is 2.
+    const double cs_us = r.sys->cost.k().CONTEXT_SWITCH_NS / 1000;
+    int wakeup_rows = 0, rps_rows = 0;
     for (const Operation& o : res.operations) {
-        wakeup50 |= o.name == "Wakeup-50th-2";
-        wakeup_max |= o.name == "Wakeup-max-2" && o.lower_is_better;
-        rps_max |= o.name == "RPS-max-2" && !o.lower_is_better;
+        if (o.name == "Wakeup-50th-2" || o.name == "Wakeup-99.9th-2" ||
+            o.name == "Wakeup-max-2") {
+            EXPECT_EQ(o.value, cs_us) << o.name;
+            EXPECT_TRUE(o.lower_is_better);
+            ++wakeup_rows;
+        }
+        if (o.name == "RPS-20th-2" || o.name == "RPS-50th-2" || o.name == "RPS-90th-2" ||
+            o.name == "RPS-max-2") {
+            EXPECT_FALSE(o.lower_is_better);
+            ++rps_rows;
+        }
     }
-    EXPECT_FALSE(wakeup50);
-    EXPECT_TRUE(wakeup_max);
-    EXPECT_TRUE(rps_max);
+    EXPECT_EQ(wakeup_rows, 3);
+    EXPECT_EQ(rps_rows, 4);
+    EXPECT_EQ(res.operations.size(), 5u + 5u + 4u);  // 4 percentiles + max, twice; 3 + max
     EXPECT_NE(res.summary.find("Wakeup Latencies percentiles (usec) runtime 2 (s)"),
               std::string::npos);
 }
