@@ -106,8 +106,7 @@ TEST(Schbench, MmtestsOperationNames) {
     const double cs_us = r.sys->cost.k().CONTEXT_SWITCH_NS / 1000;
     int wakeup_rows = 0, rps_rows = 0;
     for (const Operation& o : res.operations) {
-        if (o.name == "Wakeup-50th-2" || o.name == "Wakeup-99.9th-2" ||
-            o.name == "Wakeup-max-2") {
+        if (o.name == "Wakeup-50th-2" || o.name == "Wakeup-99.9th-2" || o.name == "Wakeup-max-2") {
             EXPECT_EQ(o.value, cs_us) << o.name;
             EXPECT_TRUE(o.lower_is_better);
             ++wakeup_rows;
