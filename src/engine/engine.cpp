@@ -357,6 +357,10 @@ void Engine::futex_wake(const Task& waker, Task& q) {
         r.futex_posted_at = std::max(r.futex_posted_at, at);
         return;
     }
+    // A post from before the waiter's futex_wait phase began finds the futex still running:
+    // the phase's start blocked it afterwards, so the post is lost (the CPUs are advanced one
+    // after another, so the waiter may already sleep when this earlier post is handled).
+    if (at < r.futex_wait_from) return;
     // The wakeup happens at the waker's time; the event loop delivers it in time order.
     r.futex_sleeping = false;
     sys_.events.push(at, EV_WAKEUP, q.index, static_cast<int64_t>(q.wake_generation));
