@@ -113,5 +113,45 @@ TEST(Futex, PostBeforeTheWaitPhaseIsLost) {
     EXPECT_EQ(p.ta->state, TaskState::Sleeping);
 }
 
+// A wakeup onto a busy CPU (CFS): H runs 20 ms of work on CPU 0; A sleeps in a futex wait,
+// also bound to CPU 0; B, on CPU 1, wakes A after 6 ms. A is queued behind H and runs only
+// when CPU 0 switches, which the model does at a tick (it serves a wakeup preemption's
+// reschedule there, and check_preempt_tick() ends H's slice there): A starts at a tick plus the
+// context switch, and no later than H's slice, sched_latency / 2 = 9 ms with 4 CPUs
+// (sched_tunable_factor 3), after the wakeup, rounded up to a tick.
+TEST(Futex, WakeupOntoABusyCpuWaitsForATick) {
+    NumaBalancingKnobs k;
+    k.sched_class = SchedClass::Cfs;
+    System sys(load_preset("tiny-2n"), k, 1);
+    auto on = [](Phase ph, int c) {
+        ph.set_affinity = std::vector<int>{c};
+        return ph;
+    };
+    Phase wait = cpu(NSEC_PER_USEC, true);
+    wait.futex_wait = true;
+    Script a({on(cpu(NSEC_PER_USEC, true), 0), wait, cpu(NSEC_PER_USEC, true)});
+    Script h({on(cpu(20 * NSEC_PER_MSEC, true), 0)});
+    a.sys = h.sys = &sys;
+    Task& ta = create_process(sys, mm_create(sys), nullptr, "a", &a, 0, 0);
+    create_process(sys, mm_create(sys), nullptr, "h", &h, 0, 1);
+    Phase wake = cpu(NSEC_PER_USEC, true);
+    wake.futex_wake = {&ta};
+    Script b({on(cpu(6 * NSEC_PER_MSEC, true), 1), wake});
+    b.sys = &sys;
+    create_process(sys, mm_create(sys), nullptr, "b", &b, 0, 2);
+    Engine eng(sys);
+    eng.run(30 * NSEC_PER_MSEC);
+    ASSERT_EQ(a.starts.size(), 3u);
+    ASSERT_EQ(b.starts.size(), 2u);
+    const Nanos woken = b.starts[1];
+    EXPECT_GE(ta.last_wakeup, woken);
+    EXPECT_LE(ta.last_wakeup, woken + 1);
+    const auto cs = static_cast<Nanos>(sys.cost.k().CONTEXT_SWITCH_NS);
+    const Nanos picked = a.starts[2] - cs;
+    EXPECT_EQ(picked % TICK_NSEC, 0);
+    EXPECT_GT(picked, woken);
+    EXPECT_LE(picked, ((woken + 9 * NSEC_PER_MSEC) / TICK_NSEC + 1) * TICK_NSEC);
+}
+
 }  // namespace
 }  // namespace numasim
