@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -44,6 +45,9 @@ constexpr Nanos DEFAULT_RUNTIME = 30 * NSEC_PER_SEC;
 constexpr int64_t DEFAULT_FOOTPRINT_KB = 256;
 constexpr int64_t DEFAULT_OPERATIONS = 5;
 constexpr int64_t DEFAULT_SLEEP_USEC = 100;
+// run_rps_thread(): a worker with more than this many requests pending since it last looked is
+// skipped ("at some point, there's just too much, don't queue more").
+constexpr int RPS_BATCH = 128;
 
 struct SchbenchParams {
     int message_threads = DEFAULT_MESSAGE_THREADS;      // -m
@@ -53,6 +57,7 @@ struct SchbenchParams {
     int64_t cache_footprint_kb = DEFAULT_FOOTPRINT_KB;  // -F
     int64_t operations = DEFAULT_OPERATIONS;            // -n
     int64_t sleep_usec = DEFAULT_SLEEP_USEC;            // -s
+    int64_t rps = 0;  // -R: requests per second in all (0: the default mode)
 };
 
 SchbenchParams read_params(const TomlTable& t, const Topology& m) {
@@ -65,6 +70,7 @@ SchbenchParams read_params(const TomlTable& t, const Topology& m) {
     r.integer("cache_footprint_kb", p.cache_footprint_kb, 1, int64_t{1} << 30);
     r.integer("operations", p.operations, 0, int64_t{1} << 20);
     r.integer("sleep_usec", p.sleep_usec, 0, kMaxDurationSeconds * int64_t{1000000});
+    r.integer("rps", p.rps, 0, std::numeric_limits<int32_t>::max());
     if (!r.has("threads"))  // main(): worker_threads = ceil(num_cpus / message_threads)
         p.threads = (m.nr_cpus() + p.message_threads - 1) / p.message_threads;
     // The main thread, the message threads and their workers.
@@ -104,6 +110,7 @@ class Schbench : public Workload {
         const int nw = p_.message_threads * p_.threads;
         workers_.resize(static_cast<size_t>(nw));
         waiting_.resize(static_cast<size_t>(p_.message_threads));
+        rps_cursor_.resize(static_cast<size_t>(p_.message_threads), 0);
         msgs_.resize(static_cast<size_t>(p_.message_threads), nullptr);
         // message_thread(): malloc(3 * sizeof(unsigned long) * msize^2) per worker, untouched
         // until the worker's first request writes m3 (the last third).
@@ -160,8 +167,13 @@ class Schbench : public Workload {
         Nanos wake_time = -1;   // set by the message thread before it wakes the worker
         Nanos work_start = -1;  // the request's start (before its usleep)
         uint64_t loops = 0;     // requests done (loop_count)
+        int pending = 0;        // -R: requests posted since it last looked (td->pending)
+        int queued = 0;         // -R: requests on its list
+        int todo = 0;           // requests it took from the list and has not finished
     };
-    enum class Step { Post, Woken, Work };
+    // What a worker's next phase does: msg_and_wait(), return from its wait, the math, and the
+    // end of a request.
+    enum class Step { MsgAndWait, Woken, Work, Done };
 
     int worker_of(const Task& t) const {
         for (size_t w = 0; w < workers_.size(); ++w)
@@ -266,6 +278,10 @@ class Schbench : public Workload {
                     ph.futex_wake.push_back(workers_[static_cast<size_t>(m * p_.threads + i)].task);
                 return true;
             }
+            if (p_.rps > 0) {
+                post_requests(m, now, ph);
+                return true;
+            }
             for (const int w : waiting_[static_cast<size_t>(m)]) {
                 workers_[static_cast<size_t>(w)].wake_time = now;
                 ph.futex_wake.push_back(workers_[static_cast<size_t>(w)].task);
@@ -276,44 +292,98 @@ class Schbench : public Workload {
         });
     }
 
-    // worker_thread(): msg_and_wait() (join the message thread's list, post it, wait; then the
-    // wakeup latency), the request's usleep() and do_work(), the request latency.
+    // run_rps_thread(), one second of it: -R / -m requests, round robin over the workers, each
+    // posted with a time stamp and a futex wake, then a sleep for the rest of the second.
+    void post_requests(int m, Nanos now, Phase& ph) {
+        const int64_t per_msg = p_.rps / p_.message_threads;  // requests_per_sec /= -m
+        std::vector<char> woken(static_cast<size_t>(p_.threads), 0);
+        for (int64_t i = 0; i < per_msg; ++i) {
+            const int k = static_cast<int>(rps_cursor_[static_cast<size_t>(m)]++ % p_.threads);
+            Worker& wk = workers_[static_cast<size_t>(m * p_.threads + k)];
+            if (wk.pending > RPS_BATCH) continue;
+            ++wk.pending;
+            ++wk.queued;
+            wk.wake_time = now;
+            if (!woken[static_cast<size_t>(k)]) {
+                woken[static_cast<size_t>(k)] = 1;
+                ph.futex_wake.push_back(wk.task);
+            }
+        }
+        ph.sleep_after = NSEC_PER_SEC - ph.cpu_time;
+    }
+
+    // worker_thread(): msg_and_wait(), then the wakeup latency, then its request (the default
+    // mode) or the requests on its list (-R): each a usleep() and do_work(), timed as the request
+    // latency.
     std::unique_ptr<TaskProgram> make_worker(int m, int w) {
-        Step step = Step::Post;
+        Step step = Step::MsgAndWait;
         return std::make_unique<FnProgram>([this, m, w, step](Task& t, Phase& ph) mutable {
             Worker& me = workers_[static_cast<size_t>(w)];
             const Nanos now = local_clock(t);
             if (stopping_) return false;
             ph.exact_end = true;
-            if (step == Step::Post) {
-                if (me.work_start >= 0) finish_request(me, now);
-                waiting_[static_cast<size_t>(m)].push_back(w);
-                ph.futex_wake = {msgs_[static_cast<size_t>(m)]};
-                ph.futex_wait = true;
-                ph.cpu_time = NSEC_PER_USEC;
-                step = Step::Woken;
-                return true;
+            switch (step) {
+                case Step::MsgAndWait:
+                    step = msg_and_wait(m, w, now, ph);
+                    return true;
+                case Step::Woken: {
+                    // From the message thread's time stamp, or from the wakeup if this CPU's
+                    // clock was past it when the wakeup was delivered (docs/workloads/schbench.md).
+                    const Nanos from = std::max(me.wake_time, t.last_wakeup);
+                    const auto us = static_cast<uint64_t>(std::max<Nanos>(0, now - from) / 1000);
+                    if (us > 0 && measuring(now)) wakeup_.add(static_cast<uint32_t>(us));
+                    if (p_.rps > 0) {  // back to msg_and_wait(), which takes the list
+                        step = msg_and_wait(m, w, now, ph);
+                    } else {
+                        me.todo = 1;
+                        step = start_request(me, now, ph);
+                    }
+                    return true;
+                }
+                case Step::Work:
+                    // do_work(): the matrix math on the worker's own matrices.
+                    ph.streams.push_back({.region = me.m3, .write_fraction = 0.5});
+                    ph.rate_gbs = M3_BYTES_PER_ITERATION / MATH_NS_PER_ITERATION;
+                    ph.work_bytes = work_bytes_;
+                    step = Step::Done;
+                    return true;
+                case Step::Done:
+                    finish_request(me, now);
+                    step = --me.todo > 0 ? start_request(me, now, ph) : msg_and_wait(m, w, now, ph);
+                    return true;
             }
-            if (step == Step::Woken) {
-                // From the message thread's time stamp, or from the wakeup if this CPU's clock
-                // was past it when the wakeup was delivered (docs/workloads/schbench.md).
-                const Nanos from = std::max(me.wake_time, t.last_wakeup);
-                const auto us = static_cast<uint64_t>(std::max<Nanos>(0, now - from) / 1000);
-                if (us > 0 && measuring(now)) wakeup_.add(static_cast<uint32_t>(us));
-                me.work_start = now;
-                // usleep(): the model's wait phase, a 1 us burst then the sleep.
-                ph.cpu_time = NSEC_PER_USEC;
-                ph.sleep_after = static_cast<Nanos>(p_.sleep_usec) * NSEC_PER_USEC;
-                step = work_bytes_ > 0 ? Step::Work : Step::Post;  // -n 0: no math
-                return true;
-            }
-            // do_work(): the matrix math on the worker's own matrices.
-            ph.streams.push_back({.region = me.m3, .write_fraction = 0.5});
-            ph.rate_gbs = M3_BYTES_PER_ITERATION / MATH_NS_PER_ITERATION;
-            ph.work_bytes = work_bytes_;
-            step = Step::Post;
-            return true;
+            return false;
         });
+    }
+
+    // msg_and_wait(): the futex set to blocked, then, with -R, the requests on the worker's list
+    // if there are any; else (default mode) onto the message thread's list, a post to it, and a
+    // wait.
+    Step msg_and_wait(int m, int w, Nanos now, Phase& ph) {
+        Worker& me = workers_[static_cast<size_t>(w)];
+        if (p_.rps > 0) {
+            me.pending = 0;
+            if (me.queued > 0) {
+                me.todo = me.queued;
+                me.queued = 0;
+                return start_request(me, now, ph);
+            }
+        } else {
+            waiting_[static_cast<size_t>(m)].push_back(w);
+            ph.futex_wake = {msgs_[static_cast<size_t>(m)]};
+        }
+        ph.futex_wait = true;
+        ph.cpu_time = NSEC_PER_USEC;
+        return Step::Woken;
+    }
+
+    // A request's start (gettimeofday(&work_start)) and its usleep(): the model's wait phase, a
+    // 1 us burst then the sleep.
+    Step start_request(Worker& me, Nanos now, Phase& ph) const {
+        me.work_start = now;
+        ph.cpu_time = NSEC_PER_USEC;
+        ph.sleep_after = static_cast<Nanos>(p_.sleep_usec) * NSEC_PER_USEC;
+        return work_bytes_ > 0 ? Step::Work : Step::Done;  // -n 0: no math
     }
 
     void finish_request(Worker& me, Nanos now) {
@@ -336,6 +406,7 @@ class Schbench : public Workload {
     std::vector<Worker> workers_;
     std::vector<Task*> msgs_;
     std::vector<std::vector<int>> waiting_;  // per message thread: its list of posted workers
+    std::vector<uint64_t> rps_cursor_;       // -R, per message thread: cur_tid
     std::vector<uint64_t> per_second_;       // requests completed in each second of the run
     SchbenchStats wakeup_, request_;
 };

@@ -92,6 +92,24 @@ TEST(Schbench, MoreWorkersThanCpusWaitOnRunqueues) {
               4.0 * 1e6 / static_cast<double>(figure<uint64_t>(res, "request_latency_min")));
 }
 
+// -R 100 with two workers on an idle machine: each second the message thread posts 100
+// requests, 50 to each worker, and wakes both; each worker takes its list and does its 50
+// requests back to back (well within the second), then waits again. So 100 requests a second,
+// 300 in 3 s, and two wakeups a second, each the 2 us context switch.
+TEST(Schbench, RpsModePostsItsRequestsEachSecond) {
+    auto r = run_workload("tiny-2n", toml("threads = 2\nrps = 100\nruntime = \"3s\"\n"), 4.5);
+    const auto res = r.w->result(*r.sys);
+    const auto cs_us = static_cast<uint64_t>(r.sys->cost.k().CONTEXT_SWITCH_NS / 1000);
+    EXPECT_EQ(figure<uint64_t>(res, "requests"), 300u);
+    EXPECT_EQ(figure<uint64_t>(res, "rps_min"), 100u);
+    EXPECT_EQ(figure<uint64_t>(res, "rps_max"), 100u);
+    EXPECT_EQ(figure<uint64_t>(res, "wakeup_latency_min"), cs_us);
+    EXPECT_EQ(figure<uint64_t>(res, "wakeup_latency_max"), cs_us);
+    EXPECT_NE(
+        res.summary.find("Wakeup Latencies percentiles (usec) runtime 3 (s) (6 total samples)"),
+        std::string::npos);
+}
+
 TEST(Schbench, Deterministic) {
     const std::string t = toml("threads = 6\nruntime = \"1s\"\n");
     auto a = run_workload("tiny-2n", t, 1.1, 7);
@@ -129,7 +147,8 @@ TEST(Schbench, BadInputNamesTheKey) {
          std::vector<std::pair<std::string, std::string>>{{"threads = 0\n", "threads"},
                                                           {"runtime = -1\n", "runtime"},
                                                           {"sleep_usec = -5\n", "sleep_usec"},
-                                                          {"operations = -1\n", "operations"}}) {
+                                                          {"operations = -1\n", "operations"},
+                                                          {"rps = -10\n", "rps"}}) {
         try {
             run_workload("tiny-2n", toml(extra), 0);
             ADD_FAILURE() << extra;
