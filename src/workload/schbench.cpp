@@ -297,11 +297,14 @@ class Schbench : public Workload {
     void post_requests(int m, Nanos now, Phase& ph) {
         const int64_t per_msg = p_.rps / p_.message_threads;  // requests_per_sec /= -m
         std::vector<char> woken(static_cast<size_t>(p_.threads), 0);
-        for (int64_t i = 0; i < per_msg; ++i) {
+        int full = 0;  // workers past RPS_BATCH: once all are, the rest of the second is skipped
+        for (int k = 0; k < p_.threads; ++k)
+            if (workers_[static_cast<size_t>(m * p_.threads + k)].pending > RPS_BATCH) ++full;
+        for (int64_t i = 0; i < per_msg && full < p_.threads; ++i) {
             const int k = static_cast<int>(rps_cursor_[static_cast<size_t>(m)]++ % p_.threads);
             Worker& wk = workers_[static_cast<size_t>(m * p_.threads + k)];
             if (wk.pending > RPS_BATCH) continue;
-            ++wk.pending;
+            if (++wk.pending > RPS_BATCH) ++full;
             ++wk.queued;
             wk.wake_time = now;
             if (!woken[static_cast<size_t>(k)]) {

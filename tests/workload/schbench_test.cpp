@@ -110,6 +110,18 @@ TEST(Schbench, RpsModePostsItsRequestsEachSecond) {
         std::string::npos);
 }
 
+// Beyond what the workers take, run_rps_thread() skips a worker with more than 128 requests
+// posted since it last looked: a rate of 10^4 and one of 2 x 10^9 a second post the same
+// requests, and the second costs no more (the posting stops once every worker is full).
+TEST(Schbench, RpsBeyondTheBatchLimitIsSkipped) {
+    auto requests = [](const std::string& rps) {
+        auto r = run_workload("tiny-2n", toml("threads = 2\nruntime = \"3s\"\nrps = " + rps + "\n"),
+                              4.5);
+        return figure<uint64_t>(r.w->result(*r.sys), "requests");
+    };
+    EXPECT_EQ(requests("10000"), requests("2000000000"));
+}
+
 TEST(Schbench, Deterministic) {
     const std::string t = toml("threads = 6\nruntime = \"1s\"\n");
     auto a = run_workload("tiny-2n", t, 1.1, 7);
