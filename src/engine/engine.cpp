@@ -151,6 +151,7 @@ Nanos Engine::run(Nanos end) {
             if (p.state == TaskState::Sleeping && static_cast<int64_t>(p.wake_generation) == e.b)
                 try_to_wake_up(sys_, p);
         }
+        keep_exact_ends();
     }
     catch_up_all();
     sys_.tracer.flush();
@@ -268,6 +269,10 @@ void Engine::apply_phase_setup(Task& p) {
         const int dst = find_idlest_cpu(sys_, p, p.cpu);
         if (dst != p.cpu) move_task(sys_, p, dst);
     }
+    if (ph.exact_end) exact_ends_ = true;
+    if (ph.futex_wait) run.futex_wait_from = sys_.rqs[p.cpu].clock;
+    for (Task* q : ph.futex_wake)
+        futex_wake(p, *q);
     run.sweep_pos.assign(ph.streams.size(), 0);
     run.sweep_carry.assign(ph.streams.size(), 0.0);
     for (size_t i = 0; i < ph.streams.size(); ++i)
@@ -310,6 +315,57 @@ void Engine::wake_joiners(const Task& p) {
     }
 }
 
+void Engine::keep_exact_ends() {
+    if (!exact_ends_) return;
+    const int n = sys_.nr_cpus();
+    exact_end_at_.resize(static_cast<size_t>(n), -1);
+    for (int c = 0; c < n; ++c) {
+        const Rq& rq = sys_.rqs[c];
+        const Task* p = rq.curr;
+        if (!p) continue;
+        TaskRun& run = run_of(*p);
+        const Phase& ph = run.phase;
+        if (!ph.exact_end) continue;
+        // The debts are paid first, then the rest of the phase at its current rate.
+        Nanos at = rq.clock + p->kernel_debt + p->stall_debt + p->blocked_debt;
+        if (run.has_phase) {
+            Nanos left = -1;
+            if (ph.cpu_time > 0) left = ph.cpu_time - run.phase_cpu;
+            if (ph.work_bytes > 0) {
+                const double npb = sys_.cost.ns_per_byte(run.access, c);
+                const auto b =
+                    static_cast<Nanos>(std::ceil((ph.work_bytes - run.phase_bytes) * npb));
+                left = left < 0 ? b : std::min(left, b);
+            }
+            if (left < 0) continue;  // no end to foresee
+            at += std::max<Nanos>(left, 1);
+        }
+        // Just past the end, so that the next phase starts within the same advance.
+        ++at;
+        Nanos& queued = exact_end_at_[static_cast<size_t>(c)];
+        if (queued > sys_.now && queued <= at) continue;  // an earlier one is queued
+        queued = at;
+        sys_.events.push(at, EV_PHASE_END, c);
+    }
+}
+
+void Engine::futex_wake(const Task& waker, Task& q) {
+    if (q.state == TaskState::Dead) return;
+    TaskRun& r = run_of(q);
+    const Nanos at = sys_.rqs[waker.cpu].clock;
+    if (!r.futex_sleeping) {
+        r.futex_posted_at = std::max(r.futex_posted_at, at);
+        return;
+    }
+    // A post from before the waiter's futex_wait phase began finds the futex still running:
+    // the phase's start blocked it afterwards, so the post is lost (the CPUs are advanced one
+    // after another, so the waiter may already sleep when this earlier post is handled).
+    if (at < r.futex_wait_from) return;
+    // The wakeup happens at the waker's time; the event loop delivers it in time order.
+    r.futex_sleeping = false;
+    sys_.events.push(at, EV_WAKEUP, q.index, static_cast<int64_t>(q.wake_generation));
+}
+
 void Engine::finish_phase(Task& p) {
     TaskRun& run = run_of(p);
     run.has_phase = false;
@@ -321,6 +377,14 @@ void Engine::finish_phase(Task& p) {
         if (!other_threads_live(p)) return;
         dequeue_sleeping_task(sys_, p);
         ++p.wake_generation;
+        schedule(sys_, cpu);
+        return;
+    }
+    if (run.phase.futex_wait) {
+        if (run.futex_posted_at >= run.futex_wait_from) return;  // fwait(): posted, no sleep
+        dequeue_sleeping_task(sys_, p);
+        ++p.wake_generation;
+        run.futex_sleeping = true;
         schedule(sys_, cpu);
         return;
     }

@@ -46,6 +46,12 @@ struct TaskRun {
     Nanos utime_seen = 0, stime_seen = 0;  // at the last tick it ran at (its user-mode share)
     CostModel::RateNote rate_note;         // its rate on its CPU; cleared with `access`
     uint64_t phase_seq = 0;                // phases started: `access` changes with it
+    // The latest futex_wake's time, and the start of its futex_wait phase: a wake posted at or
+    // after that start ends the wait. Times, not a flag, because the engine advances the CPUs one
+    // after another, so a waker's later wake may be handled before the waiter's earlier start.
+    Nanos futex_posted_at = -1;
+    Nanos futex_wait_from = 0;
+    bool futex_sleeping = false;  // asleep in a futex_wait phase
 };
 
 // A run whose simulated time stopped: some CPU took kMaxStepsWithoutTime steps (phases started,
@@ -112,6 +118,11 @@ class Engine {
     // not handled. Returns false if p left the CPU.
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi, uint64_t& next);
     void apply_phase_setup(Task& p);
+    // After each event: an EV_PHASE_END just after the predicted end of every running phase
+    // with Phase::exact_end (or now, for a task that finished one and has not started the next).
+    void keep_exact_ends();
+    // FUTEX_WAKE of q by `waker` (Phase::futex_wake).
+    void futex_wake(const Task& waker, Task& q);
     // One step of p's user work on `cpu` of at most `avail` ns at `npb` ns per byte: accounted,
     // cut short where the phase's bytes or CPU time run out (`ends`). Returns the bytes done.
     double user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb, double miss_per_byte,
@@ -185,6 +196,8 @@ class Engine {
     uint64_t ticks_ = 0;
     // Per CPU, as each CPU's PMU counts its own: fractional cache misses not yet counted.
     std::vector<double> llc_miss_carry_;
+    bool exact_ends_ = false;          // some phase asked for Phase::exact_end
+    std::vector<Nanos> exact_end_at_;  // per CPU: its queued EV_PHASE_END (-1: none)
     bool sg_stats_cache_ = true;
     bool fault_runs_ = true;
     uint64_t fault_run_pages_ = 0;

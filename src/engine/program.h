@@ -33,6 +33,18 @@ struct Phase {
     // pthread_join() on every other thread of the thread group after the phase's work: the task
     // sleeps (no wakeups, like a futex wait on the exiting threads' tids) until they have exited.
     bool join = false;
+    // FUTEX_WAKE at the phase's start, from this task's CPU at its clock: each of these tasks
+    // that sleeps in a futex_wait phase is woken (try_to_wake_up()); one that does not sleep yet
+    // finds its futex posted and does not sleep at the end of its phase.
+    std::vector<Task*> futex_wake;
+    // FUTEX_WAIT after the phase's work: the task sets its futex to blocked at the phase's start
+    // and sleeps at its end until another task's futex_wake, unless one came meanwhile.
+    bool futex_wait = false;
+    // Exact timing: while the task runs this phase, and until its next phase starts, the engine
+    // keeps an event just after the phase's predicted end, so that what the program does there
+    // (a futex_wake of another task) happens at its own time, not at the next tick. One event
+    // per phase; for programs whose tasks wake each other within microseconds (schbench).
+    bool exact_end = false;
     double ops_per_byte = 0;  // workload metric: operations completed per byte moved
 
     // The part of the phase the cost model sees.

@@ -35,9 +35,10 @@ namespace numasim {
 
 // Kinds of events in System::events.
 enum EventKind : uint32_t {
-    EV_TICK = 1,    // the global scheduler tick (every CPU whose tick is not stopped)
-    EV_WAKEUP = 2,  // a = task index, b = wake_generation
-    EV_STOP = 3,    // end of the run
+    EV_TICK = 1,       // the global scheduler tick (every CPU whose tick is not stopped)
+    EV_WAKEUP = 2,     // a = task index, b = wake_generation
+    EV_STOP = 3,       // end of the run
+    EV_PHASE_END = 4,  // a = CPU: the predicted end of a phase with Phase::exact_end
 };
 
 class LatencyRecorder;

@@ -280,6 +280,7 @@ void try_to_wake_up(System& sys, Task& p) {
         sys.catch_up_cpu(p.cpu);
         Rq& rq = sys.rqs[p.cpu];
         requeue_delayed_entity(sys, rq, p);
+        p.last_wakeup = rq.clock;
         trace_sched_wakeup(sys, p, p.cpu, p.cpu);
         if (!rq.curr)
             schedule(sys, rq.cpu);
@@ -308,6 +309,7 @@ void try_to_wake_up(System& sys, Task& p) {
         if (sys.cpu_to_node(cpu) != sys.cpu_to_node(prev)) update_scan_period(sys, p, cpu);
     }
     enqueue_task(sys, rq, p);
+    p.last_wakeup = rq.clock;
     trace_sched_wakeup(sys, p, cpu, prev);
     if (!rq.curr)
         schedule(sys, cpu);

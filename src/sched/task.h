@@ -65,6 +65,9 @@ struct Task {
     Nanos exec_start = 0;             // se.exec_start
     SchedAvg avg;
     uint64_t wake_generation = 0;  // invalidates stale wakeup events
+    // The clock of the runqueue try_to_wake_up() last queued it on (sched_info's last_queued
+    // for a wakeup), -1 before any: the start of its wakeup latency.
+    Nanos last_wakeup = -1;
 
     // --- accounting (getrusage, perf stat, /proc/<pid>/sched) ---
     Nanos utime = 0;

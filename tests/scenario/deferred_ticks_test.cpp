@@ -63,6 +63,11 @@ constexpr const char* kPerfBenchSweep =
 constexpr const char* kPerfBenchRandom =
     "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=2\nmb_proc=64\n";
 
+// schbench as mmtests' NUMA config runs it (a message thread per node, CPUs/nodes workers
+// each): threads that wake each other over futexes, with exact phase ends.
+constexpr const char* kSchbench =
+    "[[workload]]\ntype='schbench'\nmessage_threads=2\nthreads=24\nruntime='3s'\n";
+
 // 16 processes forked over copy-on-write pages of one file mapping.
 constexpr const char* kCowsum =
     "[[workload]]\ntype='cowsum'\nprocesses=16\nseconds=4\nmode='data'\n";
@@ -205,6 +210,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"PerfBenchRandomV612", "haswell-2s", "v6.12", msecs_to_ns(8000), kPerfBenchRandom,
              true, 1},
         Case{"CowsumV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kCowsum, true, 0},
+        Case{"SchbenchV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kSchbench, false, 0},
+        Case{"SchbenchV419Cfs", "haswell-2s", "v4.19", msecs_to_ns(3000), kSchbench, false, 0},
         Case{"LateArrivalsV612", "tiny-2n", "v6.12", msecs_to_ns(8000), kLateArrivals, true, 0},
         Case{"LateArrivalsV419Cfs", "tiny-2n", "v4.19", msecs_to_ns(8000), kLateArrivals, true, 0}),
     [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });

@@ -39,6 +39,11 @@ constexpr const char* kPerfBenchSweep =
     "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
     "data_rand_walk=false\n";
 
+// schbench as mmtests' NUMA config runs it (a message thread per node, CPUs/nodes workers
+// each): threads that wake each other over futexes, with exact phase ends.
+constexpr const char* kSchbench =
+    "[[workload]]\ntype='schbench'\nmessage_threads=2\nthreads=24\nruntime='3s'\n";
+
 // Henry Willard's shared .data test (examples/cowsum.toml) scaled down: 16 processes sweep the
 // copy-on-write pages of one file mapping, so every migration walks 16 mappers (and flushes the
 // TLBs of those whose PTEs are accessible) and charges the mappers that touch the page meanwhile.
@@ -175,6 +180,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"PerfBenchSweepV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBenchSweep, true},
         Case{"PerfBenchSweepV419", "haswell-2s", "v4.19", msecs_to_ns(3000), kPerfBenchSweep, true},
         Case{"Streams", "tiny-2n", "v6.12", msecs_to_ns(3000), kStreams, false},
+        Case{"SchbenchV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kSchbench, false},
         Case{"CowsumSharedCowV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kCowsum, true, true,
              false},
         Case{"CowsumSharedCowV419", "haswell-2s", "v4.19", msecs_to_ns(3000), kCowsum, true, true,
