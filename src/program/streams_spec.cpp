@@ -47,6 +47,8 @@ int parse_node(std::string_view s) {
     return ec == std::errc() && end == s.data() + s.size() ? n : -1;
 }
 
+}  // namespace
+
 // "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every CPU (empty list).
 std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
     std::string s;
@@ -94,6 +96,8 @@ std::optional<MemPolicy> read_policy(const TomlTable& t, const Topology& topo, c
     }
     return p;
 }
+
+namespace {
 
 RegionSpec read_region(const TomlTable& t, const Topology& topo) {
     RegionSpec r;
