@@ -1,7 +1,7 @@
 // The parts of the request-serving model (workload/request_serving.cpp) that need no simulated
 // machine: the service-time distributions, the arrival stream of one worker, the split of a
 // batch's elapsed time over its requests, the saturation rate and the exact percentiles of the
-// request latencies. docs/request-serving.md.
+// request latencies. docs/workloads/request-serving.md.
 #pragma once
 
 #include <cstdint>

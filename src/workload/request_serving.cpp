@@ -3,7 +3,7 @@
 // its working set, so where the working set's pages are (first touch, policy, and NUMA
 // balancing's migrations) decides through the cost model how long it takes. It reports the
 // requests' latency percentiles (arrival to completion: queueing, wake-up, service and what the
-// kernel charged the worker meanwhile) and the throughput. docs/request-serving.md.
+// kernel charged the worker meanwhile) and the throughput. docs/workloads/request-serving.md.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -317,7 +317,7 @@ class RequestServing : public Workload {
 
 const WorkloadRegistrar reg(
     "request-serving",
-    "worker threads serving an open-loop Poisson request stream; request latency percentiles",
+    "worker threads serving an open-loop Poisson request stream (request latency)",
     [](const TomlTable& t, const Topology& m) { return std::make_unique<RequestServing>(t, m); });
 
 }  // namespace
