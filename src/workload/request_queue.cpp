@@ -7,6 +7,17 @@
 
 namespace numasim {
 
+namespace {
+// An arrival this late never comes in a run (at most a day, config/limits.h): the stream's clock
+// stops there, so that at any rate its times stay far inside a 64-bit count of ns.
+constexpr double kNeverNs = 1e18;
+
+Nanos advance(double& clock, Rng& rng, double rate_per_ns) {
+    clock = std::min(kNeverNs, clock + rng.exponential(rate_per_ns));
+    return std::llround(clock);
+}
+}  // namespace
+
 Nanos ServiceTime::draw(Rng& rng) const {
     const double m = static_cast<double>(mean);
     double s = m;
@@ -29,15 +40,14 @@ double saturation_rate(int workers, int cpus, Nanos mean_service) {
 }
 
 ArrivalStream::ArrivalStream(Rng rng, double rate_per_s, Nanos start)
-    : rng_(rng), rate_per_ns_(rate_per_s / NSEC_PER_SEC), clock_(static_cast<double>(start)) {
-    clock_ += rng_.exponential(rate_per_ns_);
-    next_ = std::llround(clock_);
-}
+    : rng_(rng),
+      rate_per_ns_(rate_per_s / NSEC_PER_SEC),
+      clock_(static_cast<double>(start)),
+      next_(advance(clock_, rng_, rate_per_ns_)) {}
 
 Nanos ArrivalStream::take() {
     const Nanos a = next_;
-    clock_ += rng_.exponential(rate_per_ns_);
-    next_ = std::llround(clock_);
+    next_ = advance(clock_, rng_, rate_per_ns_);
     return a;
 }
 

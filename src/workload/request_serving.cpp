@@ -68,7 +68,7 @@ Params read_params(const TomlTable& t, const Topology& topo) {
     else if (t.has("service_sigma"))
         r.fail("service_sigma", "applies to service_dist = \"lognormal\" only");
     r.number("write_fraction", p.write_fraction, 0, 1);
-    r.number("mlp", p.mlp, 0, 1024);
+    r.number("mlp", p.mlp, 0, kMaxPhaseMlp);
     if (t.has("affinity")) p.affinity = read_affinity(t, topo);
     p.policy = read_policy(t, topo, "policy");
     if (t.has("percentiles")) {
@@ -80,6 +80,13 @@ Params read_params(const TomlTable& t, const Topology& topo) {
     }
     if (t.has("p99_target")) r.duration("p99_target", p.p99_target, 1);
     r.duration("warmup", p.warmup, 0);
+    // The requests' phases read at this rate (docs/scenario.md, "Errors and limits").
+    if (const double gbs =
+            static_cast<double>(p.request_bytes) / static_cast<double>(p.service.mean);
+        gbs > kMaxRateGbs)
+        r.fail("request_bytes",
+               fmt::format("{} bytes in service_time {:g} us is {:g} GB/s, more than {:g} GB/s",
+                           p.request_bytes, p.service.mean / 1e3, gbs, kMaxRateGbs));
     const int cpus = p.affinity.empty() ? topo.nr_cpus() : static_cast<int>(p.affinity.size());
     const double sat = saturation_rate(p.workers, cpus, p.service.mean);
     if (p.rate >= sat)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "config/limits.h"
 #include "helpers.h"
 #include "workload/request_queue.h"
 
@@ -79,6 +80,20 @@ TEST(RequestQueue, ArrivalsArePoisson) {
     // n gaps of mean 1 ms end within 1 % of n ms (standard error 0.3 %).
     EXPECT_NEAR(static_cast<double>(prev - 5 * NSEC_PER_SEC), n * 1e6, 0.01 * n * 1e6);
     EXPECT_NEAR(short_gaps / static_cast<double>(n), 1 - std::exp(-1.0), 0.01);
+}
+
+// A stream too slow to deliver in a run (at most a day) has its arrivals after the run's end,
+// and its clock stops at 1e18 ns instead of overflowing (a gap at 1e-9 requests/s is 1e18 s).
+TEST(RequestQueue, ATrickleNeverOverflows) {
+    ArrivalStream a(Rng(5, "test.trickle"), 1e-9, 0);
+    Nanos prev = 0;
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_GT(a.next(), kMaxDurationSeconds * NSEC_PER_SEC);
+        EXPECT_LE(a.next(), Nanos{1000000000} * NSEC_PER_SEC);
+        EXPECT_GE(a.next(), prev);
+        prev = a.take();
+    }
+    EXPECT_EQ(a.next(), Nanos{1000000000} * NSEC_PER_SEC);  // 1e18: stopped there
 }
 
 // One worker, requests that read one cache line (so their time is their CPU time), NUMA
@@ -176,6 +191,13 @@ TEST(RequestServing, BadInputNamesTheKey) {
         e = parse_error(t);
         EXPECT_EQ(key_of(e), "workload[0].service_time") << bad;
     }
+    // 2 MB in 100 us is 20 GB/s; 2 GB in 100 us is beyond any phase's rate (kMaxRateGbs).
+    std::string big = one_worker("100", "fixed");
+    big.replace(big.find("request_bytes=64"), 16, "request_bytes='2GB'");
+    e = parse_error(big);
+    EXPECT_EQ(key_of(e), "workload[0].request_bytes");
+    EXPECT_NE(e.problem().find("20000 GB/s, more than 10000 GB/s"), std::string::npos)
+        << e.problem();
     e = parse_error(one_worker("100", "fixed", "service_sigma=1\n"));
     EXPECT_EQ(key_of(e), "workload[0].service_sigma");
     e = parse_error(one_worker("100", "lognormal"));
