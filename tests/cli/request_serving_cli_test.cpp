@@ -2,6 +2,7 @@
 // any number of workers, and bad values are refused with exit 2 and one line naming the key.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "numasim_process.h"
@@ -22,6 +23,39 @@ TEST(RequestServingCli, CompareRowsSameAtAnyWorkers) {
     EXPECT_NE(a.out.find("\nHmean     tput-requests "), std::string::npos);
     EXPECT_NE(a.out.find(" on "), std::string::npos);
     EXPECT_NE(a.out.find(" bound"), std::string::npos);
+}
+
+// The example's three variants, shortened: bound keeps every page and every worker on node 0
+// and takes no hinting fault; off takes none either; on takes them, and its tail is longer than
+// off's. All three serve what they are offered.
+TEST(RequestServingCli, ExampleVariantsDoWhatTheySay) {
+    auto run = [](const std::string& variant) {
+        const Output o = run_numasim(
+            "run examples/request-serving.toml --json --iterations 1 --duration 4s "
+            "--param workload.warmup=1s --param workload.working_set=256MiB -V " +
+            variant);
+        EXPECT_EQ(o.status, 0) << o.out;
+        return nlohmann::json::parse(o.out.substr(o.out.find('{')));
+    };
+    const auto on = run("on"), off = run("off"), bound = run("bound");
+    for (const auto* j : {&on, &off, &bound}) {
+        const auto& w = j->at("workloads").at(0);
+        EXPECT_GT(w.at("requests").get<uint64_t>(), 100000u);
+        EXPECT_NEAR(w.at("throughput").get<double>(), 40000.0, 2000.0);
+    }
+    EXPECT_EQ(bound.at("vmstat").at("numa_hint_faults").get<uint64_t>(), 0u);
+    EXPECT_EQ(off.at("vmstat").at("numa_hint_faults").get<uint64_t>(), 0u);
+    EXPECT_GT(on.at("vmstat").at("numa_hint_faults").get<uint64_t>(), 0u);
+    for (const auto& r : bound.at("regions"))
+        if (r.at("region") == "working_set") {
+            EXPECT_EQ(r.at("node_pages").at(1), 0) << r;
+        }
+    for (const auto& t : bound.at("workloads").at(0).at("tasks"))
+        EXPECT_EQ(t.at("last_node"), 0) << t;
+    auto p99 = [](const nlohmann::json& j) {
+        return j.at("workloads").at(0).at("p99_us").get<double>();
+    };
+    EXPECT_GT(p99(on), p99(off));
 }
 
 TEST(RequestServingCli, BadValuesExitTwo) {
