@@ -38,6 +38,10 @@ enum EventKind : uint32_t {
     EV_TICK = 1,    // the global scheduler tick (every CPU whose tick is not stopped)
     EV_WAKEUP = 2,  // a = task index, b = wake_generation
     EV_STOP = 3,    // end of the run
+    // Nothing happens but that every CPU is brought to this time: a workload's request arrives
+    // (workload/request_serving.cpp), and a worker deciding how to wait for it must not find
+    // the CPUs already advanced past it.
+    EV_SYNC = 4,
 };
 
 class LatencyRecorder;

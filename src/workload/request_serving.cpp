@@ -239,10 +239,12 @@ class RequestServing : public Workload {
         // Each worker has its own queue: a random split of one Poisson stream of `rate` into
         // `workers` Poisson streams of rate / workers.
         const double each = p_.rate / p_.workers;
-        for (size_t i = 0; i < workers_.size(); ++i)
+        for (size_t i = 0; i < workers_.size(); ++i) {
             workers_[i].arrivals.emplace(
                 Rng(sys_->seed, fmt::format("workload.{}.request-serving.{}", index_, i)), each,
                 start_);
+            sys_->events.push(workers_[i].arrivals->next(), EV_SYNC);
+        }
         for (int i = 1; i < p_.workers; ++i)
             proc_->pthread_create(main, "server", make_worker(i), i);
     }
@@ -257,12 +259,14 @@ class RequestServing : public Workload {
         ArrivalStream& a = *wk.arrivals;
         if (a.next() > now) {
             // No request waits: the worker sleeps until the next one arrives, woken by its
-            // arrival. The engine has already taken this CPU's clock to the event it advances
-            // to (sys.now), so a sleep must start before it (the phase of 1 ns before the sleep
-            // does) and end after it: a sleep that ended earlier could only end there. A
-            // request that arrives before that event the worker waits for on the CPU (polls),
-            // and serves as soon as it arrives.
-            if (a.next() > sys_->now) {
+            // arrival. Each arrival is an event (EV_SYNC), so the engine does not advance the
+            // CPUs past an arrival before its worker has seen it: a sleep that ended before the
+            // event the CPUs are advanced to could only end there. The engine may have been
+            // advancing past it already when the arrival was drawn (its event then came too
+            // late); such a request the worker waits for on the CPU (polls) and serves as it
+            // arrives, unless another task waits for the CPU: then it sleeps and gives the CPU
+            // up, and its wake-up comes at that event.
+            if (a.next() > sys_->now || !sys_->rqs[static_cast<size_t>(t.cpu)].queued.empty()) {
                 ph.cpu_time = 1;
                 ph.sleep_after = a.next() - now - 1;
             } else {
@@ -280,6 +284,7 @@ class RequestServing : public Workload {
             bytes += static_cast<double>(p_.service.draw(a.rng())) * rate_gbs_;
             wk.cum_bytes.push_back(bytes);
         }
+        sys_->events.push(a.next(), EV_SYNC);
         ph.streams.push_back(
             {.region = region_, .pattern = Pattern::Random, .write_fraction = p_.write_fraction});
         ph.rate_gbs = rate_gbs_;
