@@ -32,7 +32,10 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
            "The same, then each effect's range over 8 draws of the model's cost figures from "
            "their published ranges, and whether its sign holds in all of them."},
           {"numasim compare examples/variants.toml --latency",
-           "The percentiles of what balancing takes from the tasks, as mmtests' Lat rows."}}},
+           "The percentiles of what balancing takes from the tasks, as mmtests' Lat rows."},
+          {"numasim compare examples/request-serving.toml",
+           "A service's request latency percentiles and throughput with numa_balancing on, off "
+           "and the service bound to one node."}}},
         {"numasim-sweep",
          {{"numasim sweep examples/sweeps/smallimp-threshold.toml -o smallimp",
            "Every case of a sweep spec, one JSON per case, sweep.csv and compare tables."},

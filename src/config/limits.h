@@ -37,6 +37,15 @@ inline constexpr int64_t kMaxDurationSeconds = 24 * 3600;
 // per simulated second (measured: 500,000 starts of a 2 us streams phase in 0.08 s).
 inline constexpr double kMaxPhaseStartsPerSecond = 1e6;
 
+// A phase's rate: ten times the bandwidth of a whole HBM3 stack (~800 GB/s); more is a typo,
+// and near-infinite rates make a phase's bytes per nanosecond overflow.
+inline constexpr double kMaxRateGbs = 10000;
+// A phase's own memory-level parallelism. No core keeps more than a few dozen cache misses in
+// flight (its line fill buffers and L2 miss queue; the machine's `line_fill_buffers` caps a
+// core's sum in the cost model), so 1024 is past any real figure; without a bound, the sum over
+// a core's tasks overflowed to infinity and the cost model divided infinity by itself.
+inline constexpr double kMaxPhaseMlp = 1024;
+
 // A machine. CPUs: Linux's largest x86 configuration (CONFIG_MAXSMP: NR_CPUS 8192). Nodes: the
 // largest single-system-image NUMA machines Linux runs on have 256 (SGI UV 3000, 256 sockets);
 // setup grows faster than the square of the node count (SLIT, sched domains), so 256 nodes take

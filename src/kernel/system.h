@@ -39,6 +39,10 @@ enum EventKind : uint32_t {
     EV_WAKEUP = 2,     // a = task index, b = wake_generation
     EV_STOP = 3,       // end of the run
     EV_PHASE_END = 4,  // a = CPU: the predicted end of a phase with Phase::exact_end
+    // Nothing happens but that every CPU is brought to this time: a workload's request arrives
+    // (workload/request_serving.cpp), and a worker deciding how to wait for it must not find
+    // the CPUs already advanced past it.
+    EV_SYNC = 5,
 };
 
 class LatencyRecorder;

@@ -22,19 +22,10 @@ namespace {
 constexpr std::array<std::pair<bool, std::string_view>, 2> kImages = {
     {{false, "dynamic"}, {true, "static"}}};
 
-// A phase's rate: ten times the bandwidth of a whole HBM3 stack (~800 GB/s); more is a typo,
-// and near-infinite rates make a phase's bytes per nanosecond overflow.
-constexpr double kMaxRateGbs = 10000;
-
 // A stream's share is a relative weight; a million to one is far past what any two streams of
 // one phase differ by, and keeps the phase's total finite (two shares of 1e308 summed to
 // infinity, and every share then normalised to zero while the phase still moved bytes).
 constexpr double kMaxStreamShare = 1e6;
-// A phase's own memory-level parallelism. No core keeps more than a few dozen cache misses in
-// flight (its line fill buffers and L2 miss queue; the machine's `line_fill_buffers` caps a
-// core's sum in the cost model), so 1024 is past any real figure; without a bound, the sum over
-// a core's tasks overflowed to infinity and the cost model divided infinity by itself.
-constexpr double kMaxPhaseMlp = 1024;
 // Operations a phase counts per byte it moves: a million is a loop doing a million operations
 // per byte, far past any benchmark's (specjbb counts a transaction per ~100 KB); without a bound,
 // bytes times a huge ratio printed `inf ops`.
@@ -46,6 +37,8 @@ int parse_node(std::string_view s) {
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     return ec == std::errc() && end == s.data() + s.size() ? n : -1;
 }
+
+}  // namespace
 
 // "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every CPU (empty list).
 std::vector<int> read_affinity(const TomlTable& t, const Topology& topo) {
@@ -94,6 +87,8 @@ std::optional<MemPolicy> read_policy(const TomlTable& t, const Topology& topo, c
     }
     return p;
 }
+
+namespace {
 
 RegionSpec read_region(const TomlTable& t, const Topology& topo) {
     RegionSpec r;

@@ -71,6 +71,12 @@ struct ProcessSpec {
     bool has_first_touch() const;
 };
 
+// The `affinity` key of table t: "node:N" -> node N's CPUs; [1, 2] -> those CPUs; "all" -> every
+// CPU (an empty list). Anything else, or a node without CPUs, is an input error.
+std::vector<int> read_affinity(const TomlTable& t, const Topology& topo);
+// The memory policy of key `key` of table t with its `nodes`; nullopt if the key is absent.
+std::optional<MemPolicy> read_policy(const TomlTable& t, const Topology& topo, const char* key);
+
 struct StreamsSpec {
     std::string name;
     std::vector<ProcessSpec> processes;

@@ -29,15 +29,19 @@ int Log2Hist::max_slot() const {
     return 0;
 }
 
-uint64_t Log2Hist::percentile(double p) const {
-    if (!count_) return 0;
+uint64_t nearest_rank(double p, uint64_t count) {
     // The rank in integers, from p in thousandths of a percent, so that 99.9 % of 1000 values
     // is rank 999 and not 1000 through a rounding of 99.9 / 100 * 1000.
     const auto milli = static_cast<unsigned __int128>(std::llround(p * 1000));
-    const unsigned __int128 scaled = milli * count_;
+    const unsigned __int128 scaled = milli * count;
     const unsigned __int128 per = 100000;
-    auto rank = static_cast<uint64_t>((scaled + per - 1) / per);
-    if (rank < 1) rank = 1;
+    const auto rank = static_cast<uint64_t>((scaled + per - 1) / per);
+    return rank < 1 ? 1 : rank;
+}
+
+uint64_t Log2Hist::percentile(double p) const {
+    if (!count_) return 0;
+    const uint64_t rank = nearest_rank(p, count_);
     uint64_t seen = 0;
     for (int k = 1; k < kSlots; ++k) {
         seen += slots_[static_cast<size_t>(k)];

@@ -10,6 +10,10 @@
 
 namespace numasim {
 
+// The nearest rank of the p-th percentile (0 <= p <= 100, in steps of 0.001) of `count` values:
+// ceil(p/100 * count), at least 1.
+uint64_t nearest_rank(double p, uint64_t count);
+
 class Log2Hist {
   public:
     // 0 (never used, as in bcc) and one slot per bit of a 64-bit value.

@@ -72,6 +72,15 @@ double Rng::exponential(double rate) {
     return -std::log1p(-uniform()) / rate;
 }
 
+double Rng::normal() {
+    // Box-Muller: two uniforms give a normal deviate. Only the cosine branch is used, so each
+    // draw takes exactly two uniforms and no state is carried between draws.
+    constexpr double kTwoPi = 6.283185307179586;
+    const double u1 = 1.0 - uniform();  // (0, 1]: the logarithm stays finite
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+}
+
 uint64_t Rng::geometric(double p) {
     if (p >= 1.0) return 0;
     const double u = 1.0 - uniform();  // (0, 1]

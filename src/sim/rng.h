@@ -19,6 +19,7 @@ class Rng {
     uint64_t below(uint64_t n);  // [0, n), unbiased; n > 0
     bool bernoulli(double p);
     double exponential(double rate);  // mean 1/rate
+    double normal();                  // standard normal: mean 0, standard deviation 1
     uint64_t geometric(double p);     // failures before the first success; p in (0, 1]
     uint64_t binomial(uint64_t n, double p);
     uint64_t poisson(double mean);
