@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "config/limits.h"
 #include "machine/topology.h"
 
 namespace numasim {
@@ -231,6 +232,11 @@ class Parser {
     // setpolicy(): one memory policy per invocation.
     void set_policy(const std::string& given, MpolMode mode, const std::vector<int>& nodes) {
         if (out_.mempolicy) throw NumactlError(given, "Conflicting policies");
+        for (int n : nodes)
+            if (n >= kMaxPolicyNodes)
+                throw NumactlError(given, fmt::format("node {}: memory policies take nodes 0..{} "
+                                                      "(the model's node mask is 64 bits)",
+                                                      n, kMaxPolicyNodes - 1));
         out_.mempolicy = MemPolicy{.mode = mode, .nodes = node_bits(nodes)};
     }
 
