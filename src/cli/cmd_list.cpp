@@ -1,5 +1,5 @@
-// numasim machines [show MACHINE] | workloads | profiles [show NAME [SCENARIO]]: what is
-// registered.
+// numasim machines [show MACHINE] | workloads | policies | profiles [show NAME [SCENARIO]]: what
+// is registered.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "machine/presets.h"
 #include "mm/memory_tiers.h"
 #include "numab/profile.h"
+#include "policy/registry.h"
 #include "report/knob_report.h"
 #include "report/machine_report.h"
 #include "workload/registry.h"
@@ -143,6 +144,15 @@ std::unique_ptr<Command> make_workloads_command() {
         std::string s;
         for (const auto& w : workload_registry())
             s += fmt::format("{:<20} {}\n", w.name, w.description);
+        return s;
+    });
+}
+
+std::unique_ptr<Command> make_policies_command() {
+    return std::make_unique<ListCommand>("policies", "list the placement policies", [] {
+        std::string s;
+        for (const auto& p : policy_registry())
+            s += fmt::format("{:<20} {}\n", p.name, p.description);
         return s;
     });
 }

@@ -15,6 +15,7 @@ std::vector<std::unique_ptr<Command>> make_commands() {
     c.push_back(make_machines_command());
     c.push_back(make_calibrate_command());
     c.push_back(make_workloads_command());
+    c.push_back(make_policies_command());
     c.push_back(make_profiles_command());
     c.push_back(make_report_command());
     c.push_back(make_completion_command());

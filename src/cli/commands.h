@@ -30,6 +30,7 @@ std::unique_ptr<Command> make_perf_bench_numa_command();
 std::unique_ptr<Command> make_machines_command();
 std::unique_ptr<Command> make_calibrate_command();
 std::unique_ptr<Command> make_workloads_command();
+std::unique_ptr<Command> make_policies_command();
 std::unique_ptr<Command> make_profiles_command();
 std::unique_ptr<Command> make_report_command();
 std::unique_ptr<Command> make_completion_command();

@@ -80,6 +80,11 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
           {"numasim run examples/knobs.toml --machine host.toml",
            "Run a scenario on the measured machine."}}},
         {"numasim-workloads", {{"numasim workloads", "The workload models and what each is."}}},
+        {"numasim-policies",
+         {{"numasim policies", "The placement policies and what each decides."},
+          {"numasim compare examples/placement-policies.toml -V kernel:policy=mainline -V "
+           "bound:policy=numactl",
+           "The kernel's NUMA balancing beside static numactl bindings."}}},
         {"numasim-profiles",
          {{"numasim profiles", "The kernel profiles."},
           {"numasim profiles show v6.1 --set smallimp=0",

@@ -13,6 +13,7 @@
 #include "mm/lru_add.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"
+#include "numab/placement_policy.h"
 #include "numab/proc_sched.h"
 #include "sched/fair.h"
 
@@ -138,6 +139,12 @@ Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskP
         p.has_mempolicy = parent->has_mempolicy;
         p.cpus_allowed = parent->cpus_allowed;
         p.nr_cpus_allowed = parent->nr_cpus_allowed;
+    } else {
+        // Started from outside, as a shell would exec it: under its launcher's binding, if the
+        // policy has one. Before the first placement, as numactl's settings precede exec().
+        const PlacementPolicy* policy = sys.placement_policy;
+        const int process = sys.nr_exec_processes++;
+        if (policy && policy->has(PlacementPolicy::kExec)) policy->exec(sys, p, process);
     }
     sys.tasks.push_back(std::move(t));
     mm.tasks.push_back(&p);

@@ -4,6 +4,7 @@
 
 #include "config/version.h"
 #include "experiment/scenario.h"
+#include "policy/registry.h"
 
 namespace numasim {
 
@@ -27,7 +28,7 @@ std::string knobs_text_line(const NumaBalancingKnobs& k) {
 }  // namespace
 
 Provenance make_provenance(const Scenario& sc, const std::string& command_line) {
-    return {
+    Provenance p = {
         {"numasim_version", fmt::format("{} (git {})", numasim_version(), numasim_git_revision())},
         {"command", command_line},
         {"scenario", sc.name},
@@ -43,6 +44,9 @@ Provenance make_provenance(const Scenario& sc, const std::string& command_line) 
         {"knobs", knobs_text_line(sc.knobs)},
         {"scenario_seed", std::to_string(sc.seed)},
     };
+    // Named when it is not the kernel's own loop, which every earlier output ran.
+    if (sc.policy != kMainlinePolicy) p.emplace_back("policy", sc.policy);
+    return p;
 }
 
 Provenance with_seed(Provenance p, uint64_t seed) {

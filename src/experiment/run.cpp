@@ -44,6 +44,7 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
                    const RunLabel& label) {
     System sys(sc.machine, sc.knobs, seed, sc.figures);
     sys.set_kernel_release(profile_release(sc.profile));
+    sys.placement_policy = sc.placement.get();
     std::optional<RunObservation> observation;
     if (obs && obs->any()) observation.emplace(*obs, label, sc, sys, seed);
     std::optional<LatencyRecorder> latency;

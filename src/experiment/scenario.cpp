@@ -17,6 +17,7 @@
 #include "machine/presets.h"
 #include "mm/memory_tiers.h"
 #include "numab/profile.h"
+#include "policy/registry.h"
 #include "workload/registry.h"
 #include "workload/workload.h"
 
@@ -42,6 +43,7 @@ uint64_t mapped_bytes(const Scenario& sc, const WorkloadTables& tables,
                       const std::function<void(size_t, const Workload&, uint64_t)>& each) {
     System sys(sc.machine, sc.knobs, sc.seed);
     sys.set_kernel_release(profile_release(sc.profile));
+    sys.placement_policy = sc.placement.get();
     auto workloads = sc.make_workloads();
     std::set<const MemObject*> seen;
     uint64_t bytes = 0;
@@ -130,6 +132,36 @@ void check_tiering_mode(const Scenario& sc) {
                                      sc.knobs.numa_balancing, sc.profile));
 }
 
+// Builds the policy `policy` of the [scenario] table names, and checks every [policy.NAME] table
+// (each names a registered policy, and that policy accepts it), selected or not, so that a
+// variant selecting another policy finds its table already checked.
+void read_policies(Scenario& sc, const TomlTable& root, const TomlTable& head) {
+    const PolicyInfo* selected = find_policy(sc.policy);
+    if (!selected)
+        head.fail("policy", fmt::format("unknown policy '{}' (known: {})", sc.policy,
+                                        fmt::join(policy_names(), ", ")));
+    const std::optional<TomlTable> tables = root.table("policy");
+    if (tables)
+        for (const std::string& name : tables->keys())
+            if (!find_policy(name))
+                tables->fail(name, fmt::format("unknown policy '{}' (known: {})", name,
+                                               fmt::join(policy_names(), ", ")));
+    for (const PolicyInfo& info : policy_registry()) {
+        std::optional<TomlTable> params;
+        if (tables && tables->has(info.name)) params = tables->table(info.name);
+        if (!params && &info != selected) continue;
+        try {
+            std::unique_ptr<PlacementPolicy> policy =
+                info.factory(params ? &*params : nullptr, sc.machine);
+            if (&info == selected) sc.placement = std::move(policy);
+        } catch (const InputError& e) {
+            if (!e.file().empty()) throw;
+            head.fail("policy", e.problem());  // a policy that needs a table it was not given
+        }
+    }
+    if (tables) tables->finish();
+}
+
 Scenario load(const TomlTable& root, std::string_view text, std::vector<ScenarioWorkload> extra) {
     Scenario sc;
     sc.file = root.file();
@@ -169,7 +201,9 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     sc.check_invariants = head->get_bool("check_invariants", false);
     sc.fault_runs = head->get_bool("fault_runs", true);
     sc.deferred_ticks = head->get_bool("deferred_ticks", true);
+    sc.policy = head->get_string("policy", kMainlinePolicy);
     head->finish();
+    read_policies(sc, root, *head);
 
     if (auto nb = root.table("numa_balancing")) {
         apply_knobs(sc.knobs, *nb, &sc.knob_origins);
@@ -215,8 +249,8 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
 
 const std::vector<std::string_view>& scenario_head_keys() {
     static const std::vector<std::string_view> keys = {
-        "name",       "description", "machine",          "profile",    "duration",
-        "iterations", "seed",        "check_invariants", "fault_runs", "deferred_ticks"};
+        "name", "description",      "machine",    "profile",        "duration", "iterations",
+        "seed", "check_invariants", "fault_runs", "deferred_ticks", "policy"};
     return keys;
 }
 

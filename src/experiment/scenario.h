@@ -12,6 +12,7 @@
 #include "cost/constants.h"
 #include "experiment/overrides.h"
 #include "machine/topology.h"
+#include "numab/placement_policy.h"
 #include "numab/profile.h"
 #include "sim/clock.h"
 
@@ -39,7 +40,11 @@ struct Scenario {
     std::string profile;
     NumaBalancingKnobs knobs;
     KnobOrigins knob_origins;  // what set each knob
-    Nanos duration = 0;        // upper bound on simulated time; finite workloads may end sooner
+    // The placement policy (docs/placement-policies.md): its registered name, and the policy
+    // built from its [policy.NAME] table, shared by every run.
+    std::string policy;
+    std::shared_ptr<const PlacementPolicy> placement;
+    Nanos duration = 0;  // upper bound on simulated time; finite workloads may end sooner
     int iterations = 1;
     uint64_t seed = 1;
     bool check_invariants = false;  // check the model's cached totals during every run

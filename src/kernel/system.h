@@ -46,6 +46,7 @@ enum EventKind : uint32_t {
 };
 
 class LatencyRecorder;
+class PlacementPolicy;
 
 struct System {
     // `k`: the cost figures of this run (cost/constants.h).
@@ -65,6 +66,10 @@ struct System {
     Tracer tracer;  // tracepoints; off unless a sink is attached
     // Latency accounting (kernel/latency.h): null unless `--latency` attached a recorder.
     LatencyRecorder* latency = nullptr;
+    // The placement policy of the run (numab/placement_policy.h): null for mainline, the
+    // kernel's own loop. Not owned; the scenario keeps it for all its runs.
+    const PlacementPolicy* placement_policy = nullptr;
+    int nr_exec_processes = 0;  // processes started from outside so far (PlacementPolicy::kExec)
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;

@@ -190,6 +190,9 @@ constexpr KnobDomain knob_one_of() {
     X(bool, numa_task_migrate, true, knob_bool(),                                                 \
       "v3.13",                                                                                    \
       "task_numa_migrate moves and swaps tasks toward the preferred node")                        \
+    X(bool, numa_task_swap, true, knob_bool(),                                                    \
+      "v3.13",                                                                                    \
+      "task_numa_compare may swap p with the task running on a busy destination")                 \
     X(bool, numa_groups, true, knob_bool(),                                                       \
       "v3.13",                                                                                    \
       "task_numa_group pools the faults of tasks that share memory")                              \

@@ -120,6 +120,14 @@ bool task_numa_compare(System& sys, TaskNumaEnv& env, long taskimp, long groupim
         if (!take) return false;
         goto assign;
     }
+    if (!k.numa_task_swap) {
+        // Swaps switched off: a busy CPU can still take p as a move, as the move test below
+        // would let it, but cur never goes the other way.
+        if (!maymove || moveimp <= env.best_imp) return false;
+        imp = k.smallimp > 0 ? moveimp : moveimp - 1;
+        cur = nullptr;
+        goto assign;
+    }
     if (!cur->allowed(env.src_cpu)) return false;  // cur could not go to the source CPU
     // A swap candidate not heading for its preferred node loses to one that is (v5.7).
     if (v57 && env.best_task && env.best_task->numa_preferred_nid == env.src_nid &&

@@ -59,6 +59,21 @@ TEST(Cli, SameSeedSameBytesWhateverTheWorkers) {
     EXPECT_EQ(b.out, c.out);
 }
 
+// numasim policies lists every registered policy; an unknown one is an input error that lists
+// them, with nothing else written.
+TEST(Cli, PoliciesAreListedAndAnUnknownOneIsRefused) {
+    const Output list = run_numasim("policies");
+    ASSERT_EQ(list.status, 0) << list.out;
+    EXPECT_EQ(list.out.rfind("mainline ", 0), 0u) << list.out;
+    EXPECT_NE(list.out.find("\nnumactl "), std::string::npos) << list.out;
+    const Output bad = run_numasim("run " + std::string(NUMASIM_SOURCE_DIR) +
+                                   "/examples/placement-policies.toml --param policy=numad");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_EQ(bad.out,
+              "numasim: error: --param policy=numad: scenario.policy: unknown policy 'numad' "
+              "(known: mainline, numactl)\n");
+}
+
 TEST(Cli, EveryExampleRuns) {
     for (const auto& e :
          std::filesystem::directory_iterator(std::string(NUMASIM_SOURCE_DIR) + "/examples")) {

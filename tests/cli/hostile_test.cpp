@@ -184,6 +184,12 @@ std::vector<HostileCase> cases() {
          "run {c}/policy_node_100.toml --machine {c}/machine_128n.toml",
          2,
          {"policy_node_100.toml", "nodes", "node 100: memory policies take nodes 0..63"}},
+        {"numactl_node_100",
+         "run {c}/numactl_node_100.toml",
+         2,
+         {"numactl_node_100.toml", "policy.numactl.processes", "line 8",
+          "\"--cpunodebind=100 --interleave=98-100\": --interleave=98-100: node 98: memory "
+          "policies take nodes 0..63"}},
         {"first_touch_node_100",
          "run {c}/first_touch_node_100.toml",
          2,

@@ -15,10 +15,10 @@ namespace {
 // oracle's guest runner both stand on them, and the oracle's host side knows the guest's
 // protocol.
 const std::map<std::string, int> kLayer = {
-    {"sim", 0},        {"config", 1},   {"machine", 2}, {"replay", 2},  {"kernel", 3},
-    {"mm", 3},         {"sched", 3},    {"numab", 3},   {"cost", 3},    {"engine", 4},
-    {"program", 4},    {"workload", 5}, {"guest", 5},   {"observe", 5}, {"oracle", 6},
-    {"experiment", 7}, {"report", 8},   {"cli", 9},
+    {"sim", 0},     {"config", 1},     {"machine", 2},  {"replay", 2}, {"kernel", 3},
+    {"mm", 3},      {"sched", 3},      {"numab", 3},    {"cost", 3},   {"engine", 4},
+    {"program", 4}, {"policy", 4},     {"workload", 5}, {"guest", 5},  {"observe", 5},
+    {"oracle", 6},  {"experiment", 7}, {"report", 8},   {"cli", 9},
 };
 
 TEST(Layers, IncludesPointDown) {

@@ -85,6 +85,26 @@ TEST_F(Compare, NoSmallimpRejectsBeforeMoveCheck) {
     EXPECT_EQ(env.best_task, nullptr);
 }
 
+// numa_task_swap off: the swap of SmallimpAcceptsImp31 is refused, and with a move allowed the
+// busy CPU takes p as a move at moveimp (31), or moveimp - 1 before SMALLIMP.
+TEST_F(Compare, NoTaskSwapTakesOnlyMoves) {
+    w.sys.knobs.numa_task_swap = false;
+    w.sys.knobs.smallimp = 30;
+    EXPECT_FALSE(task_numa_compare_for_test(w.sys, env, 31, 0, false));
+    EXPECT_EQ(env.best_cpu, -1);
+    task_numa_compare_for_test(w.sys, env, 31, 0, true);
+    EXPECT_EQ(env.best_cpu, 2);
+    EXPECT_EQ(env.best_task, nullptr);
+    EXPECT_EQ(env.best_imp, 31);
+    w.sys.knobs.smallimp = 0;
+    env.best_cpu = -1;
+    env.best_imp = 0;
+    w.sys.rqs[2].numa_migrate_on = false;
+    task_numa_compare_for_test(w.sys, env, 31, 0, true);
+    EXPECT_EQ(env.best_task, nullptr);
+    EXPECT_EQ(env.best_imp, 30);
+}
+
 TEST_F(Compare, BusyDestinationClaimedElsewhereIsSkipped) {
     w.sys.rqs[2].numa_migrate_on = true;
     EXPECT_FALSE(task_numa_compare_for_test(w.sys, env, 500, 0, false));

@@ -1,0 +1,43 @@
+// The placement-policy API (docs/placement-policies.md): the decisions about where tasks run and
+// where their memory lives that a policy may take over from the kernel's own NUMA balancing.
+//
+// The kernel's loop is the reference implementation, "mainline": a run with no policy
+// (System::placement_policy null) is that loop, and each hook below is asked only by a policy
+// that declares it, so mainline's paths carry no indirection. A policy is a const object shared
+// by every run of a scenario (runs go in parallel): its per-run state lives in System, and what
+// it may read is what a real implementation at that point could see.
+#pragma once
+
+#include <cstdint>
+
+namespace numasim {
+
+struct System;
+struct Task;
+
+class PlacementPolicy {
+  public:
+    // The decisions a policy may take, one bit each; the kernel asks only for declared ones.
+    enum Hook : uint32_t {
+        // A process started from outside (a workload's program, not a fork: a child inherits
+        // what its parent has) is about to be placed for the first time: what a launcher such as
+        // numactl or taskset sets before exec() (the CPU affinity, the task memory policy).
+        kExec = 1u << 0,
+    };
+
+    explicit PlacementPolicy(uint32_t hooks) : hooks_(hooks) {}
+    virtual ~PlacementPolicy() = default;
+    PlacementPolicy(const PlacementPolicy&) = delete;
+    PlacementPolicy& operator=(const PlacementPolicy&) = delete;
+
+    bool has(Hook h) const { return (hooks_ & h) != 0; }
+
+    // kExec: `leader` is the process's first task, not yet placed or enqueued; `process` counts
+    // the processes started from outside in this run, from 0, in the order they start.
+    virtual void exec(System& sys, Task& leader, int process) const;
+
+  private:
+    uint32_t hooks_;
+};
+
+}  // namespace numasim
