@@ -17,10 +17,18 @@ std::string slit_text(const Topology& m) {
     return fmt::format("{}", fmt::join(rows, "; "));
 }
 
+// The reclaim knobs (docs/tiering.md, "Step 3: demotion") appear on the knobs line only when set
+// away from their boot values: a run that leaves them prints the line it printed before them.
+bool listed_knob(const KnobInfo& info, const NumaBalancingKnobs& k) {
+    if (info.name != "demotion_enabled" && info.name != "watermark_scale_factor") return true;
+    return info.get(k) != info.get(NumaBalancingKnobs{});
+}
+
 std::string knobs_text_line(const NumaBalancingKnobs& k) {
     std::vector<std::string> kv;
     for (const KnobInfo& info : knob_table())
-        kv.push_back(fmt::format("{}={}", info.name, knob_value_text(info, info.get(k))));
+        if (listed_knob(info, k))
+            kv.push_back(fmt::format("{}={}", info.name, knob_value_text(info, info.get(k))));
     return fmt::format("{}", fmt::join(kv, " "));
 }
 
