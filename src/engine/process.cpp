@@ -216,7 +216,9 @@ Mm& dup_mm(System& sys, Mm& parent) {
                     PageFrame& f = cv.own_object().frames[i];
                     f = pv->own->frames[i];
                     f.nid = static_cast<uint8_t>(nid);
-                    f.flags &= static_cast<uint8_t>(~(PF_THP | PF_LRU_PENDING));
+                    // A new page: off the active list, not yet found referenced.
+                    f.flags &= static_cast<uint8_t>(
+                        ~(PF_THP | PF_LRU_PENDING | PF_ACTIVE | PF_REFERENCED));
                     folio_add_lru(sys, fork_cpu, &f);  // a new page, in the forking CPU's batch
                     ++cv.node_pages[static_cast<size_t>(nid)];
                     continue;

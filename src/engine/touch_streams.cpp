@@ -10,6 +10,7 @@
 #include "engine/page_walk.h"
 #include "engine/run_of.h"
 #include "kernel/system.h"
+#include "mm/vmscan.h"
 
 namespace numasim {
 
@@ -46,6 +47,9 @@ uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, dou
 bool Engine::touch_streams(Task& p, double bytes) {
     TaskRun& run = run_of(p);
     const Phase& ph = run.phase;
+    if (sys_.knobs.demotion_enabled)
+        for (const AccessStream& s : ph.streams)
+            note_stream_accesses(s, bytes);
     for (size_t i = 0; i < ph.streams.size(); ++i) {
         const AccessStream& s = ph.streams[i];
         Region& r = *s.region;

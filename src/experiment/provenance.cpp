@@ -1,5 +1,7 @@
 #include "experiment/provenance.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "config/version.h"
@@ -18,10 +20,25 @@ std::string slit_text(const Topology& m) {
     return fmt::format("{}", fmt::join(rows, "; "));
 }
 
+// Knobs added after the knobs line's format was settled appear on it only when set away from
+// their defaults, so that a run that leaves them prints the line it printed before them: the
+// reclaim knobs (docs/tiering.md, "Step 3: demotion") and the task-swap switch
+// (docs/placement-policies.md).
+constexpr std::string_view kListedWhenSet[] = {"demotion_enabled", "watermark_scale_factor",
+                                               "numa_task_swap"};
+
+bool listed_knob(const KnobInfo& info, const NumaBalancingKnobs& k) {
+    if (std::find(std::begin(kListedWhenSet), std::end(kListedWhenSet), info.name) ==
+        std::end(kListedWhenSet))
+        return true;
+    return info.get(k) != info.get(NumaBalancingKnobs{});
+}
+
 std::string knobs_text_line(const NumaBalancingKnobs& k) {
     std::vector<std::string> kv;
     for (const KnobInfo& info : knob_table())
-        kv.push_back(fmt::format("{}={}", info.name, knob_value_text(info, info.get(k))));
+        if (listed_knob(info, k))
+            kv.push_back(fmt::format("{}={}", info.name, knob_value_text(info, info.get(k))));
     return fmt::format("{}", fmt::join(kv, " "));
 }
 

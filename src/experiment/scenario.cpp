@@ -162,6 +162,29 @@ void read_policies(Scenario& sc, const TomlTable& root, const TomlTable& head) {
     if (tables) tables->finish();
 }
 
+// vm.watermark_scale_factor spaces the watermarks by a share of each node (at most 30 %): on a
+// node that small against min_free_kbytes, the promo watermark (three gaps above min) could
+// reach the node's size, and the node would never count as balanced. The kernel takes any value
+// in range; the model refuses one that leaves a node no pages above its marks.
+void check_watermarks(const Scenario& sc) {
+    PhysMem mem;
+    std::vector<uint64_t> bytes;
+    for (const auto& n : sc.machine.nodes)
+        bytes.push_back(n.mem_bytes);
+    mem.init(bytes, sc.machine.distance, sc.machine.hw.pages, sc.knobs.watermark_scale_factor);
+    const KnobInfo& k = *find_knob("watermark_scale_factor");
+    const std::string& origin = sc.knob_origins.at(static_cast<size_t>(&k - knob_table().data()));
+    for (size_t nid = 0; nid < mem.nodes.size(); ++nid) {
+        const NodeMemory& m = mem.nodes[nid];
+        if (m.present_pages && m.wmark_promo >= m.present_pages)
+            throw InputError(
+                origin, "",
+                fmt::format("watermark_scale_factor={}: node {}'s promo watermark "
+                            "({} pages) is not below its size ({} pages)",
+                            sc.knobs.watermark_scale_factor, nid, m.wmark_promo, m.present_pages));
+    }
+}
+
 Scenario load(const TomlTable& root, std::string_view text, std::vector<ScenarioWorkload> extra) {
     Scenario sc;
     sc.file = root.file();
@@ -210,6 +233,7 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
         nb->finish();
     }
     check_tiering_mode(sc);
+    check_watermarks(sc);
     for (const auto& v : root.tables("variant"))
         sc.variants.push_back(read_variant(v, sc.knobs));
     // `numasim validate` (and its --oracle) reads these; a plain run ignores them.

@@ -122,6 +122,26 @@ struct Counters {
     // for the calls that find kswapd asleep, so fewer.
     uint64_t wakeup_kswapd_calls = 0;
 
+    // Reclaim (mm/vmscan.h), counted only with demotion_enabled (without it nothing is
+    // reclaimable: the model has no swap and keeps file pages), and listed then. Under the
+    // kernel's vm event names; pgsteal_* count demoted pages too, as shrink_folio_list's
+    // nr_reclaimed does.
+    bool reclaim_reported = false;
+    uint64_t pgactivate = 0, pgdeactivate = 0, pgrefill = 0;
+    uint64_t pgsteal_kswapd = 0, pgsteal_direct = 0, pgsteal_khugepaged = 0;
+    uint64_t pgdemote_kswapd = 0, pgdemote_direct = 0, pgdemote_khugepaged = 0;
+    uint64_t pgscan_kswapd = 0, pgscan_direct = 0, pgscan_khugepaged = 0;
+    uint64_t pgscan_anon = 0, pgsteal_anon = 0;
+    // Events of the mm_vmscan_* tracepoints, counted: a sleeping kswapd woken
+    // (mm_vmscan_wakeup_kswapd), kswapd runs (mm_vmscan_kswapd_wake) and direct reclaims
+    // (mm_vmscan_direct_reclaim_begin).
+    uint64_t mm_vmscan_wakeup_kswapd = 0, mm_vmscan_kswapd_wake = 0,
+             mm_vmscan_direct_reclaim_begin = 0;
+    // Allocations that found no page on any node they may use, even after direct reclaim: where
+    // the kernel calls out_of_memory() (oom_kill counts the kills). The model kills nothing:
+    // the fault is retried later; the run reports say the machine ran out of memory.
+    uint64_t oom_alloc_failures = 0;
+
     uint64_t& operator[](Vm v) { return vm[static_cast<size_t>(v)]; }
     uint64_t operator[](Vm v) const { return vm[static_cast<size_t>(v)]; }
 };
@@ -138,6 +158,32 @@ inline uint64_t node_stat_total(const std::vector<uint64_t>& per_node) {
         s += v;
     return s;
 }
+
+// The reclaim counters (listed when Counters::reclaim_reported), under their /proc/vmstat names,
+// in mm/vmstat.c's vmstat_text order: pgactivate and pgdeactivate follow pgfree, the others
+// pgfault (pgdemote_* are node stats from v6.11, after pgpromote_candidate: report/proc_vmstat).
+inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 14>
+    kReclaimCounters = {{{"pgactivate", &Counters::pgactivate},
+                         {"pgdeactivate", &Counters::pgdeactivate},
+                         {"pgrefill", &Counters::pgrefill},
+                         {"pgsteal_kswapd", &Counters::pgsteal_kswapd},
+                         {"pgsteal_direct", &Counters::pgsteal_direct},
+                         {"pgsteal_khugepaged", &Counters::pgsteal_khugepaged},
+                         {"pgdemote_kswapd", &Counters::pgdemote_kswapd},
+                         {"pgdemote_direct", &Counters::pgdemote_direct},
+                         {"pgdemote_khugepaged", &Counters::pgdemote_khugepaged},
+                         {"pgscan_kswapd", &Counters::pgscan_kswapd},
+                         {"pgscan_direct", &Counters::pgscan_direct},
+                         {"pgscan_khugepaged", &Counters::pgscan_khugepaged},
+                         {"pgscan_anon", &Counters::pgscan_anon},
+                         {"pgsteal_anon", &Counters::pgsteal_anon}}};
+// numasim's reclaim event counts beside them (the tracepoints' events, and the allocations that
+// ran out of memory).
+inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 4> kReclaimEvents = {
+    {{"mm_vmscan_wakeup_kswapd", &Counters::mm_vmscan_wakeup_kswapd},
+     {"mm_vmscan_kswapd_wake", &Counters::mm_vmscan_kswapd_wake},
+     {"mm_vmscan_direct_reclaim_begin", &Counters::mm_vmscan_direct_reclaim_begin},
+     {"oom_alloc_failures", &Counters::oom_alloc_failures}}};
 
 // The scheduler counters a run reports under "sched", by name, in report order.
 inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 6> kSchedCounters = {

@@ -284,6 +284,7 @@ struct Checker {
                 o.owner = v.get();
             }
         std::vector<uint64_t> used(static_cast<size_t>(sys.nr_nodes()), 0);
+        std::vector<uint64_t> active(static_cast<size_t>(sys.nr_nodes()), 0);
         std::vector<uint16_t> expect;
         for (const auto& [obj, o] : objs) {
             const std::string name = o.owner ? "the private copies of " + describe(*o.owner)
@@ -345,7 +346,18 @@ struct Checker {
                                     name, k);
                     lru_pending.insert(&f);
                 }
-                if (!(f.flags & PF_ALLOC)) continue;
+                if (!(f.flags & PF_ALLOC)) {
+                    if (f.flags & (PF_ACTIVE | PF_REFERENCED))
+                        return fail("{}: frame {} holds no page but has LRU flags {:#x}", name, k,
+                                    f.flags);
+                    continue;
+                }
+                // Reclaim puts anon pages only on the active list (mm/vmscan.h).
+                if (f.flags & PF_ACTIVE) {
+                    if (obj->is_file)
+                        return fail("{}: file frame {} on the active anon list", name, k);
+                    if (f.nid < sys.nr_nodes()) ++active[f.nid];
+                }
                 // Only the page cache keeps frames that no mapping maps.
                 if (expect[k] == 0 && (o.owner || !obj->is_file))
                     return fail("{}: frame {} on node {} is allocated but nothing maps it (leak)",
@@ -367,6 +379,10 @@ struct Checker {
                         "node {}: pages in use (present_pages - free_pages, against "
                         "allocated frames)",
                         nid);
+                }))
+                return;
+            if (differ(nm.nr_active_anon, active[nid], [&] {
+                    return fmt::format("node {}: nr_active_anon (against PF_ACTIVE frames)", nid);
                 }))
                 return;
         }

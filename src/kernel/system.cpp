@@ -11,13 +11,15 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
       knobs(k),
       seed(s),
       rng_access(s, "engine.access"),
-      rng_sched(s, "sched") {
+      rng_sched(s, "sched"),
+      rng_reclaim(s, "mm.reclaim") {
     std::vector<uint64_t> bytes;
     for (const auto& n : topo.nodes)
         bytes.push_back(n.mem_bytes);
-    mem.init(bytes, topo.distance, topo.hw.pages);
+    mem.init(bytes, topo.distance, topo.hw.pages, knobs.watermark_scale_factor);
     counters.pgpromote_success.assign(bytes.size(), 0);
     counters.pgpromote_candidate.assign(bytes.size(), 0);
+    counters.reclaim_reported = knobs.demotion_enabled;
     rqs.resize(topo.nr_cpus());
     lru_add.resize(topo.nr_cpus());
     for (int c = 0; c < topo.nr_cpus(); ++c) {

@@ -100,6 +100,9 @@ struct System {
 
     Rng rng_access;  // which protnone pages random streams touch
     Rng rng_sched;   // tie-breaks in the scheduler
+    // Reclaim's draws (mm/vmscan.h): whether a page was accessed since its list was last
+    // scanned, and next_demotion_node()'s choice among equally near targets.
+    Rng rng_reclaim;
 
     int nr_nodes() const { return topo.nr_nodes(); }
     int nr_cpus() const { return topo.nr_cpus(); }

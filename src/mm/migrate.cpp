@@ -10,6 +10,7 @@
 #include "mm/lru_add.h"
 #include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
+#include "mm/vmscan.h"
 
 namespace numasim {
 
@@ -220,8 +221,11 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
     const NodeMemory& m = sys.mem.nodes[target];
     if (m.free_pages < m.wmark_high + nr) {
         // In tiering mode the target's kswapd is woken to demote and make room (wakeup_kswapd on
-        // its highest zone); reclaim itself is not modelled yet (docs/tiering.md).
-        if (sys.knobs.tiering_mode()) ++sys.counters.wakeup_kswapd_calls;
+        // its highest zone); it runs at once (mm/vmscan.h), and this folio tries again later.
+        if (sys.knobs.tiering_mode()) {
+            ++sys.counters.wakeup_kswapd_calls;
+            wakeup_kswapd(sys, target);
+        }
         return MIGRATE_EAGAIN;
     }
     // folio_isolate_lru(): a folio still in some CPU's LRU add batch is not on the LRU.
@@ -251,6 +255,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     // one was isolated, so off every batch (a caller that skipped the isolation leaves its slot
     // to a freed folio).
     lru_add_forget(sys, head);
+    lru_move_page(sys, head.flags, from, target, nr);
     if (thp)
         folio_add_lru_large(sys, p.cpu);
     else
@@ -283,6 +288,7 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
     for (uint64_t i = idx; i < idx + nr; ++i)  // each new folio as migrate_misplaced_folio's
         lru_add_forget(sys, vma.frame(i));
     folio_add_lru(sys, p.cpu, &vma.frame(idx), nr);
+    lru_move_page(sys, vma.frame(idx).flags, record.from, record.to, nr);  // the frames are alike
     free_pages(sys, record.from, nr);
     account_move(vma, idx, nr, record.from, record.to);
     sys.counters[Vm::pgmigrate_success] += nr;
@@ -292,6 +298,23 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
         trace_mm_migrate_pages(sys, p, 1, 0, 0, 0);
     repeat_migrate_folio_cost(sys, record, nr);
     remove_migration_ptes(vma, idx, nr);
+}
+
+void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
+    PageFrame& head = vma.frame(idx);
+    const int from = head.nid;
+    const bool thp = nr > 1;
+    for (uint64_t i = idx; i < idx + nr; ++i)
+        vma.frame(i).nid = static_cast<uint8_t>(target);
+    migrate_cpupid(sys, vma, idx, nr, from, target);
+    lru_move_page(sys, head.flags, from, target, nr);
+    free_pages(sys, from, nr);
+    account_move(vma, idx, nr, from, target);
+    // This mapping's PTEs are remade from the VMA's protection as well: no hint survives.
+    if (vma.protnone.size() && vma.protnone.any(idx, idx + nr)) clear_protnone(vma, idx, idx + nr);
+    remove_migration_ptes(vma, idx, nr);
+    sys.counters[Vm::pgmigrate_success] += nr;
+    if (thp) ++sys.counters[Vm::thp_migration_success];
 }
 
 }  // namespace numasim

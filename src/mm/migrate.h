@@ -42,4 +42,11 @@ uint64_t migrate_room(const System& sys, int target);
 void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr,
                                     const MigrateCostRecord& record);
 
+// Reclaim's migration of the folio (nr = 1 or the VMA's PMD page count, at `idx`) to `target`,
+// whose pages the caller allocated (migrate_pages() with MR_DEMOTION, mm/vmscan.h): the frames
+// move with their LRU flags, every mapping's NUMA hint on them goes (remove_migration_ptes), and
+// pgmigrate_success / thp_migration_success count it. The kernel time is kswapd's or the direct
+// reclaimer's, not charged to a task.
+void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target);
+
 }  // namespace numasim

@@ -8,6 +8,7 @@
 #include "mm/lru_add.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
+#include "mm/vmscan.h"
 
 namespace numasim {
 
@@ -20,6 +21,7 @@ void free_object(System& sys, MemObject& obj, std::vector<uint64_t>& freed) {
         if (!(f.flags & PF_ALLOC)) continue;
         ++freed[f.nid];
         lru_add_forget(sys, f);
+        lru_forget_page(sys, f.flags, f.nid);
         f = PageFrame{};
     }
 }
@@ -45,6 +47,7 @@ void do_munmap(System& sys, Vma& vma) {
             if (f.mapcount == 0 && (!shared || !file)) {
                 ++freed[f.nid];
                 lru_add_forget(sys, f);
+                lru_forget_page(sys, f.flags, f.nid);
                 f = PageFrame{};
             }
         }

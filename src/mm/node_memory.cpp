@@ -8,7 +8,8 @@
 namespace numasim {
 
 void PhysMem::init(const std::vector<uint64_t>& node_bytes,
-                   const std::vector<std::vector<int>>& distance, const PageGeometry& pages) {
+                   const std::vector<std::vector<int>>& distance, const PageGeometry& pages,
+                   uint64_t scale_factor) {
     const size_t n = node_bytes.size();
     nodes.assign(n, NodeMemory{});
     uint64_t total_kb = 0;
@@ -20,7 +21,7 @@ void PhysMem::init(const std::vector<uint64_t>& node_bytes,
         m.present_pages = node_bytes[i] / pages.size();
         m.free_pages = m.present_pages;
         const ZoneWatermarks w = setup_zone_wmarks(min_free_kb, node_bytes[i] / 1024, total_kb,
-                                                   m.present_pages, pages.size());
+                                                   m.present_pages, pages.size(), scale_factor);
         m.wmark_min = w.min;
         m.wmark_low = w.low;
         m.wmark_high = w.high;

@@ -29,5 +29,9 @@ inline constexpr uint8_t PF_ALLOC = 1 << 2;  // the frame holds a page (page cac
 // In its CPU's LRU add batch, not on the LRU yet (!folio_test_lru): it cannot be isolated for
 // migration until the batch moves (mm/lru_add.h).
 inline constexpr uint8_t PF_LRU_PENDING = 1 << 3;
+// On the active anon LRU list (PG_active), and PG_referenced: a page reclaim found accessed once
+// (mm/vmscan.h). Only reclaim sets them, so only with demotion_enabled.
+inline constexpr uint8_t PF_ACTIVE = 1 << 4;
+inline constexpr uint8_t PF_REFERENCED = 1 << 5;
 
 }  // namespace numasim

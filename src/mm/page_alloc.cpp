@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernel/system.h"
+#include "mm/vmscan.h"
 
 namespace numasim {
 
@@ -36,21 +37,37 @@ bool node_has_room(const NodeMemory& m, uint64_t nr, uint64_t wmark) {
     return m.free_pages >= nr && m.free_pages - nr >= wmark;
 }
 
-// The fast path at the low watermark along the preferred node's zonelist, then the slow path
-// at min. Returns the node, or -1.
-int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, uint64_t nr, int cpu_nid) {
-    for (uint64_t pass = 0; pass < 2; ++pass) {
-        for (int nid : sys.mem.zonelist[preferred]) {
-            if (!((allowed >> nid) & 1)) continue;
-            NodeMemory& m = sys.mem.nodes[nid];
-            if (!node_has_room(m, nr, pass == 0 ? m.wmark_low : m.wmark_min)) continue;
-            m.free_pages -= nr;
-            zone_statistics(sys, preferred, nid, cpu_nid);
-            sys.counters[Vm::pgalloc] += nr;
-            return nid;
-        }
+// One pass along the preferred node's zonelist at the low (`at_min` false) or min watermark.
+// Returns the node, or -1.
+int alloc_zonelist_pass(System& sys, int preferred, uint64_t allowed, uint64_t nr, int cpu_nid,
+                        bool at_min) {
+    for (int nid : sys.mem.zonelist[preferred]) {
+        if (!((allowed >> nid) & 1)) continue;
+        NodeMemory& m = sys.mem.nodes[nid];
+        if (!node_has_room(m, nr, at_min ? m.wmark_min : m.wmark_low)) continue;
+        m.free_pages -= nr;
+        zone_statistics(sys, preferred, nid, cpu_nid);
+        sys.counters[Vm::pgalloc] += nr;
+        return nid;
     }
     return -1;
+}
+
+// The fast path at the low watermark, then the slow path at min: with demotion_enabled, after
+// waking the kswapds (wake_all_kswapds) and, failing that, after direct reclaim
+// (__alloc_pages_direct_reclaim). Returns the node, or -1: out of memory.
+int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, uint64_t nr, int cpu_nid) {
+    int nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, false);
+    if (nid >= 0) return nid;
+    if (sys.knobs.demotion_enabled)
+        for (int n : sys.mem.zonelist[preferred])
+            if ((allowed >> n) & 1) wakeup_kswapd(sys, n);
+    nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
+    if (nid >= 0) return nid;
+    if (try_to_free_pages(sys, preferred, allowed))
+        nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
+    if (nid < 0) ++sys.counters.oom_alloc_failures;
+    return nid;
 }
 
 }  // namespace
@@ -145,6 +162,12 @@ bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu) {
     zone_statistics(sys, nid, nid, sys.cpu_to_node(cpu));
     sys.counters[Vm::pgalloc] += nr;
     return true;
+}
+
+int alloc_demote_page(System& sys, int target, uint64_t allowed, int order, int cpu_nid) {
+    const uint64_t nr = uint64_t{1} << order;
+    const int nid = alloc_zonelist_pass(sys, target, allowed, nr, cpu_nid, false);
+    return nid >= 0 ? nid : alloc_zonelist_pass(sys, target, allowed, nr, cpu_nid, true);
 }
 
 void free_pages(System& sys, int nid, uint64_t nr) {

@@ -17,7 +17,10 @@ struct MemPolicy;
 MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int cpu);
 
 // Allocates 2^order pages for page `idx` of `vma`, faulted by `p` on `cpu`. Returns the node, or
-// -1 when no allowed node has room.
+// -1 when no allowed node has room. With demotion_enabled, the slow path of the kernel's
+// allocator runs between the passes: kswapd of every allowed node of the zonelist is woken when
+// none is above its low watermark, and the allocation reclaims directly when none is above min
+// (mm/vmscan.h). An allocation that still fails is counted as out of memory.
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu);
 
 // `n` more base pages for pages after `idx` of `vma` (a first-touch run, mm/fault.h), all on
@@ -33,6 +36,11 @@ int alloc_pages_node(System& sys, int nid, int order, int cpu);
 // Allocates 2^order pages on exactly `nid` (__GFP_THISNODE, no reclaim), as a migration target.
 // Fails (returns false) unless the node stays above its high watermark.
 bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu);
+
+// alloc_demote_folio(): 2^order pages for a page demoted from `cpu_nid`, on `target` or else on
+// another node of `allowed` (its zonelist's order), at the low watermark and then min, without
+// reclaim. Returns the node, or -1.
+int alloc_demote_page(System& sys, int target, uint64_t allowed, int order, int cpu_nid);
 
 // Returns pages to a node's free count.
 void free_pages(System& sys, int nid, uint64_t nr);

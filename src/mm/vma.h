@@ -121,6 +121,21 @@ struct MemObject {
     ObjectRangeTotals* totals_for(uint64_t first, uint64_t count, int nr_nodes);
 };
 
+// What reclaim knows of the accesses to a region's pages (mm/vmscan.h), from the streams' rates:
+// the accesses each of its pages is expected to have had so far (`all`), and the extra of each
+// page of its hot part, its first `hot_pages` pages (a hot-set stream's). Per node, a scan of the
+// node's inactive list takes what was added since its last pass over the region, once a pass.
+struct RegionAging {
+    uint64_t pass = ~uint64_t{0};
+    double seen_all = 0, seen_hot = 0;  // `all` and `hot` at that pass
+    double win_all = 0, win_hot = 0;    // added between the pass before and that one
+};
+struct RegionAccesses {
+    double all = 0, hot = 0;
+    uint64_t hot_pages = 0;
+    std::vector<RegionAging> by_node;
+};
+
 // A range of a VMA that a workload's access streams touch, with running totals that the cost
 // model reads every tick instead of walking pages.
 struct Region {
@@ -135,6 +150,7 @@ struct Region {
     uint64_t present = 0;
     uint64_t protnone = 0;
     PlacementStamp stamp;  // of node_pages and present (`shared` has its own)
+    RegionAccesses accesses;
 
     uint64_t pages_on(int nid) const {
         const size_t n = static_cast<size_t>(nid);

@@ -13,12 +13,12 @@ uint64_t calculate_min_free_kbytes(uint64_t lowmem_kbytes) {
 
 ZoneWatermarks setup_zone_wmarks(uint64_t min_free_kbytes, uint64_t zone_kbytes,
                                  uint64_t lowmem_kbytes, uint64_t managed_pages,
-                                 uint64_t page_bytes) {
+                                 uint64_t page_bytes, uint64_t scale_factor) {
     ZoneWatermarks w;
     const double share =
         lowmem_kbytes ? static_cast<double>(zone_kbytes) / static_cast<double>(lowmem_kbytes) : 0;
     w.min = static_cast<uint64_t>(static_cast<double>(min_free_kbytes) * share) * 1024 / page_bytes;
-    const uint64_t delta = std::max(w.min / 4, managed_pages * WATERMARK_SCALE_FACTOR / 10000);
+    const uint64_t delta = std::max(w.min / 4, managed_pages * scale_factor / 10000);
     w.low = w.min + delta;
     w.high = w.low + delta;
     w.promo = w.high + delta;

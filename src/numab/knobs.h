@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mm/watermarks.h"
+
 namespace numasim {
 
 // /proc/sys/kernel/numa_balancing bits (include/linux/sched/sysctl.h).
@@ -139,6 +141,12 @@ constexpr KnobDomain knob_one_of() {
       knob_range(0, KNOB_MAX_PROMOTE_RATE_LIMIT_MBPS),                                            \
       "v6.0 (hot page selection series); sysctl ..._promote_rate_limit_MBps",                \
       "tiering: promotion candidates a target node takes per second, in MB")                      \
+    X(bool, demotion_enabled, false, knob_bool(),                                                 \
+      "v5.15 (20b51af15e01); /sys/kernel/mm/numa/demotion_enabled",                               \
+      "tiering: reclaim moves cold anon pages to the next memory tier (docs/tiering.md)")         \
+    X(unsigned, watermark_scale_factor, WATERMARK_SCALE_FACTOR, knob_range(1, 3000),              \
+      "v4.6 (795ae7a0de6b); sysctl vm.watermark_scale_factor, at most 3000",                      \
+      "gap between a node's min, low, high and promo watermarks, in 1/10000 of its memory")       \
     X(int, smallimp, 30, knob_range(0, KNOB_MAX_SMALLIMP),                                        \
       "v4.19 (6fd98e775f24, seed 000)",                                                           \
       "SMALLIMP threshold of task_numa_compare; 0 = the code before it")                          \

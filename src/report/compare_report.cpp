@@ -80,6 +80,8 @@ std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
         for (const auto& [name, per_node] : kNodeStats)
             m[std::string(name)] += static_cast<int64_t>(node_stat_total(r.counters.*per_node));
         m["wakeup_kswapd_calls"] += static_cast<int64_t>(r.counters.wakeup_kswapd_calls);
+        for (const auto& [name, field] : kReclaimCounters)
+            m[std::string(name)] += static_cast<int64_t>(r.counters.*field);
     }
     return m;
 }
@@ -88,6 +90,24 @@ std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
 // (docs/tiering.md): /proc/vmstat's node stats and numasim's count of kswapd wakeups.
 const std::vector<std::string> kPromotionEvents = {"pgpromote_success", "pgpromote_candidate",
                                                    "wakeup_kswapd_calls"};
+
+// With demotion_enabled in some variant, the demotion counters join them (mm/vmscan.h).
+const std::vector<std::string> kDemotionEvents = {"pgdemote_kswapd", "pgdemote_direct",
+                                                  "pgscan_kswapd", "pgscan_direct"};
+
+bool reclaim_reported(const std::vector<VariantRuns>& v) {
+    for (const auto& x : v)
+        for (const auto& r : x.runs)
+            if (r.counters.reclaim_reported) return true;
+    return false;
+}
+
+// The promotion table's rows.
+std::vector<std::string> promotion_events(const std::vector<VariantRuns>& v) {
+    std::vector<std::string> e = kPromotionEvents;
+    if (reclaim_reported(v)) e.insert(e.end(), kDemotionEvents.begin(), kDemotionEvents.end());
+    return e;
+}
 
 bool promotion_possible(const std::vector<VariantRuns>& v) {
     for (const auto& x : v)
@@ -182,7 +202,7 @@ std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportO
     if (promotion_possible(v)) {
         s += "\n";
         s += render_vmstat_table(sc.name + " promotion", names(v),
-                                 event_rows(kPromotionEvents, totals));
+                                 event_rows(promotion_events(v), totals));
     }
     if (has_specjbb(v)) {
         s += "\n";
@@ -206,7 +226,7 @@ nlohmann::json compare_json(const std::vector<VariantRuns>& v, const CompareRepo
         {"vmstat", event_table_json("vmstat", names(v), event_rows(kVmstatNumaEvents, totals))}};
     if (promotion_possible(v))
         j["promotion"] =
-            event_table_json("promotion", names(v), event_rows(kPromotionEvents, totals));
+            event_table_json("promotion", names(v), event_rows(promotion_events(v), totals));
     if (has_specjbb(v)) j["specjbb"] = to_json(specjbb_block(v));
     if (o.latency) {
         j["latency"] = {{"unit", o.latency->msecs ? "msecs" : "usecs"},

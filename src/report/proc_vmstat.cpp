@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -18,6 +19,15 @@ constexpr std::pair<int, int> kPgpromoteCandidateSince = {6, 0};
 // vmstat_text lists the node stats after the NUMA event counters (numa_hit ... numa_other) and
 // before the vm events (pgalloc_normal ...); numa_other is the last of the former.
 constexpr std::string_view kLastNumaStat = "numa_other";
+// Reclaim's counters (Counters::reclaim_reported): pgscan_anon and pgsteal_anon came in v5.8,
+// the demotion counters in v5.15 (668e4147d885), the khugepaged ones in v6.3 (Johannes Weiner's
+// "mm: vmscan: split khugepaged stats from direct reclaim stats"); pgdemote_* became node stats
+// in v6.11 ("mm,memcg: provide per-cgroup counters for NUMA balancing operations"), printed
+// after pgpromote_candidate.
+constexpr std::pair<int, int> kAnonScanSince = {5, 8};
+constexpr std::pair<int, int> kPgdemoteSince = {5, 15};
+constexpr std::pair<int, int> kKhugepagedSince = {6, 3};
+constexpr std::pair<int, int> kPgdemoteNodeStatSince = {6, 11};
 
 // (major, minor) of "vMAJOR.MINOR[...]"; nothing when it does not read so.
 bool parse_release(std::string_view r, std::pair<int, int>& out) {
@@ -40,18 +50,56 @@ bool proc_vmstat_lists(std::string_view name, std::string_view release) {
         since = kPgpromoteSuccessSince;
     else if (name == "pgpromote_candidate")
         since = kPgpromoteCandidateSince;
+    if (name.ends_with("_khugepaged")) since = std::max(since, kKhugepagedSince);
+    if (name.starts_with("pgdemote_"))
+        since = std::max(since, kPgdemoteSince);
+    else if (name == "pgscan_anon" || name == "pgsteal_anon")
+        since = kAnonScanSince;
     std::pair<int, int> v;
     return !parse_release(release, v) || v >= since;
 }
+
+namespace {
+
+bool at_least(std::string_view release, std::pair<int, int> since) {
+    std::pair<int, int> v;
+    return !parse_release(release, v) || v >= since;
+}
+
+// The reclaim counters from `from` up to (not including) `to` in kReclaimCounters, those that
+// `release` lists where it lists them: pgdemote_* only when `node_stats` says they are where
+// its kernel prints them.
+std::string reclaim_lines(const Counters& c, std::string_view release, std::string_view from,
+                          std::string_view to, bool node_stats) {
+    std::string s;
+    bool in = false;
+    for (const auto& [name, field] : kReclaimCounters) {
+        if (name == from) in = true;
+        if (name == to) in = false;
+        if (!in || !proc_vmstat_lists(name, release)) continue;
+        const bool node_stat = at_least(release, kPgdemoteNodeStatSince);
+        if (name.starts_with("pgdemote_") && node_stat != node_stats) continue;
+        if (!name.starts_with("pgdemote_") && node_stats) continue;
+        s += fmt::format("{} {}\n", name, c.*field);
+    }
+    return s;
+}
+
+}  // namespace
 
 std::string proc_vmstat_text(const Counters& c, std::string_view release) {
     std::string s;
     for (const auto& [name, id] : kProcVmstatOrder) {
         if (proc_vmstat_lists(name, release)) s += fmt::format("{} {}\n", name, c[id]);
+        if (c.reclaim_reported && name == "pgfree")
+            s += reclaim_lines(c, release, "pgactivate", "pgrefill", false);
+        if (c.reclaim_reported && name == "pgfault")
+            s += reclaim_lines(c, release, "pgrefill", "", false);
         if (name != kLastNumaStat) continue;
         for (const auto& [stat, per_node] : kNodeStats)
             if (proc_vmstat_lists(stat, release))
                 s += fmt::format("{} {}\n", stat, node_stat_total(c.*per_node));
+        if (c.reclaim_reported) s += reclaim_lines(c, release, "pgdemote_kswapd", "", true);
     }
     return s;
 }

@@ -99,6 +99,12 @@ nlohmann::json vmstat_json(const Counters& c) {
         v["pgpromote_success"] = node_stat_total(c.pgpromote_success);
         v["pgpromote_candidate"] = node_stat_total(c.pgpromote_candidate);
     }
+    if (c.reclaim_reported)
+        for (const auto& [name, field] : kReclaimCounters)
+            v[std::string(name)] = c.*field;
+    if (c.reclaim_reported)
+        for (const auto& [name, field] : kReclaimEvents)
+            v[std::string(name)] = c.*field;
     return v;
 }
 
@@ -198,6 +204,12 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
         s +=
             fmt::format("  {:<24} {:>14}\n", "wakeup_kswapd_calls", r.counters.wakeup_kswapd_calls);
     }
+    if (r.counters.reclaim_reported)
+        for (const auto& [name, field] : kReclaimCounters)
+            s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);
+    if (r.counters.reclaim_reported)
+        for (const auto& [name, field] : kReclaimEvents)
+            s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);
     s += "sched:\n";
     for (const auto& [name, field] : kSchedCounters)
         s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);

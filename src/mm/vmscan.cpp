@@ -1,0 +1,308 @@
+#include "mm/vmscan.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/access.h"
+#include "kernel/system.h"
+#include "mm/migrate.h"
+#include "mm/page_alloc.h"
+
+namespace numasim {
+
+namespace {
+
+// The unit of a random stream's single accesses (touch_streams draws pages by lines).
+constexpr double CACHE_LINE_BYTES = 64;
+
+// Whether reclaim sees `v`'s pages on the anon LRU: private or shared anonymous memory (shmem
+// is swap-backed, on the anon lists too), not a file's page cache.
+bool anon_lru_vma(const Vma& v) {
+    return !v.is_file() && !(v.vm_flags & (VM_HUGETLB | VM_PFNMAP | VM_IO));
+}
+
+// Whether the walk meets page idx's frame through `v`: a frame that several mappings share
+// (after fork) is met through the first of them only, as the LRU holds each folio once.
+bool walk_owns_frame(const Vma& v, uint64_t idx) {
+    if (!v.shares_object_page(idx)) return true;
+    const auto& m = v.object->mappers;
+    return m.empty() || m.front() == &v;
+}
+
+// Calls visit(vma, idx, nr) for each folio of anon pages on `nid` whose PF_ACTIVE is `active`,
+// from the hand on, until visit returns false or the hand has come round once in this walk.
+template <class F>
+void walk_lru(System& sys, LruHand& h, int nid, bool active, F visit) {
+    int wraps = 0;
+    for (;;) {
+        if (h.mm >= sys.mms.size()) {
+            h = LruHand{0, 0, 0, h.pass + 1};
+            if (++wraps > 1 || sys.mms.empty()) return;
+            continue;
+        }
+        Mm& mm = *sys.mms[h.mm];
+        if (h.vma >= mm.vmas.size()) {
+            ++h.mm;
+            h.vma = 0;
+            h.idx = 0;
+            continue;
+        }
+        Vma& v = *mm.vmas[h.vma];
+        const uint64_t n = v.nr_pages();
+        const uint64_t i = anon_lru_vma(v) ? v.present.find_next(h.idx, n) : n;
+        if (i >= n) {
+            ++h.vma;
+            h.idx = 0;
+            continue;
+        }
+        uint64_t first = i, nr = 1;
+        if (v.pmd_mapped_at(i, first))
+            nr = v.pages.pmd_nr();
+        else
+            first = i;
+        h.idx = first + nr;
+        if (first < i || !walk_owns_frame(v, first)) continue;  // met before, or elsewhere
+        const PageFrame& f = v.frame(first);
+        if (f.nid != nid || !(f.flags & PF_ALLOC) || (f.flags & PF_LRU_PENDING) ||
+            static_cast<bool>(f.flags & PF_ACTIVE) != active)
+            continue;
+        if (!visit(v, first, nr)) return;
+    }
+}
+
+// Whether the folio of `nr` pages at idx of `v` on `nid` was accessed since the inactive hand's
+// last pass over its regions: its expected accesses in that time (Region::accesses), drawn as a
+// Poisson count being nonzero.
+bool folio_referenced(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid, uint64_t pass) {
+    double expected = 0;
+    v.for_each_region_in(idx, 1, [&](Region& r, uint64_t) {
+        RegionAccesses& a = r.accesses;
+        if (a.by_node.size() < static_cast<size_t>(sys.nr_nodes()))
+            a.by_node.resize(static_cast<size_t>(sys.nr_nodes()));
+        RegionAging& g = a.by_node[static_cast<size_t>(nid)];
+        if (g.pass != pass) {
+            g.win_all = a.all - g.seen_all;
+            g.win_hot = a.hot - g.seen_hot;
+            g.seen_all = a.all;
+            g.seen_hot = a.hot;
+            g.pass = pass;
+        }
+        expected += g.win_all + (idx - r.first < a.hot_pages ? g.win_hot : 0);
+    });
+    expected *= static_cast<double>(nr);
+    return expected > 0 && sys.rng_reclaim.bernoulli(-std::expm1(-expected));
+}
+
+void set_active(System& sys, PageFrame& f, uint64_t nr) {
+    f.flags |= PF_ACTIVE;
+    f.flags &= static_cast<uint8_t>(~PF_REFERENCED);
+    sys.mem.nodes[f.nid].nr_active_anon += nr;
+    sys.counters.pgactivate += nr;
+}
+
+// demote_folio_list() for one folio: to next_demotion_node(), or any node of the lower tiers
+// with room (alloc_demote_folio, no reclaim of its own). Returns whether it moved.
+bool demote_folio(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid) {
+    const int target =
+        sys.tiers.next_demotion_node(nid, static_cast<uint32_t>(sys.rng_reclaim.next_u64()));
+    if (target < 0) return false;
+    uint64_t allowed = 0;
+    const int tier = sys.tiers.tier_of_node[static_cast<size_t>(nid)];
+    for (int n : sys.tiers.tiers[static_cast<size_t>(tier)].lower_tier_mask)
+        allowed |= uint64_t{1} << n;
+    const int order = nr > 1 ? v.pages.pmd_order : 0;
+    const int to = alloc_demote_page(sys, target, allowed, order, nid);
+    if (to < 0) return false;
+    migrate_demote_folio(sys, v, idx, nr, to);
+    return true;
+}
+
+uint64_t& scan_counter(Counters& c, ReclaimBy by) {
+    return by == ReclaimBy::Kswapd   ? c.pgscan_kswapd
+           : by == ReclaimBy::Direct ? c.pgscan_direct
+                                     : c.pgscan_khugepaged;
+}
+uint64_t& steal_counter(Counters& c, ReclaimBy by) {
+    return by == ReclaimBy::Kswapd   ? c.pgsteal_kswapd
+           : by == ReclaimBy::Direct ? c.pgsteal_direct
+                                     : c.pgsteal_khugepaged;
+}
+uint64_t& demote_counter(Counters& c, ReclaimBy by) {
+    return by == ReclaimBy::Kswapd   ? c.pgdemote_kswapd
+           : by == ReclaimBy::Direct ? c.pgdemote_direct
+                                     : c.pgdemote_khugepaged;
+}
+
+// shrink_active_list(): up to `nr_to_scan` pages from the active list's tail go to the inactive
+// list. An anon page goes whether it was accessed or not (only executable file pages stay).
+void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan) {
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    uint64_t scanned = 0;
+    walk_lru(sys, m.active_hand, nid, true, [&](Vma& v, uint64_t idx, uint64_t nr) {
+        PageFrame& f = v.frame(idx);
+        f.flags &= static_cast<uint8_t>(~(PF_ACTIVE | PF_REFERENCED));
+        m.nr_active_anon -= nr;
+        scanned += nr;
+        return scanned < nr_to_scan;
+    });
+    sys.counters.pgrefill += scanned;
+    sys.counters.pgdeactivate += scanned;
+}
+
+// shrink_inactive_list() and shrink_folio_list(): up to `nr_to_scan` pages from the inactive
+// list's tail. folio_check_references(): a page accessed since the last pass is activated if it
+// had been found so before (PG_referenced), else marked and kept; an unaccessed one is demoted,
+// or, when that fails, activated (no swap to page it out to). Sets `scanned`; returns the pages
+// demoted.
+uint64_t shrink_inactive_list(System& sys, int nid, uint64_t nr_to_scan, ReclaimBy by,
+                              uint64_t& scanned) {
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    uint64_t demoted = 0;
+    scanned = 0;
+    walk_lru(sys, m.inactive_hand, nid, false, [&](Vma& v, uint64_t idx, uint64_t nr) {
+        scanned += nr;
+        PageFrame& f = v.frame(idx);
+        const bool was_referenced = f.flags & PF_REFERENCED;
+        if (folio_referenced(sys, v, idx, nr, nid, m.inactive_hand.pass)) {
+            if (was_referenced)
+                set_active(sys, f, nr);
+            else
+                f.flags |= PF_REFERENCED;
+        } else if (demote_folio(sys, v, idx, nr, nid)) {
+            demoted += nr;
+        } else {
+            set_active(sys, f, nr);
+        }
+        return scanned < nr_to_scan;
+    });
+    Counters& c = sys.counters;
+    scan_counter(c, by) += scanned;
+    c.pgscan_anon += scanned;
+    steal_counter(c, by) += demoted;
+    c.pgsteal_anon += demoted;
+    demote_counter(c, by) += demoted;
+    if (demoted) ++c.mm_migrate_pages;  // demote_folio_list's one migrate_pages() call
+    return demoted;
+}
+
+// balance_pgdat(): from DEF_PRIORITY down, each pass scanning a larger part of the lists, until
+// the node is balanced.
+void balance_pgdat(System& sys, int nid) {
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    ++sys.counters.mm_vmscan_kswapd_wake;
+    uint64_t reclaimed = 0;
+    for (int priority = DEF_PRIORITY; priority >= 0 && !pgdat_balanced(sys, nid); --priority) {
+        const uint64_t lru = sys.mem.used_pages(nid);
+        const uint64_t mark = sys.knobs.tiering_mode() ? m.wmark_promo : m.wmark_high;
+        const uint64_t short_of = mark + 1 > m.free_pages ? mark + 1 - m.free_pages : 0;
+        reclaimed += shrink_node(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
+                                 std::max(short_of, SWAP_CLUSTER_MAX), ReclaimBy::Kswapd);
+    }
+    if (!reclaimed) ++m.kswapd_failures;
+}
+
+}  // namespace
+
+bool can_demote(const System& sys, int nid) {
+    return sys.knobs.demotion_enabled && !sys.tiers.node_demotion.empty() &&
+           !sys.tiers.node_demotion[static_cast<size_t>(nid)].preferred.empty();
+}
+
+uint64_t lru_inactive_anon(const System& sys, int nid) {
+    const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    return sys.mem.used_pages(nid) - m.nr_active_anon;
+}
+
+bool inactive_is_low(const System& sys, int nid) {
+    const uint64_t active = sys.mem.nodes[static_cast<size_t>(nid)].nr_active_anon;
+    const uint64_t inactive = lru_inactive_anon(sys, nid);
+    const uint64_t gb = ((active + inactive) << sys.pages().shift) >> 30;
+    const auto ratio =
+        gb ? static_cast<uint64_t>(std::sqrt(10.0 * static_cast<double>(gb))) : uint64_t{1};
+    return inactive * ratio < active;
+}
+
+bool pgdat_balanced(const System& sys, int nid) {
+    const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    const uint64_t mark = sys.knobs.tiering_mode() ? m.wmark_promo : m.wmark_high;
+    return m.free_pages > mark;
+}
+
+uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_reclaim,
+                     ReclaimBy by) {
+    // get_scan_count(): without swap, the anon lists are scanned only when the node can demote.
+    if (!can_demote(sys, nid)) return 0;
+    uint64_t scanned = 0, reclaimed = 0;
+    while (scanned < nr_to_scan && reclaimed < nr_to_reclaim) {
+        if (inactive_is_low(sys, nid)) shrink_active_list(sys, nid, SWAP_CLUSTER_MAX);
+        uint64_t batch = 0;
+        reclaimed += shrink_inactive_list(
+            sys, nid, std::min(SWAP_CLUSTER_MAX, nr_to_scan - scanned), by, batch);
+        if (batch == 0) break;  // nothing left on the inactive list
+        scanned += batch;
+    }
+    if (reclaimed) sys.mem.nodes[static_cast<size_t>(nid)].kswapd_failures = 0;
+    return reclaimed;
+}
+
+void wakeup_kswapd(System& sys, int nid) {
+    if (!sys.knobs.demotion_enabled) return;
+    const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    if (m.kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(sys, nid)) return;
+    ++sys.counters.mm_vmscan_wakeup_kswapd;
+    // What the deferred CPUs' streams accessed meanwhile is part of what reclaim reads.
+    for (int cpu = 0; cpu < static_cast<int>(sys.rqs.size()); ++cpu)
+        sys.catch_up_cpu(cpu);
+    balance_pgdat(sys, nid);
+}
+
+uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed) {
+    if (!sys.knobs.demotion_enabled) return 0;
+    ++sys.counters.mm_vmscan_direct_reclaim_begin;
+    for (int cpu = 0; cpu < static_cast<int>(sys.rqs.size()); ++cpu)
+        sys.catch_up_cpu(cpu);
+    uint64_t reclaimed = 0;
+    for (int nid : sys.mem.zonelist[static_cast<size_t>(preferred)]) {
+        if (!((allowed >> nid) & 1)) continue;
+        const uint64_t lru = sys.mem.used_pages(nid);
+        for (int priority = DEF_PRIORITY; priority >= 0 && reclaimed < SWAP_CLUSTER_MAX; --priority)
+            reclaimed += shrink_node(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
+                                     SWAP_CLUSTER_MAX - reclaimed, ReclaimBy::Direct);
+        if (reclaimed >= SWAP_CLUSTER_MAX) break;
+    }
+    return reclaimed;
+}
+
+void note_stream_accesses(const AccessStream& s, double bytes) {
+    Region& r = *s.region;
+    if (r.count == 0 || bytes <= 0) return;
+    RegionAccesses& a = r.accesses;
+    const double sb = bytes * s.share;
+    const auto pages = static_cast<double>(r.count);
+    if (s.pattern == Pattern::HotSet && !s.chunk_bytes) {
+        const uint64_t hot = hot_pages(s, r.count);
+        const double lines = sb / CACHE_LINE_BYTES;
+        const double cold_each =
+            r.count > hot ? lines * (1 - s.hot_share) / static_cast<double>(r.count - hot) : 0;
+        a.hot_pages = std::max(a.hot_pages, hot);
+        a.all += cold_each;
+        a.hot += lines * s.hot_share / static_cast<double>(hot) - cold_each;
+        return;
+    }
+    const double unit = s.pattern == Pattern::Random && !s.chunk_bytes
+                            ? CACHE_LINE_BYTES
+                            : static_cast<double>(r.vma->pages.size());
+    a.all += sb / unit / pages;
+}
+
+void lru_forget_page(System& sys, uint8_t flags, int nid, uint64_t nr) {
+    if (flags & PF_ACTIVE) sys.mem.nodes[static_cast<size_t>(nid)].nr_active_anon -= nr;
+}
+
+void lru_move_page(System& sys, uint8_t flags, int from, int to, uint64_t nr) {
+    if (!(flags & PF_ACTIVE) || from == to) return;
+    sys.mem.nodes[static_cast<size_t>(from)].nr_active_anon -= nr;
+    sys.mem.nodes[static_cast<size_t>(to)].nr_active_anon += nr;
+}
+
+}  // namespace numasim

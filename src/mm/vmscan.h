@@ -1,0 +1,92 @@
+// Page reclaim as mm/vmscan.c does it for anonymous memory on a machine without swap (v6.1 to
+// v6.12, the classic two-list LRU: none of the profiles' kernels turns MGLRU on by default, and
+// Debian's configs leave it off), with demotion to the next memory tier (demotion_enabled).
+// docs/tiering.md, "Step 3: demotion", says what is modelled and what is left out.
+//
+// The LRU. Each anon page is on its node's inactive or active list (PF_ACTIVE; the node counts
+// its active pages, NodeMemory::nr_active_anon). A new page starts inactive (v5.9+). The lists'
+// order is a clock: per node and list, a hand walks the node's anon pages in address-space order
+// (every mm, every VMA, every page), and the pages it passes are the lists' tails. What a page
+// was accessed since the hand's last pass comes from the streams' access rates
+// (Region::accesses): the chance that it was touched at all, 1 - exp(-expected accesses), drawn
+// once per page and pass. The draw stands for the accessed bits folio_referenced() reads and
+// clears. Aging therefore costs a step per page reclaim looks at, never per access.
+//
+// kswapd and direct reclaim. An allocation that finds no node of its zonelist above its low
+// watermark wakes the kswapd of each (wake_all_kswapds); a promotion that finds its target at
+// its high watermark wakes the target's. kswapd runs at once and reclaims until the node is
+// balanced: free above its high watermark, or its promo watermark in tiering mode
+// (pgdat_balanced). An allocation that finds no node above min reclaims itself
+// (try_to_free_pages, SWAP_CLUSTER_MAX pages) and tries again; failing that, it is the kernel's
+// out-of-memory case (Counters::oom_alloc_failures).
+//
+// Reclaiming a page. An anon page without swap can only be demoted: with demotion_enabled and a
+// next_demotion_node() it moves there (or to another node of the lower tiers), counting
+// pgdemote_* and pgsteal_*; when no lower node has room, or demotion is off, it stays, activated
+// as shrink_folio_list() does when add_to_swap() fails. File pages are not reclaimed.
+#pragma once
+
+#include <cstdint>
+
+namespace numasim {
+
+struct System;
+struct AccessStream;
+
+// Who reclaims, for the pgscan_*, pgsteal_* and pgdemote_* counters.
+enum class ReclaimBy { Kswapd, Direct, Khugepaged };
+
+// SWAP_CLUSTER_MAX (include/linux/swap.h): pages one pass of the lists takes, and the target of
+// a direct reclaim.
+inline constexpr uint64_t SWAP_CLUSTER_MAX = 32;
+// DEF_PRIORITY (mm/vmscan.c): a reclaim pass scans the lists' size >> priority, from 12 down to
+// 0 (the whole lists).
+inline constexpr int DEF_PRIORITY = 12;
+// MAX_RECLAIM_RETRIES (mm/internal.h): kswapd runs that reclaim nothing before it is left
+// asleep.
+inline constexpr int MAX_RECLAIM_RETRIES = 16;
+
+// can_demote(): demotion_enabled and `nid` has a node below it.
+bool can_demote(const System& sys, int nid);
+
+// The anon pages on `nid`'s inactive list: the node's used pages less its active ones (the
+// model's few file pages are counted with them).
+uint64_t lru_inactive_anon(const System& sys, int nid);
+
+// inactive_is_low(): the inactive list is smaller than the active one over inactive_ratio,
+// int_sqrt(10 * the lists' size in GiB), or 1 below 1 GiB.
+bool inactive_is_low(const System& sys, int nid);
+
+// pgdat_balanced(): `nid` has free pages above its high watermark, or its promo watermark when
+// numa_balancing has the MEMORY_TIERING bit.
+bool pgdat_balanced(const System& sys, int nid);
+
+// shrink_node(): reclaims up to `nr_to_reclaim` pages of `nid`, scanning the inactive list
+// `nr_to_scan` pages at most (aging the active list while the inactive one is low). Returns the
+// pages reclaimed (demoted).
+uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_reclaim,
+                     ReclaimBy by);
+
+// wakeup_kswapd(): nothing unless demotion_enabled (reclaim could free nothing); otherwise wakes
+// `nid`'s kswapd if the node is not balanced and kswapd has not given up, and runs it
+// (balance_pgdat) to the balanced mark.
+void wakeup_kswapd(System& sys, int nid);
+
+// try_to_free_pages() for an allocation of `nr` pages that found no node in `allowed` above its
+// min watermark: shrinks the nodes of `preferred`'s zonelist in `allowed`, in order, until
+// SWAP_CLUSTER_MAX pages are reclaimed. Returns the pages reclaimed. Nothing without
+// demotion_enabled.
+uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed);
+
+// What `bytes` of a stream's accesses add to its region's expected accesses per page
+// (Region::accesses), the input of aging: a line each for single-line random and hot-set
+// streams, a page each for sweeps and chunked walks (a touch of the page is what the accessed
+// bit records).
+void note_stream_accesses(const AccessStream& s, double bytes);
+
+// The page's LRU flags leave with it (freed): the node's active count follows.
+void lru_forget_page(System& sys, uint8_t flags, int nid, uint64_t nr = 1);
+// A page moves from `from` to `to` keeping its LRU flags (migration copies PG_active).
+void lru_move_page(System& sys, uint8_t flags, int from, int to, uint64_t nr = 1);
+
+}  // namespace numasim

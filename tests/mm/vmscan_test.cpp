@@ -1,0 +1,194 @@
+// Reclaim and demotion (mm/vmscan.h), worked by hand on cascadelake-2s-pmem under v6.6: nodes
+// 0-1 DRAM (96 GiB, the top tier), nodes 2-3 PMEM (756 GiB); node 0 demotes to node 2, then to
+// any of 2-3. The pages of a test mapping are made hot by giving their region accesses.
+#include <gtest/gtest.h>
+
+#include "kernel/invariants.h"
+#include "mm/lru_add.h"
+#include "mm/vmscan.h"
+#include "mm/watermarks.h"
+#include "mm_fixture.h"
+
+namespace numasim {
+namespace {
+
+using mmtest::World;
+
+struct Vmscan : ::testing::Test {
+    World w{"cascadelake-2s-pmem"};
+    Vma* vma = nullptr;
+    Region* hot = nullptr;
+
+    void SetUp() override {
+        w.sys.set_kernel_release("v6.6");
+        w.sys.knobs.demotion_enabled = true;
+    }
+    NodeMemory& node(int nid) { return w.sys.mem.nodes[static_cast<size_t>(nid)]; }
+    // `n` pages first-touched on node 0 and on its LRU; the first `nr_hot` in region `hot`.
+    void map(uint64_t n, uint64_t nr_hot) {
+        Mm& mm = mm_create(w.sys);
+        vma = &do_mmap(w.sys, mm, n * kPages4K.size(), VM_READ | VM_WRITE, "anon");
+        hot = &add_region(w.sys, *vma, 0, nr_hot, "hot");
+        Task& p = w.task_on(0);
+        for (uint64_t i = 0; i < n; ++i)
+            handle_mm_fault(w.sys, p, *vma, i, true);
+        lru_add_drain_all(w.sys);
+    }
+    // Every page of `hot` certainly accessed since the last pass: e^-1000 is 0 in a double.
+    void touch_hot() { hot->accesses.all += 1000; }
+    const Counters& c() const { return w.sys.counters; }
+};
+
+TEST_F(Vmscan, ScaleFactorWidensTheGaps) {
+    // A 2 GiB node of two: min 1024 pages (as in watermarks_test), the gap
+    // max(1024 / 4, 524288 * 100 / 10000) = 5242 pages at watermark_scale_factor 100.
+    const ZoneWatermarks wm = setup_zone_wmarks(8192, 2097152, 4194304, 524288, 4096, 100);
+    EXPECT_EQ(wm.min, 1024u);
+    EXPECT_EQ(wm.low, 6266u);
+    EXPECT_EQ(wm.high, 11508u);
+    EXPECT_EQ(wm.promo, 16750u);
+    // The knob reaches a System's nodes: node 0 of the preset is 96 GiB = 25165824 pages, so
+    // the gap at factor 3000 is 25165824 * 3000 / 10000 = 7549747 pages above min.
+    NumaBalancingKnobs k;
+    k.watermark_scale_factor = 3000;
+    System s(load_preset("cascadelake-2s-pmem"), k, 1);
+    const NodeMemory& m = s.mem.nodes[0];
+    EXPECT_EQ(m.wmark_low - m.wmark_min, 7549747u);
+    EXPECT_EQ(m.wmark_promo - m.wmark_high, 7549747u);
+}
+
+TEST_F(Vmscan, InactiveIsLowAgainstTheSquareRootRatio) {
+    // 10 GiB on the lists (2621440 pages): inactive_ratio = int_sqrt(10 * 10) = 10.
+    node(0).free_pages = node(0).present_pages - 2621440;
+    node(0).nr_active_anon = 2400000;  // inactive 221440: 2214400 < 2400000
+    EXPECT_TRUE(inactive_is_low(w.sys, 0));
+    node(0).nr_active_anon = 2000000;  // inactive 621440: 6214400 >= 2000000
+    EXPECT_FALSE(inactive_is_low(w.sys, 0));
+    // Under 1 GiB the ratio is 1: 100 inactive against 101 active is low.
+    node(0).free_pages = node(0).present_pages - 201;
+    node(0).nr_active_anon = 101;
+    EXPECT_TRUE(inactive_is_low(w.sys, 0));
+    node(0).nr_active_anon = 0;
+}
+
+TEST_F(Vmscan, ColdPagesAreDemotedHotOnesLookedAtTwiceThenActivated) {
+    map(8, 4);  // pages 0-3 hot, 4-7 in no region: never accessed
+    touch_hot();
+    // One pass over the 8 pages: the hot ones were accessed once: marked referenced and kept;
+    // the cold ones go to node 0's demotion target, node 2.
+    EXPECT_EQ(shrink_node(w.sys, 0, 8, 100, ReclaimBy::Kswapd), 4u);
+    for (uint64_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(vma->frame(i).nid, 0) << i;
+        EXPECT_EQ(vma->frame(i).flags, PF_ALLOC | PF_REFERENCED) << i;
+    }
+    for (uint64_t i = 4; i < 8; ++i)
+        EXPECT_EQ(vma->frame(i).nid, 2) << i;
+    EXPECT_EQ(c().pgscan_kswapd, 8u);
+    EXPECT_EQ(c().pgdemote_kswapd, 4u);
+    EXPECT_EQ(c().pgsteal_kswapd, 4u);
+    EXPECT_EQ(c().pgdemote_direct, 0u);
+    EXPECT_EQ(hot->pages_on(0), 4u);
+    // Accessed again by the next pass, and referenced before: activated.
+    touch_hot();
+    EXPECT_EQ(shrink_node(w.sys, 0, 4, 100, ReclaimBy::Kswapd), 0u);
+    EXPECT_EQ(c().pgactivate, 4u);
+    EXPECT_EQ(node(0).nr_active_anon, 4u);
+    EXPECT_EQ(vma->frame(0).flags, PF_ALLOC | PF_ACTIVE);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+    // Now the inactive list is empty against 4 active pages: the next pass deactivates them
+    // (anon pages go whether accessed or not), and, not accessed since, they are demoted.
+    EXPECT_EQ(shrink_node(w.sys, 0, 4, 100, ReclaimBy::Direct), 4u);
+    EXPECT_EQ(c().pgrefill, 4u);
+    EXPECT_EQ(c().pgdeactivate, 4u);
+    EXPECT_EQ(c().pgdemote_direct, 4u);
+    EXPECT_EQ(node(0).nr_active_anon, 0u);
+    EXPECT_EQ(hot->pages_on(2), 4u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+TEST_F(Vmscan, DemotionGoesToThePreferredTargetThenTheLowerTiersThenNowhere) {
+    map(3, 0);
+    node(2).free_pages = node(2).wmark_min;  // node 2 full: the fallback, node 3
+    EXPECT_EQ(shrink_node(w.sys, 0, 1, 100, ReclaimBy::Kswapd), 1u);
+    EXPECT_EQ(vma->frame(0).nid, 3);
+    node(3).free_pages = node(3).wmark_min;  // no lower node has room: the page stays, active
+    EXPECT_EQ(shrink_node(w.sys, 0, 1, 100, ReclaimBy::Kswapd), 0u);
+    EXPECT_EQ(vma->frame(1).nid, 0);
+    EXPECT_EQ(vma->frame(1).flags, PF_ALLOC | PF_ACTIVE);
+    EXPECT_EQ(c().pgactivate, 1u);
+    // The bottom tier has nowhere to demote to, and is not scanned at all.
+    EXPECT_FALSE(can_demote(w.sys, 2));
+    EXPECT_EQ(shrink_node(w.sys, 3, 100, 100, ReclaimBy::Kswapd), 0u);
+    EXPECT_EQ(c().pgscan_kswapd, 2u);
+}
+
+TEST_F(Vmscan, NothingIsReclaimedWithDemotionOff) {
+    map(4, 0);
+    w.sys.knobs.demotion_enabled = false;
+    EXPECT_FALSE(can_demote(w.sys, 0));
+    EXPECT_EQ(shrink_node(w.sys, 0, 4, 4, ReclaimBy::Kswapd), 0u);
+    node(0).free_pages = node(0).wmark_min + 1;
+    wakeup_kswapd(w.sys, 0);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 0u);
+    EXPECT_EQ(c().pgscan_kswapd, 0u);
+    EXPECT_EQ(vma->frame(0).nid, 0);
+}
+
+TEST_F(Vmscan, KswapdRunsToTheHighWatermarkOrPromoInTieringMode) {
+    map(100, 0);
+    w.sys.knobs.numa_balancing = 1;
+    // 10 pages short of the high watermark (free must end above it): kswapd reclaims a
+    // SWAP_CLUSTER_MAX batch, 32 pages, and stops balanced.
+    node(0).free_pages = node(0).wmark_high - 10;
+    EXPECT_FALSE(pgdat_balanced(w.sys, 0));
+    wakeup_kswapd(w.sys, 0);
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 1u);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
+    EXPECT_EQ(c().pgdemote_kswapd, 32u);
+    EXPECT_EQ(node(0).free_pages, node(0).wmark_high + 22);
+    EXPECT_TRUE(pgdat_balanced(w.sys, 0));
+    // Balanced: a wakeup finds nothing to do.
+    wakeup_kswapd(w.sys, 0);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
+    // In tiering mode the mark is WMARK_PROMO, one gap higher: the node is short again, and
+    // kswapd demotes what it can, the 68 pages left, then fails and counts a failure.
+    w.sys.knobs.numa_balancing = 2;
+    EXPECT_FALSE(pgdat_balanced(w.sys, 0));
+    wakeup_kswapd(w.sys, 0);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 2u);
+    EXPECT_EQ(c().pgdemote_kswapd, 100u);
+    EXPECT_EQ(node(0).kswapd_failures, 0);  // it reclaimed something
+    wakeup_kswapd(w.sys, 0);                // nothing left on node 0: a failed run
+    EXPECT_EQ(node(0).kswapd_failures, 1);
+    // After MAX_RECLAIM_RETRIES failed runs kswapd is left asleep.
+    node(0).kswapd_failures = MAX_RECLAIM_RETRIES;
+    wakeup_kswapd(w.sys, 0);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 3u);
+}
+
+TEST_F(Vmscan, DirectReclaimDemotesAndAnAllocationBeyondEveryNodeIsOutOfMemory) {
+    map(2, 0);
+    for (int nid = 0; nid < w.sys.nr_nodes(); ++nid)
+        node(nid).free_pages = node(nid).wmark_min;
+    node(2).free_pages = node(2).wmark_high * 2;
+    // Node 0 is at min: a page for it alone is not there, until direct reclaim demotes its two
+    // cold pages to node 2 (a SWAP_CLUSTER_MAX target, of which only 2 pages exist).
+    EXPECT_EQ(alloc_demote_page(w.sys, 0, uint64_t{1} << 0, 0, 0), -1);
+    EXPECT_EQ(try_to_free_pages(w.sys, 0, uint64_t{1} << 0), 2u);
+    EXPECT_EQ(c().mm_vmscan_direct_reclaim_begin, 1u);
+    EXPECT_EQ(c().pgdemote_direct, 2u);
+    EXPECT_EQ(c().pgscan_direct, 2u);
+    EXPECT_EQ(vma->frame(0).nid, 2);
+    EXPECT_EQ(node(0).free_pages, node(0).wmark_min + 2);
+    // Every node at min: no node above low wakes every kswapd of the zonelist (nothing left to
+    // demote), none above min reclaims directly, which frees nothing: out of memory.
+    node(0).free_pages = node(0).wmark_min;
+    node(2).free_pages = node(2).wmark_min;
+    EXPECT_EQ(alloc_pages_node(w.sys, 0, 0, 0), -1);
+    EXPECT_EQ(c().mm_vmscan_direct_reclaim_begin, 2u);
+    EXPECT_EQ(c().oom_alloc_failures, 1u);
+    EXPECT_EQ(c().pgdemote_direct, 2u);
+}
+
+}  // namespace
+}  // namespace numasim
