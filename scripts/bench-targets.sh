@@ -21,7 +21,9 @@
 #              shared or noisy host), AGAINST (another numasim, e.g. the last commit's: its runs
 #              alternate with this build's, taking turns to go first; its table is printed
 #              after this build's, then per row the geometric mean and the median over the
-#              rounds of this build's CPU time over the other's).
+#              rounds of this build's CPU time over the other's), RUN_ARGS and AGAINST_ARGS (run
+#              options added to this build's runs and to AGAINST's: AGAINST=build/numasim
+#              RUN_ARGS=--latency times what --latency costs on one build).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -119,6 +121,8 @@ extra=()
 # one row's or one binary's runs.
 bins=("$NUMASIM")
 [[ -n "${AGAINST:-}" ]] && bins+=("$AGAINST")
+# Each binary's own run options (word-split, as ARGS).
+bin_args=("${RUN_ARGS:-}" "${AGAINST_ARGS:-}")
 declare -A BEST FAILED CPUS
 for ((k = 1; k <= ${RUNS:-1}; k++)); do
     for row in "${rows[@]}"; do
@@ -132,7 +136,7 @@ for ((k = 1; k <= ${RUNS:-1}; k++)); do
             [[ -n "${FAILED[$key]:-}" ]] && continue
             # shellcheck disable=SC2086
             if ! rusage "$OUT/$key.try.time" "${bins[$b]}" run "${FILE[$row]}" \
-                    ${ARGS[$row]:-} "${extra[@]}" --json -j 1 > "$OUT/$key.try.json" 2> "$OUT/$key.err"; then
+                    ${ARGS[$row]:-} ${bin_args[$b]} "${extra[@]}" --json -j 1 > "$OUT/$key.try.json" 2> "$OUT/$key.err"; then
                 FAILED[$key]=1
                 continue
             fi
@@ -150,7 +154,7 @@ for ((k = 1; k <= ${RUNS:-1}; k++)); do
 done
 
 for b in "${!bins[@]}"; do
-    [[ ${#bins[@]} -gt 1 ]] && echo "${bins[$b]}:"
+    [[ ${#bins[@]} -gt 1 ]] && echo "${bins[$b]} ${bin_args[$b]}:"
     printf '%-23s %8s %8s %10s %8s %14s %9s %10s\n' row sim_s cpu_s sim/cpu target hint_faults/cpu_s peak_RSS B/page
     for row in "${rows[@]}"; do
         key="$row.$b"
@@ -184,7 +188,7 @@ done
 # rounds' CPU-time ratios resolve differences that the least times of each binary, taken in
 # different phases, do not. An even number of rounds gives each order the same weight.
 if [[ ${#bins[@]} -gt 1 ]]; then
-    echo "CPU time of ${bins[0]} / ${bins[1]}, per round (geometric mean, median, every round):"
+    echo "CPU time of ${bins[0]} ${bin_args[0]} / ${bins[1]} ${bin_args[1]}, per round (geometric mean, median, every round):"
     for row in "${rows[@]}"; do
         [[ -n "${FAILED[$row.0]:-}${FAILED[$row.1]:-}" ]] && continue
         python3 - "$row" "${CPUS[$row.0]}" "${CPUS[$row.1]}" <<'PY'

@@ -22,14 +22,6 @@ std::string_view latency_kind_name(LatencyKind k) {
     return "";
 }
 
-void LatencyHists::add(LatencyKind k, Nanos ns, uint64_t n) {
-    const auto i = static_cast<size_t>(k);
-    const auto v = static_cast<uint64_t>(std::max<Nanos>(ns, 0));
-    usecs[i].add(v / NSEC_PER_USEC, n);
-    msecs[i].add(v / NSEC_PER_MSEC, n);
-    sum_ns[i] += v * n;
-}
-
 void LatencyHists::merge(const LatencyHists& o) {
     for (size_t i = 0; i < kLatencyKinds; ++i) {
         usecs[i].merge(o.usecs[i]);
@@ -40,16 +32,6 @@ void LatencyHists::merge(const LatencyHists& o) {
 
 bool LatencyHists::empty() const {
     return std::all_of(usecs.begin(), usecs.end(), [](const Log2Hist& h) { return !h.count(); });
-}
-
-size_t LatencyRecorder::index(const Task& p) {
-    return static_cast<size_t>(p.index);
-}
-
-LatencyHists& LatencyRecorder::hists_of(const Task& p) {
-    const size_t i = index(p);
-    if (i >= hists_.size()) hists_.resize(i + 1);
-    return hists_[i];
 }
 
 void LatencyRecorder::numa_moved(const Task& p, bool running, Nanos clock) {

@@ -11,12 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "sched/task.h"
 #include "sim/clock.h"
 #include "sim/log2_hist.h"
 
 namespace numasim {
-
-struct Task;
 
 enum class LatencyKind {
     NumaWork,       // task_numa_work() run as task work on the return to user space
@@ -36,7 +35,14 @@ struct LatencyHists {
     std::array<Log2Hist, kLatencyKinds> usecs, msecs;
     std::array<uint64_t, kLatencyKinds> sum_ns{};
 
-    void add(LatencyKind k, Nanos ns, uint64_t n);
+    // Inline, as record() is: it runs for every event (each TLB-shootdown IPI received).
+    void add(LatencyKind k, Nanos ns, uint64_t n) {
+        const auto i = static_cast<size_t>(k);
+        const auto v = static_cast<uint64_t>(ns > 0 ? ns : 0);
+        usecs[i].add(v / NSEC_PER_USEC, n);
+        msecs[i].add(v / NSEC_PER_MSEC, n);
+        sum_ns[i] += v * n;
+    }
     void merge(const LatencyHists& o);
     bool empty() const;
 };
@@ -60,8 +66,12 @@ class LatencyRecorder {
     const LatencyHists* of(int i) const;
 
   private:
-    static size_t index(const Task& p);
-    LatencyHists& hists_of(const Task& p);
+    static size_t index(const Task& p) { return static_cast<size_t>(p.index); }
+    LatencyHists& hists_of(const Task& p) {
+        const size_t i = index(p);
+        if (i >= hists_.size()) hists_.resize(i + 1);
+        return hists_[i];
+    }
     void end_wait(const Task& p, Nanos clock);
 
     std::vector<LatencyHists> hists_;

@@ -1,13 +1,8 @@
 #include "sim/log2_hist.h"
 
-#include <bit>
 #include <cmath>
 
 namespace numasim {
-
-int Log2Hist::slot_of(uint64_t v) {
-    return v <= 1 ? 1 : 64 - std::countl_zero(v);
-}
 
 uint64_t Log2Hist::slot_low(int k) {
     return k <= 1 ? 0 : uint64_t{1} << (k - 1);
