@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/latency_options.h"
 #include "cli/observe_options.h"
+#include "cli/out_of_memory_note.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
 #include "cli/scenario_options.h"
@@ -161,6 +162,8 @@ class CompareCommand : public Command {
         }
         files.keep();
         std::fwrite(out.data(), 1, out.size(), stdout);
+        for (const VariantRuns& v : runs)
+            note_out_of_memory(fmt::format("{}: variant {}", path_, v.name), v.runs);
         return 0;
     }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/latency_options.h"
 #include "cli/observe_options.h"
+#include "cli/out_of_memory_note.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
 #include "cli/scenario_options.h"
@@ -119,6 +120,7 @@ class RunCommand : public Command {
         }
         files.keep();
         std::fwrite(out.data(), 1, out.size(), stdout);
+        note_out_of_memory(sc.file, results);
         return 0;
     }
 

@@ -303,6 +303,34 @@ TEST(Cli, RunSaysItDoesNotRunTheVariantTables) {
     EXPECT_EQ(one.out, "");
 }
 
+// Two NUMA01_THREADLOCAL processes that each bind 1 GiB to node 0 of tiny-4n (2 GiB, part of it
+// kept free by the watermarks) run out of memory: the kernel would kill a task, the model
+// retries the faults. The run's figures are not the kernel's, so run and compare say so on
+// stderr, and say nothing where memory sufficed (the example binds 512 MiB each).
+TEST(Cli, RunsThatRanOutOfMemorySaySo) {
+    const char* note = "out of memory in 1 of 1 run(s): ";
+    const Output run = numasim::test::shell(
+        "{ $NUMASIM run examples/knobs.toml --duration 1s --param 'workload.size=\"1GiB\"' "
+        ">/dev/null; } 2>&1");
+    ASSERT_EQ(run.status, 0) << run.out;
+    EXPECT_EQ(
+        run.out.rfind("numasim: note: examples/knobs.toml: out of memory in 1 of 1 run(s): ", 0),
+        0u)
+        << run.out;
+    EXPECT_NE(run.out.find("out_of_memory()"), std::string::npos) << run.out;
+    const Output cmp = numasim::test::shell(
+        "{ $NUMASIM compare examples/knobs.toml --duration 1s --iterations 1 -V a:smallimp=0 "
+        "-V b:smallimp=30 --param 'workload.size=\"1GiB\"' >/dev/null; } 2>&1");
+    ASSERT_EQ(cmp.status, 0) << cmp.out;
+    for (const char* v : {"variant a: ", "variant b: "})
+        EXPECT_NE(cmp.out.find(std::string("examples/knobs.toml: ") + v + note), std::string::npos)
+            << cmp.out;
+    const Output fits =
+        numasim::test::shell("{ $NUMASIM run examples/knobs.toml --duration 1s >/dev/null; } 2>&1");
+    EXPECT_EQ(fits.status, 0);
+    EXPECT_EQ(fits.out, "");
+}
+
 TEST(Cli, CompareWithVariantsPrintsTables) {
     const Output o = run_numasim(
         "compare examples/variants.toml --iterations 2 --duration 10s -V base:profile=v6.12 "
