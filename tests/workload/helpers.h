@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "config/input_error.h"
 #include "config/toml_reader.h"
 #include "engine/engine.h"
@@ -50,6 +52,18 @@ inline Run run_workload(const std::string& machine, const std::string& toml, dou
         r.end = eng.run(static_cast<Nanos>(seconds * NSEC_PER_SEC));
     }
     return r;
+}
+
+// The input error that building the workload of `toml` on tiny-2n raises; a test failure if it
+// raises none.
+inline InputError parse_error(const std::string& toml) {
+    try {
+        run_workload("tiny-2n", toml, 0);
+    } catch (const InputError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no error for:\n" << toml;
+    return InputError("", "", "");
 }
 
 }  // namespace numasim::test

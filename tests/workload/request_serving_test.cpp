@@ -164,52 +164,42 @@ std::string key_of(const InputError& e) {
     return e.where().substr(0, e.where().find(" (line"));
 }
 
-InputError parse_error(const std::string& toml) {
-    try {
-        test::run_workload("tiny-2n", toml, 0);
-    } catch (const InputError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no error for:\n" << toml;
-    return InputError("", "", "");
-}
-
 TEST(RequestServing, BadInputNamesTheKey) {
-    auto e = parse_error(one_worker("0", "fixed"));
+    auto e = test::parse_error(one_worker("0", "fixed"));
     EXPECT_EQ(key_of(e), "workload[0].rate");
     // tiny-2n has 4 CPUs: one worker serves at most 10,000 requests/s of 100 us.
-    e = parse_error(one_worker("10000", "fixed"));
+    e = test::parse_error(one_worker("10000", "fixed"));
     EXPECT_EQ(key_of(e), "workload[0].rate");
     EXPECT_NE(e.problem().find("saturation rate 10000/s"), std::string::npos) << e.problem();
-    e = parse_error(
+    e = test::parse_error(
         "[[workload]]\ntype='request-serving'\nworkers=8\nrate=45000\n"
         "working_set='4MiB'\nrequest_bytes=64\nservice_time='100us'\n");
     EXPECT_NE(e.problem().find("min(workers 8, CPUs 4)"), std::string::npos) << e.problem();
     for (const char* bad : {"'0s'", "'-1ms'", "'inf'", "-0.001"}) {
         std::string t = one_worker("100", "fixed");
         t.replace(t.find("'100us'"), 7, bad);
-        e = parse_error(t);
+        e = test::parse_error(t);
         EXPECT_EQ(key_of(e), "workload[0].service_time") << bad;
     }
     // 2 MB in 100 us is 20 GB/s; 2 GB in 100 us is beyond any phase's rate (kMaxRateGbs).
     std::string big = one_worker("100", "fixed");
     big.replace(big.find("request_bytes=64"), 16, "request_bytes='2GB'");
-    e = parse_error(big);
+    e = test::parse_error(big);
     EXPECT_EQ(key_of(e), "workload[0].request_bytes");
     EXPECT_NE(e.problem().find("20000 GB/s, more than 10000 GB/s"), std::string::npos)
         << e.problem();
-    e = parse_error(one_worker("100", "fixed", "service_sigma=1\n"));
+    e = test::parse_error(one_worker("100", "fixed", "service_sigma=1\n"));
     EXPECT_EQ(key_of(e), "workload[0].service_sigma");
-    e = parse_error(one_worker("100", "lognormal"));
+    e = test::parse_error(one_worker("100", "lognormal"));
     EXPECT_EQ(key_of(e), "workload[0].service_sigma");
-    e = parse_error(one_worker("100", "gamma"));
+    e = test::parse_error(one_worker("100", "gamma"));
     EXPECT_EQ(key_of(e), "workload[0].service_dist");
     std::string t = one_worker("100", "fixed");
     t.replace(t.find("[50, 99]"), 8, "[50, 100.5]");
-    e = parse_error(t);
+    e = test::parse_error(t);
     EXPECT_EQ(key_of(e), "workload[0].percentiles");
     t.replace(t.find("[50, 100.5]"), 11, "[-1]");
-    e = parse_error(t);
+    e = test::parse_error(t);
     EXPECT_EQ(key_of(e), "workload[0].percentiles");
 }
 

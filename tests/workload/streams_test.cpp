@@ -9,24 +9,15 @@
 namespace numasim {
 namespace {
 
-InputError parse_error(const std::string& toml) {
-    try {
-        test::run_workload("tiny-2n", toml, 0);
-    } catch (const InputError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no error for:\n" << toml;
-    return InputError("", "", "");
-}
-
 const char* const HEAD =
     "[[workload]]\ntype='streams'\n[[workload.process]]\nthreads=1\n"
     "[[workload.process.region]]\nname='a'\nsize='8MiB'\n";
 
 TEST(Streams, UnknownRegionNamesFileAndKey) {
-    const auto e = parse_error(std::string(HEAD) +
-                               "[[workload.process.thread]]\nphases=[{streams=[{region='b'}], "
-                               "rate_gbs=1, work='1MiB'}]\n");
+    const auto e =
+        test::parse_error(std::string(HEAD) +
+                          "[[workload.process.thread]]\nphases=[{streams=[{region='b'}], "
+                          "rate_gbs=1, work='1MiB'}]\n");
     EXPECT_EQ(e.file(), "test.toml");
     EXPECT_NE(e.where().find("workload[0].process[0].thread[0].phases[0].streams[0].region"),
               std::string::npos)
@@ -35,23 +26,25 @@ TEST(Streams, UnknownRegionNamesFileAndKey) {
 }
 
 TEST(Streams, UnknownKeyInPhaseIsRejected) {
-    const auto e = parse_error(std::string(HEAD) +
-                               "[[workload.process.thread]]\nphases=[{streams=[{region='a'}], "
-                               "rate_gbs=1, work='1MiB', wokr=3}]\n");
+    const auto e =
+        test::parse_error(std::string(HEAD) +
+                          "[[workload.process.thread]]\nphases=[{streams=[{region='a'}], "
+                          "rate_gbs=1, work='1MiB', wokr=3}]\n");
     EXPECT_NE(e.where().find("phases[0].wokr"), std::string::npos) << e.where();
     EXPECT_EQ(e.problem(), "unknown key");
 }
 
 TEST(Streams, BadSizeAndMissingWorkAreErrors) {
-    auto e = parse_error(std::string(HEAD) +
-                         "[[workload.process.thread]]\nphases=[{streams=[{region='a'}], "
-                         "rate_gbs=1, work='lots'}]\n");
+    auto e = test::parse_error(std::string(HEAD) +
+                               "[[workload.process.thread]]\nphases=[{streams=[{region='a'}], "
+                               "rate_gbs=1, work='lots'}]\n");
     EXPECT_NE(e.where().find("work"), std::string::npos);
-    e = parse_error(std::string(HEAD) +
-                    "[[workload.process.thread]]\nphases=[{streams=[{region='a'}], rate_gbs=1}]\n");
+    e = test::parse_error(
+        std::string(HEAD) +
+        "[[workload.process.thread]]\nphases=[{streams=[{region='a'}], rate_gbs=1}]\n");
     EXPECT_NE(e.where().find("phases[0]"), std::string::npos) << e.where();
-    e = parse_error(std::string(HEAD) +
-                    "[[workload.process.thread]]\ncount=2\nphases=[{sleep=1}]\n");
+    e = test::parse_error(std::string(HEAD) +
+                          "[[workload.process.thread]]\ncount=2\nphases=[{sleep=1}]\n");
     EXPECT_NE(e.where().find("threads"), std::string::npos) << e.where();
 }
 
@@ -115,10 +108,10 @@ TEST(Streams, MainThreadFirstTouchesThenJoins) {
 }
 
 TEST(Streams, MainThreadPhasesCannotUseSlices) {
-    const auto e = parse_error(std::string(HEAD) +
-                               "[workload.process.main]\nbefore=[{streams=[{region='a', "
-                               "per_thread=true}], rate_gbs=1, work='1MiB'}]\n"
-                               "[[workload.process.thread]]\nphases=[{sleep=1}]\n");
+    const auto e = test::parse_error(std::string(HEAD) +
+                                     "[workload.process.main]\nbefore=[{streams=[{region='a', "
+                                     "per_thread=true}], rate_gbs=1, work='1MiB'}]\n"
+                                     "[[workload.process.thread]]\nphases=[{sleep=1}]\n");
     EXPECT_NE(e.where().find("workload[0].process[0].main"), std::string::npos) << e.where();
 }
 
