@@ -7,9 +7,9 @@
 #include "cli/commands.h"
 #include "cli/latency_options.h"
 #include "cli/observe_options.h"
-#include "cli/out_of_memory_note.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
+#include "cli/run_notes.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
 #include "cli/value_hints.h"
@@ -163,7 +163,7 @@ class CompareCommand : public Command {
         files.keep();
         std::fwrite(out.data(), 1, out.size(), stdout);
         for (const VariantRuns& v : runs)
-            note_out_of_memory(fmt::format("{}: variant {}", path_, v.name), v.runs);
+            print_run_notes(fmt::format("{}: variant {}", path_, v.name), v.scenario, v.runs);
         return 0;
     }
 

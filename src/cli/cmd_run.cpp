@@ -8,9 +8,9 @@
 #include "cli/commands.h"
 #include "cli/latency_options.h"
 #include "cli/observe_options.h"
-#include "cli/out_of_memory_note.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
+#include "cli/run_notes.h"
 #include "cli/scenario_options.h"
 #include "cli/value_hints.h"
 #include "config/input_error.h"
@@ -120,7 +120,7 @@ class RunCommand : public Command {
         }
         files.keep();
         std::fwrite(out.data(), 1, out.size(), stdout);
-        note_out_of_memory(sc.file, results);
+        print_run_notes(sc.file, sc, results);
         return 0;
     }
 

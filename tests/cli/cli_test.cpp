@@ -331,6 +331,32 @@ TEST(Cli, RunsThatRanOutOfMemorySaySo) {
     EXPECT_EQ(fits.out, "");
 }
 
+// numa_balancing=2 on a machine with one memory tier: the kernel accepts it and its scans skip
+// every top-tier folio, so nothing is balanced. run says so, and only in that case.
+TEST(Cli, TieringModeWithoutASlowerTierSaysSo) {
+    const Output one_tier = numasim::test::shell(
+        "{ $NUMASIM run examples/streams.toml --duration 1s --set numa_balancing=2 "
+        ">/dev/null; } 2>&1");
+    ASSERT_EQ(one_tier.status, 0) << one_tier.out;
+    EXPECT_EQ(one_tier.out.rfind("numasim: note: examples/streams.toml: numa_balancing=2 (memory "
+                                 "tiering only) on a machine whose memory is all in one tier "
+                                 "(tiny-2n): ",
+                                 0),
+              0u)
+        << one_tier.out;
+    for (const char* other : {"--set numa_balancing=3", "--set numa_balancing=1"}) {
+        const Output o = numasim::test::shell(
+            std::string("{ $NUMASIM run examples/streams.toml --duration 1s ") + other +
+            " >/dev/null; } 2>&1");
+        EXPECT_EQ(o.status, 0);
+        EXPECT_EQ(o.out, "") << other;
+    }
+    const Output tiered = numasim::test::shell(
+        "{ $NUMASIM run examples/tiering-promotion.toml -V mode2 --duration 1s >/dev/null; } 2>&1");
+    EXPECT_EQ(tiered.status, 0);
+    EXPECT_EQ(tiered.out, "");
+}
+
 TEST(Cli, CompareWithVariantsPrintsTables) {
     const Output o = run_numasim(
         "compare examples/variants.toml --iterations 2 --duration 10s -V base:profile=v6.12 "
