@@ -2,12 +2,15 @@
 # Builds the libFuzzer targets with clang and fuzzes each of them (docs/reliability.md):
 #   scripts/fuzz.sh [SECS]               short run, SECS seconds per target (default 60; CI: 30);
 #                                        stops at the first crash, as a test does
-#   scripts/fuzz.sh --long SECS [JOBS]   long run: SECS seconds per target in JOBS forked workers
-#                                        (default: nproc) that go on past crashes, hangs and
-#                                        out-of-memory inputs, so that one bug does not hide the
-#                                        next; the findings are left in build-fuzz/artifacts/,
-#                                        and the inputs that reached new coverage are merged,
-#                                        minimised, into the checked-in corpus fuzz/corpus/TARGET
+#   scripts/fuzz.sh --long SECS [JOBS]   long run: the three targets at once, each until it has
+#                                        used SECS seconds of CPU time (user + system, its forked
+#                                        workers included; wall time varies with the host's load)
+#                                        in JOBS forked workers (default 1) that go on past
+#                                        crashes, hangs and out-of-memory inputs, so that one bug
+#                                        does not hide the next; the findings are left in
+#                                        build-fuzz/artifacts/, and the inputs that reached new
+#                                        coverage are merged, minimised, into the checked-in
+#                                        corpus fuzz/corpus/TARGET
 #
 # The targets:
 #   scenario_fuzz  the scenario parser, seeded with the examples, the experiments and the
@@ -30,7 +33,7 @@ if [ "${1:-}" = "--long" ]; then
   shift
 fi
 secs=${1:-60}
-jobs=${2:-$(nproc)}
+jobs=${2:-1}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNUMASIM_FUZZ=ON -DBUILD_TESTING=OFF -DNUMASIM_BENCH=OFF
 cmake --build build-fuzz --target scenario_fuzz input_fuzz profile_fuzz -j "$(nproc)"
@@ -71,30 +74,67 @@ declare -A max_len=([scenario_fuzz]=4096 [input_fuzz]=16384 [profile_fuzz]=49152
 # A hang: one input that runs for longer than this (a simulated run of a fuzzed scenario takes
 # milliseconds, libhwloc's child process is bounded by kMaxHwlocLoadSeconds).
 timeout=120
-for target in scenario_fuzz input_fuzz profile_fuzz; do
-  checked_in=fuzz/corpus/$target
-  mkdir -p "$checked_in"
-  if [ "$long" = 0 ]; then
+targets=(scenario_fuzz input_fuzz profile_fuzz)
+if [ "$long" = 0 ]; then
+  for target in "${targets[@]}"; do
     work=build-fuzz/corpus-$target
-    mkdir -p "$work"
+    mkdir -p "$work" "fuzz/corpus/$target"
     ./build-fuzz/fuzz/$target -max_total_time="$secs" -max_len="${max_len[$target]}" \
-      -rss_limit_mb=4096 -timeout="$timeout" "$work" "$checked_in" "$seeds/$target"
-    continue
-  fi
-  work=build-fuzz/long-$target
+      -rss_limit_mb=4096 -timeout="$timeout" "$work" "fuzz/corpus/$target" "$seeds/$target"
+  done
+  exit 0
+fi
+
+# CPU seconds used by the process group PGID: each live member's own time and that of the
+# children it has reaped (/proc/PID/stat fields 14-17). A worker's time moves into its parent's
+# reaped-children fields when it ends, so nothing is counted twice.
+clk_tck=$(getconf CLK_TCK)
+cpu_seconds() {
+  local files=()
+  for member in $(pgrep -g "$1"); do files+=("/proc/$member/stat"); done
+  { cat "${files[@]}" 2> /dev/null || true; } |
+    awk -v hz="$clk_tck" '{ t += $14 + $15 + $16 + $17 } END { print int(t / hz) }'
+}
+
+# One target's long run: libFuzzer in fork mode in a process group of its own, ended once the
+# group has used its CPU budget. SIGKILL, not SIGINT: a shell that starts a command in the
+# background without job control makes it ignore SIGINT, and so would its fuzzers. What is lost
+# is the running job's last inputs; the parent's corpus holds every earlier job's, and the
+# directory it kept its jobs in is removed here. Wall time is capped at 20 times the budget
+# so that a stopped host cannot keep it running for ever.
+long_run() {
+  local target=$1 work=build-fuzz/long-$1 artifacts=build-fuzz/artifacts/$1/
+  local log=build-fuzz/long-$1.log used=0
+  mkdir -p "$work" "$artifacts" "fuzz/corpus/$target"
+  setsid ./build-fuzz/fuzz/$target -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
+    -ignore_ooms=1 -max_total_time=$((secs * 20)) -max_len="${max_len[$target]}" \
+    -rss_limit_mb=4096 -timeout="$timeout" -artifact_prefix="$artifacts" "$work" \
+    "fuzz/corpus/$target" "$seeds/$target" > "$log" 2>&1 &
+  local pid=$!
+  while kill -0 "$pid" 2> /dev/null; do
+    sleep 5
+    used=$(cpu_seconds "$pid")
+    if [ "$used" -ge "$secs" ]; then
+      kill -KILL -- "-$pid" 2> /dev/null || true
+      break
+    fi
+  done
+  wait "$pid" 2> /dev/null || true
+  rm -rf "${TMPDIR:-/tmp}/libFuzzerTemp.FuzzWithFork$pid.dir"
+  echo "fuzz: $target: $used s of CPU time; $(grep -E '^#[0-9]+: cov' "$log" | tail -n 1)"
+}
+
+echo "fuzz: ${targets[*]} at once, each for $secs s of CPU time in $jobs workers" \
+  "(logs: build-fuzz/long-TARGET.log, findings: build-fuzz/artifacts/TARGET/)"
+for target in "${targets[@]}"; do long_run "$target" & done
+wait
+for target in "${targets[@]}"; do
+  checked_in=fuzz/corpus/$target
   artifacts=build-fuzz/artifacts/$target/
-  mkdir -p "$work" "$artifacts"
-  log=build-fuzz/long-$target.log
-  echo "fuzz: $target for $secs s in $jobs workers (log: $log, findings: $artifacts)"
-  /usr/bin/time -f "fuzz: $target: %U s user, %S s system, %e s elapsed" \
-    ./build-fuzz/fuzz/$target -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
-    -ignore_ooms=1 -max_total_time="$secs" -max_len="${max_len[$target]}" -rss_limit_mb=4096 \
-    -timeout="$timeout" -artifact_prefix="$artifacts" "$work" "$checked_in" "$seeds/$target" \
-    2>&1 | tee "$log" | grep -E '^#[0-9]+: cov|INFO: fuzzed|crash|Timeout|^fuzz:' || true
   # Add to the checked-in corpus the fewest of the new inputs that reach coverage it lacks (the
   # seeds stay where they are: the short runs read them from the tree).
   ./build-fuzz/fuzz/$target -merge=1 -max_len="${max_len[$target]}" -rss_limit_mb=4096 \
-    -timeout="$timeout" "$checked_in" "$work" 2>&1 | tail -n 2
+    -timeout="$timeout" "$checked_in" "build-fuzz/long-$target" 2>&1 | tail -n 2
   echo "fuzz: $target: $(find "$artifacts" -type f | wc -l) findings in $artifacts," \
     "$(find "$checked_in" -type f | wc -l) inputs in $checked_in"
 done
