@@ -104,7 +104,7 @@ cpu_seconds() {
 # so that a stopped host cannot keep it running for ever.
 long_run() {
   local target=$1 work=build-fuzz/long-$1 artifacts=build-fuzz/artifacts/$1/
-  local log=build-fuzz/long-$1.log used=0
+  local log=build-fuzz/long-$1.log used=0 now
   mkdir -p "$work" "$artifacts" "fuzz/corpus/$target"
   setsid ./build-fuzz/fuzz/$target -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
     -ignore_ooms=1 -max_total_time=$((secs * 20)) -max_len="${max_len[$target]}" \
@@ -113,7 +113,9 @@ long_run() {
   local pid=$!
   while kill -0 "$pid" 2> /dev/null; do
     sleep 5
-    used=$(cpu_seconds "$pid")
+    # Only upwards: once the group is gone (ended, or killed from outside) the sum falls.
+    now=$(cpu_seconds "$pid")
+    if [ "$now" -gt "$used" ]; then used=$now; fi
     if [ "$used" -ge "$secs" ]; then
       kill -KILL -- "-$pid" 2> /dev/null || true
       break
