@@ -4,9 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "mm/memory_tiers.h"
-#include "numab/profile.h"
-
 namespace numasim {
 
 namespace {
@@ -28,11 +25,11 @@ void note_out_of_memory(const std::string& what, const std::vector<RunResult>& r
                what, runs, results.size(), failures);
 }
 
-void note_tiering_without_tiers(const std::string& what, const Scenario& sc) {
+void note_tiering_without_tiers(const std::string& what, const Scenario& sc,
+                                const std::vector<RunResult>& results) {
     if (!sc.knobs.tiering_mode() || sc.knobs.normal_mode()) return;
-    const MemoryTiers mt =
-        establish_memory_tiers(sc.machine, memtier_kernel_of_release(profile_release(sc.profile)));
-    if (mt.tiers.size() > 1) return;
+    // The runs' own finding (System::has_slow_tier), the same for every run of one machine.
+    if (results.empty() || results.front().counters.promotion_possible) return;
     fmt::print(stderr,
                "numasim: note: {}: numa_balancing=2 (memory tiering only) on a machine whose "
                "memory is all in one tier ({}): the kernel accepts it, and change_prot_numa() "
@@ -46,7 +43,7 @@ void note_tiering_without_tiers(const std::string& what, const Scenario& sc) {
 void print_run_notes(const std::string& what, const Scenario& sc,
                      const std::vector<RunResult>& results) {
     note_out_of_memory(what, results);
-    note_tiering_without_tiers(what, sc);
+    note_tiering_without_tiers(what, sc, results);
 }
 
 }  // namespace numasim
