@@ -256,17 +256,21 @@ PerfMemSample parse_perf_mem_line(std::string_view line, const std::string& file
         fail(
             "no data address before the data source: the samples need perf script's `addr` "
             "field");
-    if (after.size() > 2)
+    // After the event name, what stands between the address and the data source is the data
+    // symbol and DSO perf prints for an address it resolves ("sym (dso)"): not read. Without the
+    // event name nothing may stand there: the tokens could not be told apart.
+    if (after.size() > 2 && !has_event)
         fail(
-            fmt::format("'{}' between the {} and the data address: not one of perf script's "
+            fmt::format("'{}' between the time and the data address: not one of perf script's "
                         "fields",
-                        after.front(), has_event ? "event name" : "time"));
+                        after.front()));
     if (!is_hex(after[0]))
         fail(fmt::format("data address '{}': not hexadecimal (perf prints it as %16lx)", after[0]));
     s.addr = hex_value(after[0]);
-    if (!is_hex(after[1]))
-        fail(fmt::format("data source '{}': not the raw hexadecimal perf_mem_data_src", after[1]));
-    s.data_src = hex_value(after[1]);
+    if (!is_hex(after.back()))
+        fail(fmt::format("data source '{}': not the raw hexadecimal perf_mem_data_src",
+                         after.back()));
+    s.data_src = hex_value(after.back());
     if (!before.empty()) {
         if (!parse_decimal(before[0], s.period))
             fail(fmt::format("period '{}': not a whole number", before[0]));

@@ -133,6 +133,13 @@ TEST(PerfMemSample, ReadsTheLayoutsPerfPrints) {
     EXPECT_EQ(s.addr, 0x7f3a00000040u);
     EXPECT_EQ(s.data_src, kRemoteRam);
     EXPECT_EQ(s.period, 1000u);
+    // A data address perf resolved to a symbol and DSO: they stand before the data source.
+    s = parse_perf_mem_line(
+        "app 12 1.000000: 10 cpu/mem-loads/P: 7f3a00000040 buf+0x40 (/usr/bin/app) 1a69401042 "
+        "|OP LOAD|LVL RAM hit|SNP Miss",
+        "f", "line 1");
+    EXPECT_EQ(s.addr, 0x7f3a00000040u);
+    EXPECT_EQ(s.data_src, kLocalRam);
     // A PMU that gives no op (N/A): the event's name tells a store.
     s = parse_perf_mem_line(
         "  78 50.000200: 4000 cpu/mem-stores/P: 7f0011223348 5080141 |OP N/A|LVL L1 hit|SNP N/A",
