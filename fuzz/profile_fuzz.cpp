@@ -5,8 +5,9 @@
 //   1  damon:damon_aggregated trace text (replay/damon_trace.h)
 //   2  either, as `--format` left out picks it from the first byte of the file
 //   3  a /proc/PID/maps or numa_maps copy, as `--maps` reads it (replay/process_maps.h)
+//   4  perf script text of perf mem or perf c2c samples (replay/perf_mem_import.h)
 // Any input must either import or raise InputError; a crash, a sanitizer report, a hang or
-// another exception type is a bug. tests/replay/fixtures/ holds seeds for 0 to 2.
+// another exception type is a bug. tests/replay/fixtures/ holds seeds for 0 to 2 and 4.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "config/input_error.h"
 #include "fuzz_file.h"
 #include "replay/damon_import.h"
+#include "replay/perf_mem_import.h"
 #include "replay/process_maps.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -24,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1), "profile", "");
     try {
         numasim::DamonImportOptions o;
-        switch (data[0] % 4) {
+        switch (data[0] % 5) {
             case 0:
                 o.format = numasim::DamonFormat::kJson;
                 numasim::import_damon(path, o);
@@ -36,8 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             case 2:
                 numasim::import_damon(path, o);
                 break;
-            default:
+            case 3:
                 numasim::read_process_maps(path);
+                break;
+            default:
+                numasim::import_perf_mem(path, numasim::PerfMemImportOptions{});
         }
     } catch (const numasim::InputError&) {
     }

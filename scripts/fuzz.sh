@@ -22,7 +22,8 @@
 #                  hwloc test files, the libhwloc crash reproducers in fuzz/known/, the example
 #                  sweeps and the corpus (fuzz/input_fuzz.cpp)
 #   profile_fuzz   the recorded-profile importers of `numasim import damon` (damo JSON, plain and
-#                  compressed, DAMON trace text, /proc/PID/maps copies), seeded with the test
+#                  compressed, DAMON trace text, /proc/PID/maps copies) and `numasim import
+#                  perf-mem` (perf script text of perf mem/c2c samples), seeded with the test
 #                  fixtures (fuzz/profile_fuzz.cpp)
 # Each starts from fuzz/corpus/TARGET as well, the corpus earlier long runs grew.
 set -euo pipefail
@@ -60,11 +61,13 @@ printf '\003mb_global = 1e-7\n' > "$inputs/3-perf-subpage"
 for f in examples/sweeps/*.toml; do seed 4 "$f"; done
 # Case files (selector 5) are in the checked-in corpus: writing one needs a numasim build.
 
-# profile_fuzz: the first byte picks the reader (0 JSON, 1 trace text, 2 either, 3 maps).
+# profile_fuzz: the first byte picks the reader (0 JSON, 1 trace text, 2 either, 3 maps,
+# 4 perf mem samples).
 profiles=$seeds/profile_fuzz
 pseed() { { printf "\\$(printf '%03o' "$1")"; cat "$2"; } > "$profiles/$1-$(basename "$2")"; }
 for f in tests/replay/fixtures/*.json tests/replay/fixtures/*.json_compressed; do pseed 0 "$f"; done
-for f in tests/replay/fixtures/*.txt; do pseed 1 "$f"; pseed 2 "$f"; done
+for f in tests/replay/fixtures/damon-*.txt; do pseed 1 "$f"; pseed 2 "$f"; done
+for f in tests/replay/fixtures/perf-*.txt; do pseed 4 "$f"; done
 printf '\003555555554000-555555556000 r-xp 00000000 08:01 42 /usr/bin/app\n' > "$profiles/3-maps"
 printf '\0037f0000000000 default anon=4 dirty=4 N0=4 kernelpagesize_kB=4\n' > "$profiles/3-numa_maps"
 

@@ -1,6 +1,8 @@
 // numasim import damon PROFILE [--format json|trace|sysfs] [--phase 1s] [--blocks N]
 //                              [--threads N | --sched FILE] [--maps FILE] [--machine M]
 //                              [-o OUT.toml]
+// numasim import perf-mem SAMPLES [--period N] [--phase 1s] [--blocks N] [--maps FILE]
+//                                 [--machine M] [-o OUT.toml]
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include "config/limits.h"
 #include "config/toml_reader.h"
 #include "replay/damon_import.h"
+#include "replay/perf_mem_import.h"
 
 namespace numasim {
 
@@ -68,16 +71,39 @@ class ImportCommand : public Command {
                                      "the scenario file (default: standard "
                                      "output)"),
                   "toml");
+
+        perf_ = sub_->add_subcommand(
+            "perf-mem",
+            "the samples of perf mem record or perf c2c record, as perf script prints them "
+            "(its default fields, or -F with tid,time,addr,data_src and period), as a streams "
+            "scenario");
+        hint_file(perf_->add_option("samples", perf_path_, "the perf script text"))->required();
+        perf_
+            ->add_option("--period", perf_o_.period,
+                         "events per sample, for samples printed without the period field "
+                         "(perf mem record -c N)")
+            ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+        perf_->add_option("--phase", perf_phase_, "length of one scenario phase (default 1s)");
+        perf_
+            ->add_option("--blocks", perf_o_.blocks,
+                         "memory regions per process over its address ranges (default 16)")
+            ->check(CLI::Range(int64_t{1}, kMaxReplayBlocks));
+        hint_file(perf_->add_option("--maps", perf_o_.maps_file,
+                                    "a copy of /proc/PID/maps or /proc/PID/numa_maps: blocks "
+                                    "cut at the mappings and named after them"));
+        hint_machine(perf_->add_option("--machine", perf_o_.machine,
+                                       "the scenario's machine (default cascadelake-2s)"));
+        hint_file(
+            perf_->add_option("-o,--output", out_, "the scenario file (default: standard output)"),
+            "toml");
     }
 
     int execute() override {
+        if (perf_->parsed()) return execute_perf_mem();
         if (format_ == "json") o_.format = DamonFormat::kJson;
         if (format_ == "trace") o_.format = DamonFormat::kTrace;
         if (format_ == "sysfs") o_.format = DamonFormat::kSysfs;
-        const auto ns = parse_duration_ns(phase_);
-        if (!ns || *ns <= 0 || *ns > kMaxPhaseNs)
-            throw InputError("--phase", "", "not a duration from 1ns to 1h: " + phase_);
-        o_.phase_ns = *ns;
+        o_.phase_ns = phase_ns(phase_);
         if (o_.sample_us > o_.aggr_us)
             throw InputError("--sample-us", "", "longer than the aggregation interval");
         // The whole text is made before anything is written: a bad profile leaves no file.
@@ -90,7 +116,27 @@ class ImportCommand : public Command {
     }
 
   private:
+    int execute_perf_mem() {
+        perf_o_.phase_ns = phase_ns(perf_phase_);
+        // The whole text is made before anything is written: bad samples leave no file.
+        const std::string text = import_perf_mem(perf_path_, perf_o_);
+        std::vector<std::string> inputs = {perf_path_};
+        if (!perf_o_.maps_file.empty()) inputs.push_back(perf_o_.maps_file);
+        write_output_file("--output", out_, text, inputs);
+        return 0;
+    }
+
+    static int64_t phase_ns(const std::string& text) {
+        const auto ns = parse_duration_ns(text);
+        if (!ns || *ns <= 0 || *ns > kMaxPhaseNs)
+            throw InputError("--phase", "", "not a duration from 1ns to 1h: " + text);
+        return *ns;
+    }
+
     CLI::App* damon_ = nullptr;
+    CLI::App* perf_ = nullptr;
+    std::string perf_path_, perf_phase_ = "1s";
+    PerfMemImportOptions perf_o_;
     std::string path_, format_, phase_ = "1s", out_ = "-";
     DamonImportOptions o_;
 };

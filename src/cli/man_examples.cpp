@@ -56,7 +56,14 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
            "and print its counters beside the model's."}}},
         {"numasim-import",
          {{"numasim import damon damon.data -o replay.toml",
-           "A damo record (its default zlib-compressed JSON) as a streams scenario."}}},
+           "A damo record (its default zlib-compressed JSON) as a streams scenario."},
+          {"perf script -i perf.data > mem.txt && numasim import perf-mem mem.txt -o replay.toml",
+           "The samples of perf mem record (or perf c2c record), with perf script's default "
+           "fields, as a streams scenario."},
+          {"perf script -F pid,tid,time,addr,data_src > mem.txt && numasim import perf-mem "
+           "mem.txt --period 5000 --maps maps.txt",
+           "Samples printed without their period, recorded with perf mem record -c 5000, and "
+           "the process's /proc/PID/maps."}}},
         {"numasim-import-damon",
          {{"numasim import damon damon.json --sched sched.txt --phase 10s -o replay.toml",
            "A damo JSON record in 10-second phases, with the thread count of /proc/PID/sched."},

@@ -16,6 +16,7 @@
 #include "replay/damon_trace.h"
 #include "replay/process_maps.h"
 #include "replay/profile_input.h"
+#include "replay/scenario_text.h"
 
 namespace numasim {
 
@@ -230,22 +231,6 @@ void make_blocks(std::vector<Target>& targets, int64_t budget,
     }
 }
 
-std::string sanitize_name(const std::string& s) {
-    std::string out;
-    for (char c : s)
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')
-            out += c;
-    return out;
-}
-
-// A mapping's path in a comment: printable ASCII only, so that no name ends the comment's line.
-std::string comment_text(const std::string& s) {
-    std::string out;
-    for (char c : s)
-        out += (c >= ' ' && c <= '~') ? c : '?';
-    return out;
-}
-
 struct SchedFacts {
     std::string comm;
     int64_t threads = 0;
@@ -273,12 +258,6 @@ SchedFacts read_sched(const std::string& path) {
         throw InputError(path, "line 1",
                          fmt::format("#threads: {}: must be 1 to {}", f.threads, kMaxTasks));
     return f;
-}
-
-// Shares to four significant figures: enough to tell hot from cold, and equal phases print the
-// same text so that `repeat` folds them.
-std::string share_text(double x) {
-    return fmt::format("{:.4g}", x);
 }
 
 }  // namespace

@@ -652,6 +652,28 @@ std::vector<HostileCase> cases() {
          2,
          {"--phase", "not a duration"},
          [](const fs::path& w) { write(w / "d.txt", "x\n"); }},
+        // `import perf-mem`: perf script text without a needed field, cut off, out of order.
+        {"import_perf_mem_no_data_src",
+         "import perf-mem {w}/p.txt -o {w}/out.toml",
+         2,
+         {"p.txt", "line 1", "`data_src` field"},
+         [](const fs::path& w) {
+             write(w / "p.txt", "app 12 [001] 5.000100: 1000 cycles: 55d0c6a011d9 main+0x49\n");
+         }},
+        {"import_perf_mem_time_backwards",
+         "import perf-mem {w}/p.txt -o {w}/out.toml",
+         2,
+         {"p.txt", "line 2", "time goes backwards"},
+         [](const fs::path& w) {
+             write(w / "p.txt",
+                   "12 5.0: 10 m: 7f0000000040 1a69401042 |OP LOAD|LVL RAM hit|SNP Miss\n"
+                   "12 4.0: 10 m: 7f0000000040 1a69401042 |OP LOAD|LVL RAM hit|SNP Miss\n");
+         }},
+        {"import_perf_mem_truncated",
+         "import perf-mem {w}/p.txt -o {w}/out.toml",
+         2,
+         {"p.txt", "line 1", "truncated"},
+         [](const fs::path& w) { write(w / "p.txt", "12 5.0: 10 m: 7f0000000040 1a694"); }},
     };
     return v;
 }
