@@ -1,5 +1,7 @@
 #include "workload/pmbench_pattern.h"
 
+#include "workload/rate_ranges.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -91,51 +93,9 @@ double pmbench_page_cdf(PmbenchPattern pattern, uint64_t n, double shape, uint64
 }
 
 std::vector<PmbenchRange> pmbench_ranges(PmbenchPattern pattern, uint64_t n, double shape) {
-    std::vector<uint64_t> cuts = {0, n};
-    if (pattern != PmbenchPattern::Linear && pattern != PmbenchPattern::Uniform) {
-        auto cdf = [&](uint64_t p) { return pmbench_page_cdf(pattern, n, shape, p); };
-        for (int i = 1; i < kPmbenchCuts; ++i) {
-            cuts.push_back(n * static_cast<uint64_t>(i) / kPmbenchCuts);
-            // The first page p with cdf(p) >= q: binary search, the CDF being monotone.
-            const double q = static_cast<double>(i) / kPmbenchCuts;
-            uint64_t lo = 0, hi = n;
-            while (lo < hi) {
-                const uint64_t mid = lo + (hi - lo) / 2;
-                if (cdf(mid) >= q)
-                    hi = mid;
-                else
-                    lo = mid + 1;
-            }
-            cuts.push_back(lo);
-        }
-    }
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    auto mass = [&](uint64_t a, uint64_t b) {
-        return pmbench_page_cdf(pattern, n, shape, b) - pmbench_page_cdf(pattern, n, shape, a);
-    };
-    std::vector<PmbenchRange> out;
-    // Each range in order, halved (by pages) while the access rate of its first and last page
-    // differ by more than kPmbenchDensityRatio: the work list holds the ranges still to look
-    // at, the next one last.
-    std::vector<std::pair<uint64_t, uint64_t>> work;
-    for (size_t i = cuts.size() - 1; i > 0; --i)
-        work.push_back({cuts[i - 1], cuts[i]});
-    while (!work.empty()) {
-        const auto [a, b] = work.back();
-        work.pop_back();
-        const double m = mass(a, b);
-        if (m < kPmbenchMinRangeMass) continue;
-        const double lo = mass(a, a + 1), hi = mass(b - 1, b);
-        if (b - a > 1 && (std::max(lo, hi) > kPmbenchDensityRatio * std::min(lo, hi))) {
-            const uint64_t mid = a + (b - a) / 2;
-            work.push_back({mid, b});
-            work.push_back({a, mid});
-            continue;
-        }
-        out.push_back({a, b - a, m});
-    }
-    return out;
+    if (pattern == PmbenchPattern::Linear || pattern == PmbenchPattern::Uniform)
+        return {{0, n, 1.0}};
+    return rate_ranges(n, [&](uint64_t p) { return pmbench_page_cdf(pattern, n, shape, p); });
 }
 
 uint64_t pmbench_warmup_accesses(PmbenchPattern pattern, uint64_t n) {

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "workload/rate_ranges.h"
+
 namespace numasim {
 
 enum class PmbenchPattern {
@@ -20,26 +22,12 @@ enum class PmbenchPattern {
     Zipf,      // pmbench's "zipf" is its bounded Pareto under another name
 };
 
-// One range of the working set and the share of the accesses that fall in it.
-struct PmbenchRange {
-    uint64_t first = 0;  // page index within the working set
-    uint64_t count = 0;
-    double mass = 0;  // probability that an access picks a page of the range
-};
+using PmbenchRange = RateRange;
 
 // P(page < p) for one access of `pattern` over a working set of n pages, p in [0, n].
 double pmbench_page_cdf(PmbenchPattern pattern, uint64_t n, double shape, uint64_t p);
 
-// Ranges in page order. The cut rule: the page where the distribution first reaches each
-// i / kPmbenchCuts quantile, and every n / kPmbenchCuts pages; then each range is halved (by
-// pages) until the access rates of its first and last page are within kPmbenchDensityRatio of
-// each other, so that a range's pages have about the same rate (a normal's tails, a Pareto's
-// head). Inside a range the model spreads the range's accesses uniformly. A range with less
-// than kPmbenchMinRangeMass of the accesses is dropped: its pages are never touched (one access
-// in 10^12, more than any simulated run makes). Linear and Uniform are one range.
-inline constexpr int kPmbenchCuts = 32;
-inline constexpr double kPmbenchDensityRatio = 2.0;
-inline constexpr double kPmbenchMinRangeMass = 1e-12;
+// The set's ranges (workload/rate_ranges.h's cut rule); Linear and Uniform are one range.
 std::vector<PmbenchRange> pmbench_ranges(PmbenchPattern pattern, uint64_t n, double shape);
 
 // Accesses of each thread's warm-up pass (the pattern's get_warmup_run()): 4n for uniform, 8n

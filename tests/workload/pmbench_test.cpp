@@ -74,9 +74,9 @@ TEST(PmbenchPattern, RangesCoverTheSetAndBoundMassAndWidth) {
         EXPECT_GE(g.first, next);  // in order; a range no access reaches is left out
         next = g.first + g.count;
         sum += g.mass;
-        EXPECT_LE(g.count, n / kPmbenchCuts);
+        EXPECT_LE(g.count, n / kRateRangeCuts);
         // At most 1/32 of the accesses, but for its last page (at most 1 / (1000 sqrt(2 pi))).
-        EXPECT_LE(g.mass, 1.0 / kPmbenchCuts + 4e-4);
+        EXPECT_LE(g.mass, 1.0 / kRateRangeCuts + 4e-4);
         // Its pages' rates within a factor 2: the first and the last page's.
         const double first = pmbench_page_cdf(PmbenchPattern::Normal, n, 1000, g.first + 1) -
                              pmbench_page_cdf(PmbenchPattern::Normal, n, 1000, g.first);
