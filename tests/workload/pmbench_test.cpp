@@ -149,6 +149,24 @@ TEST(Pmbench, NarrowNormalTouchesOnlyItsMiddle) {
     EXPECT_LT(map->present, 262144u / 16);
 }
 
+TEST(Pmbench, InitializeFillsTheWholeMapUnderThePolicyAndColdSkipsTheWarmup) {
+    // -i writes all 256 MiB (65536 pages) before the jobs start, bound to node 1 by the policy
+    // (numactl --membind=1); -c leaves out the warm-up and its lines.
+    const auto r = test::run_workload(
+        "tiny-2n",
+        "[[workload]]\ntype='pmbench'\nduration=1\nmapsize='256MiB'\nsetsize='64MiB'\n"
+        "initialize=true\ncold=true\npolicy='bind'\nnodes=[1]\njobs=2\n",
+        3.0);
+    Region* map = find_region(*r.sys->tasks.front()->mm, "map");
+    ASSERT_NE(map, nullptr);
+    EXPECT_EQ(map->present, 65536u);
+    EXPECT_EQ(map->pages_on(1), 65536u);
+    const WorkloadResult m = r.w->result(*r.sys);
+    EXPECT_EQ(m.summary.find("warmup"), std::string::npos) << m.summary;
+    EXPECT_NE(m.summary.find("Thread 2/2:"), std::string::npos);
+    EXPECT_GT(test::figure<double>(m, "accesses"), 0.0);
+}
+
 std::string key_of(const InputError& e) {
     return e.where().substr(0, e.where().find(" (line"));
 }
