@@ -14,6 +14,10 @@
 #                         diagnostic with no target: the ppc64 kernels of RHEL, SLES and Debian
 #                         run 64 KiB pages (docs/performance.md, "What is not met, and why")
 #   cowsum-8s-nocowskip   examples/cowsum.toml (288 processes, x86-8s-144c), skip_shared_cow=false
+#   pmbench-pmem-4x       memory tiering: pmbench -p normal over a working set of 4x the DRAM, 8 jobs,
+#                         120 s, numa_balancing=2 with demotion, on cascadelake-2s-pmem scaled to
+#                         4 GiB of DRAM and 32 GiB of PMEM per socket (the machine file is written
+#                         below; the preset's 2 x 96 GiB would need 768 GiB simulated, 201 M pages)
 # Usage: scripts/bench-targets.sh [ROW ...]   (default: all rows)
 # Environment: BUILD_DIR (default build; a Release build is made if numasim is missing),
 #              DURATION (pass --duration to every row, for a quick look), OUT (raw logs),
@@ -96,6 +100,30 @@ mb_proc = 3072
 TOML
 done
 
+# cascadelake-2s-pmem with its memory scaled down (the hardware figures are the preset's).
+sed -e 's/^name = "cascadelake-2s-pmem"/name = "cascadelake-2s-pmem-4g"/' \
+    -e 's/^memory_per_node = "96GiB"/memory_per_node = "4GiB"/' -e 's/^memory = "756GiB"/memory = "32GiB"/' \
+    src/machine/presets/cascadelake-2s-pmem.toml > "$OUT/cascadelake-2s-pmem-4g.toml"
+cat > "$OUT/pmbench-pmem-4x.toml" <<TOML
+[scenario]
+machine = "$OUT/cascadelake-2s-pmem-4g.toml"
+profile = "v6.6"
+duration = "130s"
+
+[numa_balancing]
+numa_balancing = 2
+demotion_enabled = true
+
+[[workload]]
+type = "pmbench"
+duration = 120
+mapsize = "32GiB"
+setsize = "32GiB"
+pattern = "normal"
+shape = 524288
+jobs = 8
+TOML
+
 declare -A FILE ARGS TARGET
 FILE[numa01tl-cascadelake]=experiments/inactive-vma-numa01-threadlocal.toml
 ARGS[numa01tl-cascadelake]="--iterations 1"  # the base scenario is the v6.6 variant
@@ -109,10 +137,12 @@ TARGET[perfnuma-power8-8n-4k]=0  # a diagnostic: reported, not judged
 FILE[cowsum-8s-nocowskip]=examples/cowsum.toml
 ARGS[cowsum-8s-nocowskip]="--set skip_shared_cow=false"
 TARGET[cowsum-8s-nocowskip]=100
+FILE[pmbench-pmem-4x]="$OUT/pmbench-pmem-4x.toml"
+TARGET[pmbench-pmem-4x]=100
 
 rows=("$@")
 [[ ${#rows[@]} -gt 0 ]] || rows=(numa01tl-cascadelake numa01-epyc256 perfnuma-power8-8n perfnuma-power8-8n-4k
-    cowsum-8s-nocowskip)
+    cowsum-8s-nocowskip pmbench-pmem-4x)
 extra=()
 [[ -n "${DURATION:-}" ]] && extra+=(--duration "$DURATION")
 

@@ -37,9 +37,9 @@ struct Run {
 
 // Builds the workload of `[[workload]]` #0 in `toml` on `machine` and runs it for `seconds`.
 inline Run run_workload(const std::string& machine, const std::string& toml, double seconds,
-                        uint64_t seed = 1) {
+                        uint64_t seed = 1, const NumaBalancingKnobs& knobs = {}) {
     Run r;
-    r.sys = std::make_unique<System>(load_preset(machine), NumaBalancingKnobs{}, seed);
+    r.sys = std::make_unique<System>(load_preset(machine), knobs, seed);
     const TomlTable doc = TomlTable::parse_text(toml, "test.toml");
     const TomlTable t = doc.tables("workload").at(0);
     const WorkloadInfo* info = find_workload(t.get_string("type"));
