@@ -40,8 +40,7 @@ class SecondFault : public Policy {
 };
 
 const Descriptor kSecondFault{
-    "second-fault",
-    "migrate a page only on the second hinting fault in a row from the same node",
+    "second-fault", "migrate a page only on the second hinting fault in a row from the same node",
     kHookNumaFault,
     [](const Params& p, const Machine& m) -> Policy* { return new SecondFault(p, m); }};
 

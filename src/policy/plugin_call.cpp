@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <mutex>
@@ -18,6 +19,9 @@ thread_local const PluginCall* t_current = nullptr;
 constexpr int kInputErrorStatus = 2;
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+std::atomic<void (*)()> g_cleanup{nullptr};
+static_assert(std::atomic<void (*)()>::is_always_lock_free, "read from a signal handler");
 
 void put(const char* s, size_t n) {
     (void)!::write(STDERR_FILENO, s, n);
@@ -43,6 +47,7 @@ extern "C" void plugin_crash_handler(int sig) {
         : sig == SIGFPE ? "SIGFPE (arithmetic error)"
                         : "SIGILL (illegal instruction)");
     put(" inside the plugin\n");
+    if (void (*cleanup)() = g_cleanup.load()) cleanup();
     ::_exit(kInputErrorStatus);
 }
 
@@ -59,6 +64,10 @@ PluginCall::~PluginCall() {
 
 void PluginCall::fail(const std::string& problem) const {
     throw InputError(origin_, call_, problem);
+}
+
+void set_plugin_crash_cleanup(void (*cleanup)()) {
+    g_cleanup.store(cleanup);
 }
 
 void install_plugin_crash_handler() {

@@ -47,5 +47,8 @@ class PluginCall {
 
 // Installs the fatal-signal handler (once); load_policy_plugin does before its first call.
 void install_plugin_crash_handler();
+// What the handler calls before it ends the process (an upper layer's clean-up, such as removing
+// unpublished output files); async-signal-safe only. nullptr: nothing.
+void set_plugin_crash_cleanup(void (*cleanup)());
 
 }  // namespace numasim

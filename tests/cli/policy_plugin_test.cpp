@@ -98,6 +98,17 @@ TEST(PolicyPlugin, ACrashInsideThePluginIsReportedAsItsOwn) {
                         "crashed with SIGFPE (arithmetic error) inside the plugin");
 }
 
+// The crash ends the process from the signal handler; an output file being written under a
+// temporary name (--trace) is removed, and the target never appears.
+TEST(PolicyPlugin, ACrashLeavesNoOutputFileBehind) {
+    const std::string dir = scratch_path("trace-dir");
+    std::filesystem::create_directories(dir);
+    const Split s = run_split("run --policy-plugin " + kProbe + " --trace " + dir + "/t.txt " +
+                              scenario("fault = \"segv\""));
+    EXPECT_EQ(s.status, 2) << s.err;
+    EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
 // A plugin drawing from the run's random stream: the same bytes at any number of workers, and
 // its decisions visible in the counters against mainline's.
 TEST(PolicyPlugin, DeterministicAndSelectableByVariant) {
