@@ -38,3 +38,22 @@ install(FILES "${NUMASIM_DOCS_DIR}/completion/numasim"
 install(FILES "${NUMASIM_DOCS_DIR}/completion/_numasim"
   DESTINATION "${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions")
 install(FILES "${CMAKE_SOURCE_DIR}/packaging/copyright" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+
+# The plugin ABI for out-of-tree placement policies (docs/placement-policies.md, "Plugins"): its
+# header and a CMake package, so that `find_package(numasim)` in a plugin's own CMake file gives
+# the header-only target numasim::policy_plugin. Arch-independent, like the header, so under
+# share/ (one of find_package's search paths).
+set(NUMASIM_CMAKE_INSTALL_DIR "${CMAKE_INSTALL_DATADIR}/cmake/numasim")
+install(DIRECTORY "${CMAKE_SOURCE_DIR}/include/numasim" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+set_target_properties(numasim_policy_plugin PROPERTIES EXPORT_NAME policy_plugin)
+install(TARGETS numasim_policy_plugin EXPORT numasimTargets)
+install(EXPORT numasimTargets NAMESPACE numasim:: DESTINATION "${NUMASIM_CMAKE_INSTALL_DIR}")
+include(CMakePackageConfigHelpers)
+configure_package_config_file("${CMAKE_SOURCE_DIR}/cmake/numasimConfig.cmake.in"
+  "${CMAKE_BINARY_DIR}/numasimConfig.cmake" INSTALL_DESTINATION "${NUMASIM_CMAKE_INSTALL_DIR}")
+# Before 1.0 a minor version may change what the package holds; the plugin ABI has its own
+# version, checked when a plugin loads.
+write_basic_package_version_file("${CMAKE_BINARY_DIR}/numasimConfigVersion.cmake"
+  VERSION "${PROJECT_VERSION}" COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+install(FILES "${CMAKE_BINARY_DIR}/numasimConfig.cmake"
+  "${CMAKE_BINARY_DIR}/numasimConfigVersion.cmake" DESTINATION "${NUMASIM_CMAKE_INSTALL_DIR}")

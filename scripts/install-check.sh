@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, which is then moved (an installed numasim must not
 # depend on where it was installed); every file is there and every man page renders without a
-# groff warning; and every example run from a directory outside the source tree by the
-# installed binary and by the build tree's gives the same bytes (text and --json).
+# groff warning; every example run from a directory outside the source tree by the installed
+# binary and by the build tree's gives the same bytes (text and --json); and the out-of-tree
+# policy of examples/policy-plugin builds against the installed package (find_package(numasim))
+# and runs under the installed numasim.
 #   scripts/install-check.sh BUILD_DIR
 # Both binaries are run as `numasim` from $PATH with the same arguments and working directory,
 # so that the provenance they print (command line, scenario path) is the same too; nothing is
@@ -20,7 +22,9 @@ mv "$tmp/prefix" "$tmp/moved"
 prefix=$tmp/moved
 for f in bin/numasim libexec/numasim/numasim-guest share/man/man1/numasim.1.gz \
   share/man/man1/numasim-run.1.gz share/bash-completion/completions/numasim \
-  share/zsh/vendor-completions/_numasim share/doc/numasim/copyright; do
+  share/zsh/vendor-completions/_numasim share/doc/numasim/copyright \
+  include/numasim/policy_plugin.h share/cmake/numasim/numasimConfig.cmake \
+  share/cmake/numasim/numasimConfigVersion.cmake; do
   [ -f "$prefix/$f" ] || fail "$f is not installed"
 done
 # Every page the build tree's numasim writes is installed, and renders as man would show it
@@ -48,4 +52,18 @@ for example in "$src"/examples/*.toml; do
     n=$((n + 1))
   done
 done
+# The plugin example, configured and built from its own directory as a user would, then compared
+# with mainline under the installed numasim: both columns printed, and the plugin's policy named.
+plugin=$tmp/policy-plugin
+cmake -S "$src/examples/policy-plugin" -B "$plugin" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release >"$tmp/plugin.log" 2>&1 &&
+  cmake --build "$plugin" >>"$tmp/plugin.log" 2>&1 ||
+  { cat "$tmp/plugin.log" >&2; fail "examples/policy-plugin does not build against the install"; }
+PATH="$prefix/bin:$PATH" numasim policies --policy-plugin "$plugin/libsecond_fault.so" |
+  grep -q "^second-fault " || fail "numasim policies does not list the plugin's policy"
+PATH="$prefix/bin:$PATH" numasim compare "$src/examples/policy-plugin/scenario.toml" \
+  --policy-plugin "$plugin/libsecond_fault.so" >"$tmp/plugin.out" ||
+  fail "numasim compare examples/policy-plugin/scenario.toml failed"
+grep -q "Ops Page migrate success" "$tmp/plugin.out" && grep -q "second" "$tmp/plugin.out" ||
+  { cat "$tmp/plugin.out" >&2; fail "the plugin example printed no comparison"; }
 echo "install-check: ok, $n runs of the installed numasim identical to the build tree's"

@@ -9,6 +9,7 @@
 #include "cli/observe_options.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
+#include "cli/policy_plugin_option.h"
 #include "cli/run_notes.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
@@ -66,9 +67,11 @@ class CompareCommand : public Command {
         observe_.add_to(*sub_, /*with_trace=*/false);
         latency_.add_to(*sub_);
         opts_.add_to(*sub_);
+        add_policy_plugin_option(*sub_, plugins_);
     }
 
     int execute() override {
+        load_policy_plugins(plugins_);
         if (!from_.empty()) return print_from();
         if (path_.empty())
             throw InputError("compare", "", "a scenario file is required (or --from DIR)");
@@ -197,6 +200,7 @@ class CompareCommand : public Command {
     ObserveCliOptions observe_;
     LatencyCliOptions latency_;
     ScenarioOptions opts_;
+    std::vector<std::string> plugins_;  // --policy-plugin
 };
 
 }  // namespace

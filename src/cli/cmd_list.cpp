@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "cli/commands.h"
+#include "cli/policy_plugin_option.h"
 #include "cli/scenario_options.h"
 #include "cli/value_hints.h"
 #include "config/input_error.h"
@@ -133,6 +134,26 @@ class MachinesCommand : public Command {
     std::string profile_ = kDefaultProfile;
 };
 
+// `policies [--policy-plugin PATH.so]...`: the registered policies, with those the plugins add.
+class PoliciesCommand : public Command {
+  public:
+    void add_to(CLI::App& app) override {
+        sub_ = app.add_subcommand("policies", "list the placement policies");
+        add_policy_plugin_option(*sub_, plugins_);
+    }
+    int execute() override {
+        load_policy_plugins(plugins_);
+        std::string s;
+        for (const auto& p : policy_registry())
+            s += fmt::format("{:<20} {}\n", p.name, p.description);
+        print(s);
+        return 0;
+    }
+
+  private:
+    std::vector<std::string> plugins_;
+};
+
 }  // namespace
 
 std::unique_ptr<Command> make_machines_command() {
@@ -149,12 +170,7 @@ std::unique_ptr<Command> make_workloads_command() {
 }
 
 std::unique_ptr<Command> make_policies_command() {
-    return std::make_unique<ListCommand>("policies", "list the placement policies", [] {
-        std::string s;
-        for (const auto& p : policy_registry())
-            s += fmt::format("{:<20} {}\n", p.name, p.description);
-        return s;
-    });
+    return std::make_unique<PoliciesCommand>();
 }
 
 std::unique_ptr<Command> make_profiles_command() {

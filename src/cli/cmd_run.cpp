@@ -10,6 +10,7 @@
 #include "cli/observe_options.h"
 #include "cli/output_file.h"
 #include "cli/output_set.h"
+#include "cli/policy_plugin_option.h"
 #include "cli/run_notes.h"
 #include "cli/scenario_options.h"
 #include "cli/value_hints.h"
@@ -48,9 +49,11 @@ class RunCommand : public Command {
             "iteration has in run, compare and sweep: reproduces one run of a compare column "
             "or a sweep case");
         opts_.add_to(*sub_);
+        add_policy_plugin_option(*sub_, plugins_);
     }
 
     int execute() override {
+        load_policy_plugins(plugins_);
         ScenarioOverrides ov = opts_.overrides();
         auto load = [&](const ScenarioOverrides& o) {
             return path_.empty() ? load_builtin_scenario("default", o)
@@ -198,6 +201,7 @@ class RunCommand : public Command {
     ObserveCliOptions observe_;
     LatencyCliOptions latency_;
     ScenarioOptions opts_;
+    std::vector<std::string> plugins_;  // --policy-plugin
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/policy_plugin_option.h"
 #include "cli/scenario_options.h"
 #include "cli/sweep_dir.h"
 #include "cli/value_hints.h"
@@ -120,9 +121,11 @@ class SweepCommand : public Command {
         sub_->add_option("-V,--variant", variants_,
                          "NAME:KEY=VALUE[,KEY=VALUE] as for compare: an axis of variants");
         opts_.add_to(*sub_);
+        add_policy_plugin_option(*sub_, plugins_);
     }
 
     int execute() override {
+        load_policy_plugins(plugins_);
         JobCluster cluster;
         return run(cluster);
     }
@@ -288,6 +291,7 @@ class SweepCommand : public Command {
     std::vector<std::string> metrics_, variants_;
     bool resume_ = false;
     ScenarioOptions opts_;
+    std::vector<std::string> plugins_;  // --policy-plugin
 };
 
 }  // namespace

@@ -91,7 +91,10 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
          {{"numasim policies", "The placement policies and what each decides."},
           {"numasim compare examples/placement-policies.toml -V kernel:policy=mainline -V "
            "bound:policy=numactl",
-           "The kernel's NUMA balancing beside static numactl bindings."}}},
+           "The kernel's NUMA balancing beside static numactl bindings."},
+          {"numasim compare examples/policy-plugin/scenario.toml --policy-plugin "
+           "build/libsecond_fault.so",
+           "A policy built outside the tree (examples/policy-plugin) beside mainline."}}},
         {"numasim-profiles",
          {{"numasim profiles", "The kernel profiles."},
           {"numasim profiles show v6.1 --set smallimp=0",

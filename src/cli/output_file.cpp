@@ -39,6 +39,11 @@ static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler
 std::atomic<SignalNote> g_note{nullptr};
 static_assert(std::atomic<SignalNote>::is_always_lock_free, "read from a signal handler");
 
+void remove_temps() {
+    for (int i = 0; i < kMaxTemps; ++i)
+        if (g_temp_used[i]) ::unlink(g_temp_path[i]);
+}
+
 extern "C" void remove_temps_and_reraise(int sig) {
     if (sig == SIGINT && g_sigint_graceful && !g_sigint_stop.exchange(true)) {
         constexpr char kMsg[] =
@@ -47,8 +52,7 @@ extern "C" void remove_temps_and_reraise(int sig) {
         return;
     }
     if (const SignalNote note = g_note.load()) note(STDERR_FILENO);
-    for (int i = 0; i < kMaxTemps; ++i)
-        if (g_temp_used[i]) ::unlink(g_temp_path[i]);
+    remove_temps();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
@@ -231,6 +235,10 @@ StopOnFirstSigint::~StopOnFirstSigint() {
 
 const std::atomic<bool>& StopOnFirstSigint::requested() const {
     return g_sigint_stop;
+}
+
+void remove_output_temps_on_fatal_signal() {
+    remove_temps();
 }
 
 void set_signal_note(SignalNote note) {

@@ -85,6 +85,10 @@ class StopOnFirstSigint {
 using SignalNote = void (*)(int fd);
 void set_signal_note(SignalNote note);
 
+// Removes the temporary files of the OutputFiles not yet published, from a handler of a fatal
+// signal that ends the process otherwise (a crash inside a policy plugin): async-signal-safe.
+void remove_output_temps_on_fatal_signal();
+
 // `text` as the whole content of `path`, through an OutputFile (the same rules and errors).
 void write_output_file(const std::string& option, const std::string& path, std::string_view text,
                        const std::vector<std::string>& inputs);

@@ -445,6 +445,18 @@ std::vector<std::string> TomlTable::get_string_array(std::string_view key) const
     });
 }
 
+std::string TomlTable::get_text(std::string_view key) const {
+    const toml::node& n = require(key);
+    if (n.is_table()) fail(key, "expected a value, found a table");
+    if (auto str = n.value_exact<std::string>()) return *str;
+    std::ostringstream os;
+    if (const toml::array* a = n.as_array())
+        os << toml::toml_formatter(*a, toml::format_flags::none);
+    else
+        n.visit([&](const auto& v) { os << toml::toml_formatter(v, toml::format_flags::none); });
+    return os.str();
+}
+
 std::vector<std::vector<int64_t>> TomlTable::get_int_matrix(std::string_view key) const {
     const toml::node& n = require(key);
     const toml::array* a = n.as_array();

@@ -62,6 +62,9 @@ class TomlTable {
     std::vector<double> get_double_array(std::string_view key) const;
     std::vector<std::string> get_string_array(std::string_view key) const;
     std::vector<std::vector<int64_t>> get_int_matrix(std::string_view key) const;
+    // Any value but a table, as text: a string's characters, anything else as its TOML text
+    // (`2`, `true`, `[0, 1]`).
+    std::string get_text(std::string_view key) const;
 
     std::optional<TomlTable> table(std::string_view key) const;
     std::vector<TomlTable> tables(std::string_view key) const;  // array of tables; may be empty

@@ -12,7 +12,8 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
       seed(s),
       rng_access(s, "engine.access"),
       rng_sched(s, "sched"),
-      rng_reclaim(s, "mm.reclaim") {
+      rng_reclaim(s, "mm.reclaim"),
+      rng_policy(s, "policy") {
     std::vector<uint64_t> bytes;
     for (const auto& n : topo.nodes)
         bytes.push_back(n.mem_bytes);

@@ -103,6 +103,9 @@ struct System {
     // Reclaim's draws (mm/vmscan.h): whether a page was accessed since its list was last
     // scanned, and next_demotion_node()'s choice among equally near targets.
     Rng rng_reclaim;
+    // The placement policy's draws (a plugin's Run::random_u64): its own stream, so a policy's
+    // randomness shifts no other component's.
+    Rng rng_policy;
 
     int nr_nodes() const { return topo.nr_nodes(); }
     int nr_cpus() const { return topo.nr_cpus(); }

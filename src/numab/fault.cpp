@@ -11,6 +11,7 @@
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "numab/internal.h"
+#include "numab/placement_policy.h"
 
 namespace numasim {
 
@@ -71,6 +72,27 @@ int nth_node(uint64_t mask, uint64_t n) {
             --n;
         }
     return NUMA_NO_NODE;
+}
+
+// The placement policy's answer where the kernel would call should_numa_migrate_memory: the
+// folio is tagged with this fault as the kernel tags it, and the policy is given the old tag.
+int policy_numa_fault(System& sys, const PlacementPolicy& policy, Task& p, Vma& vma, uint64_t idx,
+                      int folio_nid, int this_cpu, const MemPolicy& pol) {
+    PageFrame& f = vma.frame(idx);
+    NumaFaultInfo info{};
+    info.address = vma.start + (idx << sys.pages().shift);
+    info.page_nid = folio_nid;
+    info.cpu = this_cpu;
+    info.last_cpupid = f.last_cpupid();
+    f.set_last_cpupid(cpu_pid_to_cpupid(this_cpu, p.pid));
+    // MPOL_BIND with MPOL_F_NUMA_BALANCING keeps the page within its nodes; otherwise any node
+    // with memory may take it.
+    for (int nid = 0; nid < sys.nr_nodes() && nid < 64; ++nid)
+        if (node_has_memory(sys, nid) && (pol.mode != MpolMode::Bind || pol.has_node(nid)))
+            info.allowed_nodes |= uint64_t{1} << nid;
+    info.shared = f.mapcount > 1 && (vma.vm_flags & VM_SHARED);
+    info.writable = pte_writable(vma, f);
+    return policy.numa_fault(sys, p, info);
 }
 
 }  // namespace
@@ -156,8 +178,14 @@ int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, 
                 }
             break;
     }
-    // Migrate toward the faulting CPU's node, through the cpupid filter.
+    // Migrate toward the faulting CPU's node, through the cpupid filter, or where the placement
+    // policy says if it decides hinting faults (one pointer test per fault, none per page).
     if (flags & MPOL_F_MORON) {
+        const PlacementPolicy* policy = sys.placement_policy;
+        if (policy && policy->has(PlacementPolicy::kNumaFault) && sys.node_is_toptier(folio_nid)) {
+            const int nid = policy_numa_fault(sys, *policy, p, vma, idx, folio_nid, this_cpu, pol);
+            return nid != folio_nid ? nid : NUMA_NO_NODE;
+        }
         polnid = thisnid;
         if (!should_numa_migrate_memory(sys, p, vma, idx, folio_nid, this_cpu)) return NUMA_NO_NODE;
     }

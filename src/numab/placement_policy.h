@@ -10,10 +10,24 @@
 
 #include <cstdint>
 
+#include "mm/cpupid.h"
+
 namespace numasim {
 
 struct System;
 struct Task;
+
+// What the kernel knows of a hinting fault where it would call should_numa_migrate_memory. The
+// folio's tag already holds this fault's (cpu, pid); `last_cpupid` is the one it replaced.
+struct NumaFaultInfo {
+    uint64_t address;        // the faulting address
+    int page_nid;            // folio_nid
+    int cpu;                 // the faulting CPU
+    cpupid_t last_cpupid;    // the folio's previous tag
+    uint64_t allowed_nodes;  // the nodes the memory policy lets the page go to
+    bool shared;             // TNF_SHARED: mapped by more than one process, VM_SHARED
+    bool writable;           // the restored PTE may be writable (else TNF_NO_GROUP)
+};
 
 class PlacementPolicy {
   public:
@@ -23,6 +37,10 @@ class PlacementPolicy {
         // what its parent has) is about to be placed for the first time: what a launcher such as
         // numactl or taskset sets before exec() (the CPU affinity, the task memory policy).
         kExec = 1u << 0,
+        // A NUMA hinting fault on a page that the task's memory policy lets NUMA balancing move
+        // toward the faulting CPU (MPOL_F_MORON), on a top-tier node: migrate it or not, and
+        // where. Replaces should_numa_migrate_memory; asked once per fault run.
+        kNumaFault = 1u << 1,
     };
 
     explicit PlacementPolicy(uint32_t hooks) : hooks_(hooks) {}
@@ -35,6 +53,9 @@ class PlacementPolicy {
     // kExec: `leader` is the process's first task, not yet placed or enqueued; `process` counts
     // the processes started from outside in this run, from 0, in the order they start.
     virtual void exec(System& sys, Task& leader, int process) const;
+    // kNumaFault: the node to migrate the page to (one of f.allowed_nodes), or NUMA_NO_NODE to
+    // leave it; `p` took the fault. The answer holds for the run of like pages the fault starts.
+    virtual int numa_fault(System& sys, Task& p, const NumaFaultInfo& f) const;
 
   private:
     uint32_t hooks_;
