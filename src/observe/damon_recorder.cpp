@@ -128,10 +128,10 @@ struct Window {
 struct DamonRecorder::Target {
     const Mm* mm = nullptr;
     bool ended = false;
-    Nanos window_start = 0;          // of the window being counted
-    std::vector<DamonPiece> totals;  // the elementary pieces' accesses per page at the last look
-    std::vector<DamonPiece> bounded;           // the regions DAMON keeps (layout only)
-    std::vector<double> hits;                  // per bounded region, in the current window
+    Nanos window_start = 0;           // of the window being counted
+    std::vector<DamonPiece> totals;   // the elementary pieces' accesses per page at the last look
+    std::vector<DamonPiece> bounded;  // the regions DAMON keeps (layout only)
+    std::vector<double> hits;         // per bounded region, in the current window
     std::vector<std::pair<int, uint32_t>> last;  // per bounded region: nr_accesses, age before
     std::vector<Window> windows;
     std::vector<RegionRecord> records;
@@ -147,8 +147,7 @@ DamonRecorder::Target& DamonRecorder::target_of(const System& sys, size_t i) {
         t.mm = sys.mms[targets_.size()].get();
         // Counted from the first whole window: the accesses noted so far all came after the
         // last look (the mm was not there then), and a window already under way is not recorded.
-        t.window_start =
-            (last_ + kDamonAggrInterval - 1) / kDamonAggrInterval * kDamonAggrInterval;
+        t.window_start = (last_ + kDamonAggrInterval - 1) / kDamonAggrInterval * kDamonAggrInterval;
         targets_.push_back(std::move(t));
     }
     return targets_[i];
