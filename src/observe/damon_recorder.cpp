@@ -59,27 +59,39 @@ std::vector<DamonPiece> damon_bound_regions(std::vector<DamonPiece> pieces, uint
 
 namespace {
 
+// A region's expected accesses per page (all pages, and the extra of its hot pages) as the
+// recorder last saw them.
+struct RegionSeen {
+    double all = 0, hot = 0;
+};
+
 // The pieces of `mm`'s address space between the edges of its regions and their hot parts, each
-// with its pages' expected accesses so far (the regions covering it added up).
-std::vector<DamonPiece> region_pieces(const Mm& mm) {
+// with its pages' expected accesses since `seen` (the regions covering it added up); `seen`, by
+// index in Mm::regions (which only grows), is brought up to date.
+std::vector<DamonPiece> region_pieces(const Mm& mm, std::vector<RegionSeen>& seen) {
     struct Span {
         uint64_t start, end;
         double per_page;
     };
     std::vector<Span> spans;
     std::vector<uint64_t> edges;
-    for (const auto& r : mm.regions) {
-        if (!r->vma || r->count == 0) continue;
-        const uint64_t page = r->vma->pages.size();
-        const uint64_t start = r->vma->start + r->first * page, end = start + r->count * page;
-        const RegionAccesses& a = r->accesses;
-        spans.push_back({start, end, a.all});
+    seen.resize(mm.regions.size());
+    for (size_t i = 0; i < mm.regions.size(); ++i) {
+        const Region& r = *mm.regions[i];
+        const RegionAccesses& a = r.accesses;
+        const RegionSeen now{a.all, a.hot};
+        const RegionSeen d{now.all - seen[i].all, now.hot - seen[i].hot};
+        seen[i] = now;
+        if (!r.vma || r.count == 0) continue;
+        const uint64_t page = r.vma->pages.size();
+        const uint64_t start = r.vma->start + r.first * page, end = start + r.count * page;
+        spans.push_back({start, end, d.all});
         edges.insert(edges.end(), {start, end});
-        if (a.hot_pages > 0 && a.hot_pages < r->count) {
-            spans.push_back({start, start + a.hot_pages * page, a.hot});
+        if (a.hot_pages > 0 && a.hot_pages < r.count) {
+            spans.push_back({start, start + a.hot_pages * page, d.hot});
             edges.push_back(start + a.hot_pages * page);
-        } else if (a.hot_pages >= r->count) {
-            spans.back().per_page += a.hot;
+        } else if (a.hot_pages >= r.count) {
+            spans.back().per_page += d.hot;
         }
     }
     std::sort(edges.begin(), edges.end());
@@ -128,10 +140,10 @@ struct Window {
 struct DamonRecorder::Target {
     const Mm* mm = nullptr;
     bool ended = false;
-    Nanos window_start = 0;           // of the window being counted
-    std::vector<DamonPiece> totals;   // the elementary pieces' accesses per page at the last look
-    std::vector<DamonPiece> bounded;  // the regions DAMON keeps (layout only)
-    std::vector<double> hits;         // per bounded region, in the current window
+    Nanos window_start = 0;                      // of the window being counted
+    std::vector<RegionSeen> seen;                // by index in Mm::regions, at the last look
+    std::vector<DamonPiece> bounded;             // the regions DAMON keeps (layout only)
+    std::vector<double> hits;                    // per bounded region, in the current window
     std::vector<std::pair<int, uint32_t>> last;  // per bounded region: nr_accesses, age before
     std::vector<Window> windows;
     std::vector<RegionRecord> records;
@@ -145,9 +157,14 @@ DamonRecorder::Target& DamonRecorder::target_of(const System& sys, size_t i) {
     while (targets_.size() <= i) {
         Target t;
         t.mm = sys.mms[targets_.size()].get();
-        // Counted from the first whole window: the accesses noted so far all came after the
-        // last look (the mm was not there then), and a window already under way is not recorded.
-        t.window_start = (last_ + kDamonAggrInterval - 1) / kDamonAggrInterval * kDamonAggrInterval;
+        // Counted from the first whole window after it appears (a window already under way is
+        // not recorded), from what its regions had then: before the first look, nothing (the
+        // run starts); later, what a fork copied or the last look's span added.
+        const Nanos from = last_ == 0 ? 0 : sys.now;
+        t.window_start = (from + kDamonAggrInterval - 1) / kDamonAggrInterval * kDamonAggrInterval;
+        if (last_ > 0)
+            for (const auto& r : t.mm->regions)
+                t.seen.push_back({r->accesses.all, r->accesses.hot});
         targets_.push_back(std::move(t));
     }
     return targets_[i];
@@ -165,17 +182,9 @@ void DamonRecorder::sample(const System& sys) {
             continue;
         }
         const uint64_t page = page_bytes_of(*t.mm);
-        std::vector<DamonPiece> cur = region_pieces(*t.mm);
-        // This look's accesses per page of each elementary piece, against the last look's.
-        std::vector<DamonPiece> delta = cur;
-        for (size_t i = 0, j = 0; i < delta.size(); ++i) {
-            while (j < t.totals.size() && t.totals[j].start < delta[i].start)
-                ++j;
-            if (j < t.totals.size() && t.totals[j].start == delta[i].start &&
-                t.totals[j].end == delta[i].end)
-                delta[i].lambda -= t.totals[j].lambda;
-        }
-        std::vector<DamonPiece> layout = cur;
+        // This look's accesses per page of each elementary piece.
+        const std::vector<DamonPiece> delta = region_pieces(*t.mm, t.seen);
+        std::vector<DamonPiece> layout = delta;
         for (DamonPiece& p : layout)
             p.lambda = 0;
         std::vector<DamonPiece> bounded =
@@ -194,7 +203,6 @@ void DamonRecorder::sample(const System& sys) {
             t.hits = std::move(hits);
             t.last = std::move(last);
         }
-        t.totals = std::move(cur);
         // Each region's chance of a hit per sample: the sampled page is any of its pages alike.
         std::vector<double> p_hit(t.bounded.size(), 0.0);
         for (size_t i = 0, j = 0; i < t.bounded.size(); ++i) {
