@@ -33,8 +33,8 @@ namespace numasim {
 
 struct Mm;
 
-// DAMON's defaults (mm/damon/core.c, damon_new_ctx(); damo record's --sample, --aggr,
-// --regions defaults are the same figures).
+// DAMON's defaults (mm/damon/core.c, damon_new_ctx(); damo record's --monitoring_intervals and
+// --monitoring_nr_regions_range default to the same figures, set_monitoring_attrs_argparser()).
 inline constexpr Nanos kDamonSampleInterval = 5 * NSEC_PER_MSEC;
 inline constexpr Nanos kDamonAggrInterval = 100 * NSEC_PER_MSEC;
 inline constexpr size_t kDamonMinNrRegions = 10;

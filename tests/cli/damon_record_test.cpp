@@ -156,6 +156,21 @@ TEST(DamonRecordCli, UnwritablePathIsExitTwoWithoutOutput) {
     EXPECT_FALSE(std::filesystem::exists(rec));
 }
 
+TEST(DamonRecordCli, EachIterationHasItsOwnRecord) {
+    const std::string toml = write_scenario();
+    const std::string rec = (scratch_dir() / "it.json").string();
+    const Output r =
+        run_numasim("run " + toml + " --duration 1s --iterations 2 --damon-record " + rec);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(rec));
+    EXPECT_TRUE(std::filesystem::exists(scratch_dir() / "it-1.json"));
+    EXPECT_TRUE(std::filesystem::exists(scratch_dir() / "it-2.json"));
+    const Output out = run_numasim("run " + toml + " --iterations 2 --damon-record -");
+    EXPECT_EQ(out.status, 2) << out.out;
+    EXPECT_EQ(out.out.rfind("numasim: error: --damon-record: -: standard output takes", 0), 0u)
+        << out.out;
+}
+
 TEST(DamonRecordCli, FailedRunLeavesNoRecord) {
     const std::string bad = (scratch_dir() / "bad.toml").string();
     std::ofstream(bad) << "[scenario]\nmachine = \"no-such-machine\"\n";
