@@ -20,6 +20,9 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
           {"numasim run examples/knobs.toml --duration 2s --trace run.dat --trace-format "
            "trace-dat --iterations 1",
            "Record the scheduler and NUMA tracepoints as a trace.dat for trace-cmd report."},
+          {"numasim run --duration 30s --damon-record run.json",
+           "Write what DAMON's virtual-address monitoring would have recorded of the run, as "
+           "damo's JSON record, for numasim import damon."},
           {"numasim run examples/knobs.toml --duration 10s --latency --latency-per process",
            "Histograms of the time NUMA balancing takes from each process, as bcc's funclatency "
            "prints them, with p50, p90, p99 and p99.9."}}},

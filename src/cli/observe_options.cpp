@@ -54,6 +54,10 @@ void ObserveCliOptions::add_to(CLI::App& app, bool with_trace) {
     app.add_option("--trace-events", trace_events,
                    "events to record, as written to set_event: all, sched:*, migrate:*, or "
                    "names such as sched_switch,sched_move_numa (comma-separated)");
+    damon_record_opt = hint_file(app.add_option(
+        "--damon-record", damon_record,
+        "write what DAMON's virtual-address monitoring would have recorded (damo's JSON record "
+        "format, for `numasim import damon`) to FILE (FILE-N.EXT when --iterations > 1)"));
 }
 
 ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
@@ -73,6 +77,9 @@ ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
     if (trace_opt && trace_opt->count() > 0 && trace.empty())
         throw InputError("--trace", "", "empty file name");
     o.trace_path = trace;
+    if (damon_record_opt && damon_record_opt->count() > 0 && damon_record.empty())
+        throw InputError("--damon-record", "", "empty file name");
+    o.damon_record_path = damon_record;
     o.trace_format = trace_format == "perfetto"    ? TraceFormat::Perfetto
                      : trace_format == "trace-dat" ? TraceFormat::TraceDat
                                                    : TraceFormat::Ftrace;

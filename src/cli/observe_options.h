@@ -1,6 +1,6 @@
 // The options of `run` and `compare` that record more than the result: --sample INTERVAL with
 // --out-dir DIR (time series, experiment/observation.h), and for `run` --trace FILE with
-// --trace-format and --trace-events.
+// --trace-format and --trace-events, and --damon-record FILE (observe/damon_recorder.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,7 +12,9 @@ namespace numasim {
 
 struct ObserveCliOptions {
     std::string sample, out_dir, trace, trace_format = "ftrace", trace_events = "all";
+    std::string damon_record;
     CLI::Option* trace_opt = nullptr;
+    CLI::Option* damon_record_opt = nullptr;
 
     void add_to(CLI::App& app, bool with_trace);
     // Checks the values (InputError naming the option) and fills the options of the runs.

@@ -156,7 +156,7 @@ void Engine::catch_up(int cpu) {
             if (ends) throw std::logic_error("deferred ticks: a phase ended in a held-back step");
             for (size_t j = 0; j < run.phase.streams.size(); ++j) {
                 const AccessStream& s = run.phase.streams[j];
-                if (sys_.knobs.demotion_enabled) note_stream_accesses(s, bytes);
+                if (sys_.note_region_accesses()) note_stream_accesses(s, bytes);
                 uint64_t start = 0;
                 if (s.pattern == Pattern::Sweep) sweep_cursor(run, j, s, bytes * s.share, start);
             }

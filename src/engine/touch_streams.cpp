@@ -47,7 +47,7 @@ uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, dou
 bool Engine::touch_streams(Task& p, double bytes) {
     TaskRun& run = run_of(p);
     const Phase& ph = run.phase;
-    if (sys_.knobs.demotion_enabled)
+    if (sys_.note_region_accesses())
         for (const AccessStream& s : ph.streams)
             note_stream_accesses(s, bytes);
     for (size_t i = 0; i < ph.streams.size(); ++i) {

@@ -7,6 +7,7 @@
 
 #include "engine/engine.h"
 #include "kernel/system.h"
+#include "observe/damon_recorder.h"
 #include "observe/ftrace_writer.h"
 #include "observe/numa_sampler.h"
 #include "observe/output_files.h"
@@ -36,6 +37,8 @@ struct RunObservation::Impl {
     std::unique_ptr<PerfettoWriter> perfetto;
     std::unique_ptr<TraceDatWriter> trace_dat;
     std::FILE* trace_out = nullptr;
+    std::unique_ptr<DamonRecorder> damon;
+    std::FILE* damon_out = nullptr;
     std::vector<std::string> comments;
     System* sys = nullptr;
 };
@@ -49,6 +52,12 @@ RunObservation::RunObservation(const ObserveOptions& o, const RunLabel& label, c
     if (o.sample_interval > 0) {
         impl_->sampler = std::make_unique<NumaSampler>(
             *o.files, sample_run_dir(o.sample_dir, label), sys, o.sample_interval, impl_->comments);
+    }
+    if (!o.damon_record_path.empty()) {
+        impl_->damon_out =
+            o.files->create("--damon-record", trace_run_path(o.damon_record_path, label));
+        impl_->damon = std::make_unique<DamonRecorder>();
+        sys.damon_recording = true;
     }
     if (o.trace_path.empty()) return;
     const std::string path = trace_run_path(o.trace_path, label);
@@ -76,9 +85,11 @@ RunObservation::~RunObservation() {
 void RunObservation::add_samplers(Engine& engine) {
     if (impl_->sampler) engine.add_sampler(*impl_->sampler);
     if (impl_->perfetto) engine.add_sampler(*impl_->perfetto);
+    if (impl_->damon) engine.add_sampler(*impl_->damon);
 }
 
 void RunObservation::finish(Nanos end) {
+    if (impl_->damon) impl_->damon->write(impl_->damon_out);
     if (impl_->perfetto) impl_->perfetto->finish(end);
     if (impl_->trace_dat) impl_->trace_dat->finish(impl_->trace_out);
     if (impl_->ftrace)

@@ -33,8 +33,11 @@ struct ObserveOptions {
     TraceFormat trace_format = TraceFormat::Ftrace;
     TraceEventMask trace_events = kAllTraceEvents;
     bool latency = false;  // record the latency histograms (kernel/latency.h) into the result
+    std::string damon_record_path;  // empty: no DAMON record (observe/damon_recorder.h)
 
-    bool any() const { return sample_interval > 0 || !trace_path.empty(); }
+    bool any() const {
+        return sample_interval > 0 || !trace_path.empty() || !damon_record_path.empty();
+    }
 };
 
 // Where one run's files go: runs are told apart by their variant (empty for `numasim run`) and

@@ -69,6 +69,10 @@ struct System {
     // The placement policy of the run (numab/placement_policy.h): null for mainline, the
     // kernel's own loop. Not owned; the scenario keeps it for all its runs.
     const PlacementPolicy* placement_policy = nullptr;
+    // The streams note each region's expected accesses (Region::accesses) for reclaim's aging
+    // when demotion is on, and for `--damon-record` (observe/damon_recorder.h) when this is set.
+    bool damon_recording = false;
+    bool note_region_accesses() const { return knobs.demotion_enabled || damon_recording; }
     int nr_exec_processes = 0;  // processes started from outside so far (PlacementPolicy::kExec)
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
