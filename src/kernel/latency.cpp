@@ -18,6 +18,8 @@ std::string_view latency_kind_name(LatencyKind k) {
             return "tlb_shootdown_ipi";
         case LatencyKind::NumaMoveRunq:
             return "numa_move_runq";
+        case LatencyKind::RemoteStall:
+            return "remote_access_stall";
     }
     return "";
 }

@@ -23,8 +23,9 @@ enum class LatencyKind {
     MigrationWait,  // sleeping on another task's migration entry, and that fault's kernel time
     TlbIpi,         // a TLB-shootdown interrupt from another CPU's PTE change or migration
     NumaMoveRunq,   // runqueue wait after a NUMA move (migrate_task_to, migrate_swap)
+    RemoteStall,    // per tick of running: the wait of memory accesses beyond local ones'
 };
-inline constexpr size_t kLatencyKinds = 5;
+inline constexpr size_t kLatencyKinds = 6;
 
 // The name of each kind in reports and JSON (the kernel function where there is one).
 std::string_view latency_kind_name(LatencyKind k);
@@ -53,6 +54,21 @@ class LatencyRecorder {
     void record(const Task& p, LatencyKind k, Nanos ns, uint64_t n = 1) {
         hists_of(p).add(k, ns, n);
     }
+    // `ns` of p's user time went to remote-access stall (CostModel::remote_stall_per_byte):
+    // kept until p's next tick, which records it as one event.
+    void remote_stall(const Task& p, double ns) {
+        const size_t i = index(p);
+        if (i >= remote_ns_.size()) remote_ns_.resize(i + 1, 0.0);
+        remote_ns_[i] += ns;
+    }
+    // A scheduler tick found p running: the remote-access stall since its last such tick is one
+    // event (of 0 if it had none; a task that has made no user progress records nothing).
+    void tick(const Task& p) {
+        const size_t i = index(p);
+        if (i >= remote_ns_.size()) return;
+        record(p, LatencyKind::RemoteStall, static_cast<Nanos>(remote_ns_[i]));
+        remote_ns_[i] = 0;
+    }
     // p was moved for NUMA placement and is now on the runqueue of p.cpu, whose clock is
     // `clock`: a wait of 0 if it already runs there, else one that ends when it is picked.
     void numa_moved(const Task& p, bool running, Nanos clock);
@@ -75,7 +91,8 @@ class LatencyRecorder {
     void end_wait(const Task& p, Nanos clock);
 
     std::vector<LatencyHists> hists_;
-    std::vector<Nanos> moved_at_;  // per task: the runqueue clock of its NUMA move, -1: none
+    std::vector<Nanos> moved_at_;    // per task: the runqueue clock of its NUMA move, -1: none
+    std::vector<double> remote_ns_;  // per task: remote-access stall since its last tick
 };
 
 }  // namespace numasim
