@@ -490,7 +490,8 @@ double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb
     const auto whole = static_cast<int64_t>(carry);
     sys_.counters.llc_misses += static_cast<uint64_t>(whole);
     carry -= static_cast<double>(whole);
-    if (sys_.latency) sys_.latency->remote_stall(p, bytes * remote_per_byte);
+    if (sys_.latency) [[unlikely]]
+        sys_.latency->remote_stall(p, bytes * remote_per_byte);
     return bytes;
 }
 
