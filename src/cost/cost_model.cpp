@@ -155,6 +155,7 @@ CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
                                              : static_cast<double>(r->pages_on(n)) / r->present;
             if (f <= 0) continue;
             lc.fixed_ns += miss * f * latency_ns(cnode, n) / mlp;
+            lc.remote_ns += miss * f * (latency_ns(cnode, n) - latency_ns(cnode, cnode)) / mlp;
             w_[n] += miss * f / mlp;
             rd_[n] += line * miss * f;
             wb_[n] += line * miss * f * wback;
@@ -321,6 +322,19 @@ double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) con
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
+double CostModel::remote_stall_per_byte(const AccessMix& a, int cpu) const {
+    return a.streams.empty() ? 0.0 : demand_remote_per_byte(demand(a, cpu));
+}
+
+double CostModel::demand_remote_per_byte(const Demand& d) const {
+    double t = d.lc.remote_ns;
+    for (const Use& u : d.uses)
+        if (u.resource >= nodes_) t += u.stall_weight * solver_.delay(u.resource);
+    // The bandwidth clip stretches every line alike, the remote part with it.
+    const double theta = loaded_line(d).second;
+    return std::max(t, 0.0) / (cost::CACHE_LINE_BYTES * theta);
+}
+
 bool CostModel::note_stands(const RateNote& note, int cpu) const {
     return note.cpu == cpu && note.generation == generation_ && note.epoch == PlacementStamp::epoch;
 }
@@ -345,7 +359,11 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
         } else {
             npb = ns_per_byte(a, cpu, &miss);
         }
-        note = RateNote{cpu, demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss};
+        // Both ways leave the demand the rate came from in demand_[cpu].
+        const double remote =
+            remote_stall_ && !a.streams.empty() ? demand_remote_per_byte(demand_[cpu]) : 0.0;
+        note = RateNote{cpu,   demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss,
+                        remote};
     }
     if (miss_per_byte) *miss_per_byte = note.miss_per_byte;
     return note.ns_per_byte;

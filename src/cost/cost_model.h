@@ -77,11 +77,24 @@ class CostModel {
         int cpu = -1;
         uint64_t generation = 0, epoch = 0;
         double ns_per_byte = 0, miss_per_byte = 0;
+        // Of ns_per_byte, the remote-access stall: what the accesses take beyond the same
+        // accesses to the CPU's own node (remote_stall_per_byte); 0 unless that is tracked.
+        double remote_per_byte = 0;
     };
     // ns_per_byte through `note`: the same numbers, taken from the note while it stands.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note) const;
     // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
     bool note_stands(const RateNote& note, int cpu) const;
+    // Whether the rate notes carry remote_per_byte (latency accounting's remote-access stall,
+    // docs/latency.md); off, nothing of it is derived.
+    void set_remote_stall(bool on) { remote_stall_ = on; }
+    // Nanoseconds per byte of progress of `a` on `cpu` that its misses to other nodes wait
+    // beyond what the same misses to the CPU's own node would: the idle-latency difference
+    // (SLIT distance, slower tiers), and the queueing on the interconnect links, which only
+    // remote misses cross, over the memory-level parallelism; under the current delays and
+    // bandwidth clip, as ns_per_byte. The DRAM queueing is left out: the misses would queue at
+    // the local DRAM too, at a load the model cannot know without moving them.
+    double remote_stall_per_byte(const AccessMix& a, int cpu) const;
     // Bytes per ns that `a` makes progress at on `cpu`: from the last solve if task `task` was
     // counted there, at the current delays otherwise.
     double rate_gbs(const AccessMix& a, int cpu, int task) const;
@@ -171,8 +184,9 @@ class CostModel {
     using RegionKey = std::pair<const MemObject*, uint64_t>;
     static RegionKey region_key(const Region& r);
     struct LineCost {
-        double fixed_ns = 0;  // CPU work and idle memory stall per line
-        double misses = 0;    // LLC misses per line
+        double fixed_ns = 0;   // CPU work and idle memory stall per line
+        double misses = 0;     // LLC misses per line
+        double remote_ns = 0;  // of fixed_ns: idle latency beyond the CPU's own node's
     };
     // Per-line demand of `a` on cpu into the scratch arrays (per node: stall weight, bytes read,
     // bytes written back).
@@ -219,6 +233,8 @@ class CostModel {
     std::pair<double, double> loaded_line(const Demand& d) const;
     // ns_per_byte of a demand under the current delays.
     double demand_ns_per_byte(const Demand& d, double* miss_per_byte) const;
+    // remote_stall_per_byte of a demand under the current delays.
+    double demand_remote_per_byte(const Demand& d) const;
     // Whether cpu's kept demand is the one the last solve took for `a`, with nothing it
     // derives from moved since: the key need not be compared again. `note` is a's note on cpu
     // from before that solve (not cleared since), which says `a` did not change meanwhile.
@@ -302,6 +318,7 @@ class CostModel {
     // mutable; a hit changes no number).
     mutable std::vector<Demand> demand_;
     bool demand_cache_ = true;
+    bool remote_stall_ = false;
     mutable uint64_t demand_hits_ = 0, demand_misses_ = 0;
 
     // Kernel traffic since the last update, bytes per resource (bookkeeping of const paths).

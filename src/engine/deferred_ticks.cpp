@@ -151,8 +151,9 @@ void Engine::catch_up(int cpu) {
         // (the regions were quiet, so touch_streams() did nothing else).
         while (rq.clock < t) {
             bool ends = false;
-            const double bytes = user_step(p, run, cpu, t - rq.clock, held.note.ns_per_byte,
-                                           held.note.miss_per_byte, ends);
+            const double bytes =
+                user_step(p, run, cpu, t - rq.clock, held.note.ns_per_byte, held.note.miss_per_byte,
+                          held.note.remote_per_byte, ends);
             if (ends) throw std::logic_error("deferred ticks: a phase ended in a held-back step");
             for (size_t j = 0; j < run.phase.streams.size(); ++j) {
                 const AccessStream& s = run.phase.streams[j];

@@ -40,6 +40,8 @@ Engine::Engine(System& sys)
       deferred_(static_cast<size_t>(sys.nr_cpus())),
       llc_miss_carry_(static_cast<size_t>(sys.nr_cpus()), 0.0),
       check_invariants_(check_invariants_by_default()) {
+    // The remote-access stall is derived only for latency accounting (docs/latency.md).
+    sys_.cost.set_remote_stall(sys_.latency != nullptr);
     sys_.events.push(TICK_NSEC, EV_TICK);
 }
 
@@ -450,14 +452,15 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         double miss_per_byte = 0;
         const double npb = sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note);
         bool ends = false;
-        const double bytes = user_step(*p, run, cpu, avail, npb, miss_per_byte, ends);
+        const double bytes =
+            user_step(*p, run, cpu, avail, npb, miss_per_byte, run.rate_note.remote_per_byte, ends);
         touch_streams(*p, bytes);
         if (ends && run.has_phase) finish_phase(*p);
     }
 }
 
 double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb,
-                         double miss_per_byte, bool& ends) {
+                         double miss_per_byte, double remote_per_byte, bool& ends) {
     Rq& rq = sys_.rqs[cpu];
     const Phase& ph = run.phase;
     double bytes = static_cast<double>(avail) / npb;
@@ -487,6 +490,8 @@ double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb
     const auto whole = static_cast<int64_t>(carry);
     sys_.counters.llc_misses += static_cast<uint64_t>(whole);
     carry -= static_cast<double>(whole);
+    if (sys_.latency) [[unlikely]]
+        sys_.latency->remote_stall(p, bytes * remote_per_byte);
     return bytes;
 }
 

@@ -125,8 +125,9 @@ class Engine {
     void futex_wake(const Task& waker, Task& q);
     // One step of p's user work on `cpu` of at most `avail` ns at `npb` ns per byte: accounted,
     // cut short where the phase's bytes or CPU time run out (`ends`). Returns the bytes done.
+    // `remote_per_byte` of it is remote-access stall (latency accounting, when it is on).
     double user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb, double miss_per_byte,
-                     bool& ends);
+                     double remote_per_byte, bool& ends);
     // Moves sweep stream i's cursor by `sb` bytes; returns the pages it passed (0: none), the
     // first of them (region-relative) in `start`.
     uint64_t sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,

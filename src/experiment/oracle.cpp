@@ -13,6 +13,7 @@
 
 #include "config/input_error.h"
 #include "config/toml_reader.h"
+#include "experiment/observation.h"
 #include "experiment/oracle_guest_boot.h"
 #include "guest/protocol.h"
 #include "numab/profile.h"
@@ -242,7 +243,11 @@ OracleResult run_oracle(const OracleOptions& o) {
         res.boots.push_back(boot_once(res.guest, qb, timeout, b, o.boots, o, cache));
 
     status(fmt::format("oracle: simulating {} iteration(s)", res.model.iterations));
-    res.runs = run_iterations(res.model, o.jobs, nullptr);
+    // With the latency histograms, whose counts of task_numa_work calls and hinting faults
+    // per task the guest's kprobe events are compared with (recording changes nothing else).
+    ObserveOptions counts;
+    counts.latency = true;
+    res.runs = run_iterations(res.model, o.jobs, &counts);
     res.figures = oracle_figures(res.boots, res.runs, res.guest.topo);
     return res;
 }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "kernel/counters.h"
+#include "kernel/latency.h"
 
 namespace numasim {
 
@@ -66,6 +67,72 @@ double middle(std::vector<double> v) {
 double number(const KeyValues& kv, const char* key) {
     const auto it = kv.find(key);
     return it == kv.end() ? 0.0 : std::atof(it->second.c_str());
+}
+
+// The per-task counts the guest's kprobe events give (guest/init.sh) and the latency
+// histogram of the model that counts the same calls: task_numa_work() calls, and hinting
+// faults (task_numa_fault(), called once per do_numa_page() / do_huge_pmd_numa_page()).
+struct CountedCall {
+    const char* event;  // the kprobe event's function
+    LatencyKind kind;
+    const char* label;
+    double per_s;  // seconds per unit of the rate: task_numa_work's few calls per minute, as
+                   // the public funclatency report counted them, so the table shows them
+};
+constexpr CountedCall kCountedCalls[] = {
+    {"task_numa_work", LatencyKind::NumaWork, "task_numa_work calls/min", 60},
+    {"task_numa_fault", LatencyKind::HintFault, "hinting faults/s", 1},
+};
+
+// Per unit of time of the run: the sum over the workload's tasks, and the median task.
+void add_rates(std::vector<OracleFigure>& out, std::map<std::string, size_t>& index,
+               const CountedCall& c, bool real, size_t sample, size_t samples,
+               const std::vector<double>& counts, double seconds) {
+    if (seconds <= 0) return;
+    const double units = seconds / c.per_s;
+    double sum = 0;
+    for (double n : counts)
+        sum += n;
+    add_figure(out, index, fmt::format("tasks: {}", c.label), real, sample, samples, sum / units);
+    add_figure(out, index, fmt::format("median task: {}", c.label), real, sample, samples,
+               middle(counts) / units);
+}
+
+// The figures of kCountedCalls, for the events every boot armed: the real kernel's per thread
+// of the workload (its `task` lines) from the probes, the model's from the latency histograms
+// of the tasks that ran the workload.
+void add_call_rates(std::vector<OracleFigure>& out, std::map<std::string, size_t>& index,
+                    const std::vector<OracleBoot>& boots, const std::vector<RunResult>& runs) {
+    for (const CountedCall& c : kCountedCalls) {
+        const bool armed = !boots.empty() && std::all_of(boots.begin(), boots.end(), [&](auto& b) {
+            return b.log.probe_hits.count(c.event) > 0;
+        });
+        if (!armed) continue;
+        for (size_t b = 0; b < boots.size(); ++b) {
+            const BootLog& log = boots[b].log;
+            const auto& hits = log.probe_hits.at(c.event);
+            std::vector<double> counts;
+            for (const auto& t : log.tasks) {
+                // The thread's id (`tid`; `pid` is its process's), which the probes key on.
+                const auto it = hits.find(static_cast<int>(number(t, "tid")));
+                counts.push_back(it == hits.end() ? 0.0 : static_cast<double>(it->second));
+            }
+            add_rates(out, index, c, true, b, boots.size(), counts, log.elapsed_s);
+        }
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const RunResult& r = runs[i];
+            std::map<int, uint64_t> by_pid;
+            for (const TaskLatency& t : r.latency)
+                by_pid[t.pid] = t.hists.usecs[static_cast<size_t>(c.kind)].count();
+            std::vector<double> counts;
+            for (const ProcTask& t : r.tasks)
+                if (t.bytes >= kWorkerBytes) {
+                    const auto it = by_pid.find(t.pid);
+                    counts.push_back(it == by_pid.end() ? 0.0 : static_cast<double>(it->second));
+                }
+            add_rates(out, index, c, false, i, runs.size(), counts, ns_to_s(r.elapsed));
+        }
+    }
 }
 
 }  // namespace
@@ -167,6 +234,7 @@ std::vector<OracleFigure> oracle_figures(const std::vector<OracleBoot>& boots,
                            static_cast<size_t>(n.id) < pages.size() ? pages[n.id] : 0.0);
         }
     }
+    add_call_rates(out, index, boots, runs);
     // Figures only one side has get zeros on the other.
     for (auto& f : out) {
         f.real.resize(boots.size(), 0.0);

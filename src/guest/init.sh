@@ -64,6 +64,32 @@ for kv in $KNOBS; do
     set_knob "${kv%%=*}" "${kv#*=}"
 done
 
+# Per-task counts of task_numa_work() calls and hinting faults (task_numa_fault(), which
+# do_numa_page() and do_huge_pmd_numa_page() call once per fault): a kprobe event on each
+# function with a hist trigger keyed on the thread's pid, which counts without tracing. Each
+# armed event is announced, so the host knows a missing pid means no call.
+T=/sys/kernel/tracing
+mount -t tracefs tracefs $T 2>/dev/null
+[ -e $T/kprobe_events ] || T=/sys/kernel/debug/tracing
+armed=""
+for f in task_numa_work task_numa_fault; do
+    if echo "p:numasim/$f $f" >> $T/kprobe_events 2>/dev/null &&
+        echo 'hist:keys=common_pid' > $T/events/numasim/$f/trigger 2>/dev/null; then
+        armed="$armed $f"
+        say probe event=$f armed=1
+    else
+        say probe event=$f armed=0
+    fi
+done
+probe_counts() {
+    for f in $armed; do
+        sed -n 's/^{ common_pid: *\([0-9]*\) *} hitcount: *\([0-9]*\).*/\1 \2/p' \
+            $T/events/numasim/$f/hist | while read -r pid hits; do
+            say probe event=$f pid=$pid hits=$hits
+        done
+    done
+}
+
 vmstat() {
     say vmstat when="$1" $(sed 's/ /=/' /proc/vmstat)
 }
@@ -71,5 +97,6 @@ vmstat before
 /bin/numasim-guest $RUNNER_ARGS
 rc=$?
 vmstat after
+probe_counts
 say end rc=$rc
 off

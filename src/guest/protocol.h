@@ -12,13 +12,15 @@
 //   NUMASIM region process=numa01_tl instance=0 name=buffer when=end N0=65536 N1=0
 //   NUMASIM task process=numa01_tl instance=0 thread=1 pid=.. comm=.. cpu=2 node=1 <sched>...
 //   NUMASIM runner end rc=0 elapsed_s=20.1
+//   NUMASIM probe event=task_numa_work armed=1            (a kprobe event counted per thread)
+//   NUMASIM probe event=task_numa_work pid=.. hits=13     (its count for one thread, at the end)
 //   NUMASIM calibrate from=0 to=1 placed=1 latency_ns=131.2 latency_ns_runs=5 ...
 //                                                 (--calibrate-ms: one node pair,
 //                                                 guest/calibrate.h)
 //   NUMASIM error <text>
 //   NUMASIM end rc=0
 //
-// The init script (guest/init.sh) prints kernel, node, setting, vmstat and end; the runner
+// The init script (guest/init.sh) prints kernel, node, setting, vmstat, probe and end; the runner
 // (numasim-guest) prints the rest; the host reads them with oracle/guest_log.h.
 #pragma once
 

@@ -18,6 +18,8 @@ std::string_view latency_kind_name(LatencyKind k) {
             return "tlb_shootdown_ipi";
         case LatencyKind::NumaMoveRunq:
             return "numa_move_runq";
+        case LatencyKind::RemoteStall:
+            return "remote_access_stall";
     }
     return "";
 }
@@ -53,8 +55,41 @@ void LatencyRecorder::end_wait(const Task& p, Nanos clock) {
     at = -1;
 }
 
+void LatencyRecorder::tick(const Task& p) {
+    const size_t i = index(p);
+    if (i >= remote_.size()) return;
+    RemoteStall& r = remote_[i];
+    const auto ns = static_cast<Nanos>(r.pending_ns);
+    r.pending_ns = 0;
+    const auto us = static_cast<uint64_t>(ns) / NSEC_PER_USEC;
+    if (r.run_n && us == r.run_us) {
+        ++r.run_n;
+        r.run_sum += static_cast<uint64_t>(ns);
+        return;
+    }
+    flush_remote(i);
+    r.run_us = us;
+    r.run_ns = ns;
+    r.run_n = 1;
+    r.run_sum = static_cast<uint64_t>(ns);
+}
+
+void LatencyRecorder::flush_remote(size_t i) const {
+    RemoteStall& r = remote_[i];
+    if (!r.run_n) return;
+    if (i >= hists_.size()) hists_.resize(i + 1);
+    hists_[i].add_run(LatencyKind::RemoteStall, r.run_ns, r.run_n, r.run_sum);
+    r.run_n = 0;
+}
+
+void LatencyRecorder::grow_remote(size_t i, double ns) {
+    remote_.resize(i + 1);
+    remote_[i].pending_ns += ns;
+}
+
 const LatencyHists* LatencyRecorder::of(int i) const {
     const auto k = static_cast<size_t>(i);
+    if (k < remote_.size()) flush_remote(k);
     return k < hists_.size() ? &hists_[k] : nullptr;
 }
 

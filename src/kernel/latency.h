@@ -23,8 +23,9 @@ enum class LatencyKind {
     MigrationWait,  // sleeping on another task's migration entry, and that fault's kernel time
     TlbIpi,         // a TLB-shootdown interrupt from another CPU's PTE change or migration
     NumaMoveRunq,   // runqueue wait after a NUMA move (migrate_task_to, migrate_swap)
+    RemoteStall,    // per tick of running: the wait of memory accesses beyond local ones'
 };
-inline constexpr size_t kLatencyKinds = 5;
+inline constexpr size_t kLatencyKinds = 6;
 
 // The name of each kind in reports and JSON (the kernel function where there is one).
 std::string_view latency_kind_name(LatencyKind k);
@@ -43,6 +44,14 @@ struct LatencyHists {
         msecs[i].add(v / NSEC_PER_MSEC, n);
         sum_ns[i] += v * n;
     }
+    // n events in the same bucket as `ns` in both units, whose times add up to sum_ns.
+    void add_run(LatencyKind k, Nanos ns, uint64_t n, uint64_t sum) {
+        const auto i = static_cast<size_t>(k);
+        const auto v = static_cast<uint64_t>(ns > 0 ? ns : 0);
+        usecs[i].add(v / NSEC_PER_USEC, n);
+        msecs[i].add(v / NSEC_PER_MSEC, n);
+        sum_ns[i] += sum;
+    }
     void merge(const LatencyHists& o);
     bool empty() const;
 };
@@ -53,6 +62,19 @@ class LatencyRecorder {
     void record(const Task& p, LatencyKind k, Nanos ns, uint64_t n = 1) {
         hists_of(p).add(k, ns, n);
     }
+    // `ns` of p's user time went to remote-access stall (CostModel::remote_stall_per_byte):
+    // kept until p's next tick, which records it as one event.
+    void remote_stall(const Task& p, double ns) {
+        const size_t i = index(p);
+        if (i < remote_.size()) [[likely]]
+            remote_[i].pending_ns += ns;
+        else
+            grow_remote(i, ns);
+    }
+    // A scheduler tick found p running: the remote-access stall since its last such tick is one
+    // event (of 0 if it had none; a task that has made no user progress records nothing). Out
+    // of line: the settled tick it is called from stays as small without latency accounting.
+    void tick(const Task& p);
     // p was moved for NUMA placement and is now on the runqueue of p.cpu, whose clock is
     // `clock`: a wait of 0 if it already runs there, else one that ends when it is picked.
     void numa_moved(const Task& p, bool running, Nanos clock);
@@ -73,9 +95,24 @@ class LatencyRecorder {
         return hists_[i];
     }
     void end_wait(const Task& p, Nanos clock);
+    void grow_remote(size_t i, double ns);
+    // Adds task i's run of like remote-stall ticks to its histograms.
+    void flush_remote(size_t i) const;
 
-    std::vector<LatencyHists> hists_;
+    // A task's remote-access stall since its last tick, and its run of ticks whose stall was
+    // the same whole number of microseconds (hence in the same buckets): recorded as one
+    // addition when the run ends or the histograms are read, since at a settled CPU's ticks
+    // one like tick follows another.
+    struct RemoteStall {
+        double pending_ns = 0;
+        uint64_t run_us = 0, run_n = 0, run_sum = 0;
+        Nanos run_ns = 0;  // one tick of the run
+    };
+
+    // Mutable: of() adds the runs still held before it hands the histograms out.
+    mutable std::vector<LatencyHists> hists_;
     std::vector<Nanos> moved_at_;  // per task: the runqueue clock of its NUMA move, -1: none
+    mutable std::vector<RemoteStall> remote_;  // per task
 };
 
 }  // namespace numasim

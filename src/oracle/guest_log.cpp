@@ -93,6 +93,11 @@ std::string BootLogReader::feed(std::string_view line) {
             log_.tasks.push_back(kv);
         } else if (kind == "region") {
             log_.regions.push_back(kv);
+        } else if (kind == "probe") {
+            const std::string event = get("event");
+            if (get("armed") == "1") log_.probe_hits[event];
+            if (kv.count("pid") && log_.probe_hits.count(event))
+                log_.probe_hits[event][static_cast<int>(to_int(get("pid")))] += to_int(get("hits"));
         } else if (kind == "calibrate") {
             log_.calibrations.push_back(kv);
         } else if (kind == "runner") {

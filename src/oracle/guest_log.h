@@ -36,6 +36,10 @@ struct BootLog {
     std::vector<KeyValues> tasks;         // `task` lines
     std::vector<KeyValues> regions;       // `region` lines
     std::vector<KeyValues> calibrations;  // `calibrate` lines (numasim-guest --calibrate-ms)
+    // Per kprobe event the init armed ("task_numa_work", "task_numa_fault"): hits per thread
+    // id. An event absent here was not armed (that kernel has no kprobe events, or no such
+    // function); a thread absent from an armed event's map made no call.
+    std::map<std::string, std::map<int, int64_t>> probe_hits;
     std::vector<GuestSample> samples;
     std::vector<std::string> progress, errors;
     double elapsed_s = 0;  // the runner's own elapsed time, in guest seconds

@@ -104,6 +104,13 @@ nlohmann::json oracle_json(const OracleResult& r) {
         nlohmann::json samples = nlohmann::json::array();
         for (const auto& smp : b.log.samples)
             samples.push_back({{"t_s", smp.t_s}, {"vmstat", smp.delta}});
+        // Per armed kprobe event, its calls per thread id (guest/init.sh).
+        nlohmann::json probes = nlohmann::json::object();
+        for (const auto& [event, hits] : b.log.probe_hits) {
+            probes[event] = nlohmann::json::object();
+            for (const auto& [tid, n] : hits)
+                probes[event][std::to_string(tid)] = n;
+        }
         boots.push_back({{"wall_s", b.wall_s},
                          {"elapsed_s", b.log.elapsed_s},
                          {"kernel", b.log.kernel_release},
@@ -111,6 +118,7 @@ nlohmann::json oracle_json(const OracleResult& r) {
                          {"vmstat", b.log.vmstat_delta()},
                          {"tasks", b.log.tasks},
                          {"regions", b.log.regions},
+                         {"probes", probes},
                          {"samples", samples},
                          {"console_log", b.console_log}});
     }

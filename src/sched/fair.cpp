@@ -420,6 +420,7 @@ void scheduler_tick(System& sys, int cpu) {
             if (cfs::check_preempt_tick(sys, rq)) rq.need_resched = true;
         }
         if (sys.numa_balancing_enabled()) task_tick_numa(sys, *curr);
+        if (sys.latency) sys.latency->tick(*curr);
     }
     for (Task* t : rq.queued)
         update_load_avg(sys, *t);
@@ -447,6 +448,8 @@ Nanos settled_tick_until(const System& sys, int cpu) {
 void scheduler_tick_settled(System& sys, int cpu, Nanos now) {
     Rq& rq = sys.rqs[cpu];
     rq.curr->avg.last_update_time = now;
+    if (sys.latency) [[unlikely]]
+        sys.latency->tick(*rq.curr);
     if (sched_features(sys.knobs).eevdf)
         update_curr(sys, rq);
     else

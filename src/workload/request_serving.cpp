@@ -204,14 +204,16 @@ class RequestServing : public Workload {
         std::vector<double> cum_bytes;
     };
 
-    // What the latency recorder has charged task p so far (0 without --latency).
+    // What the latency recorder has charged task p so far (0 without --latency): balancing's
+    // own stretches, not the remote-access stall, which is placement's and no charge.
     Nanos balancing_of(const Task& p) const {
         if (!sys_->latency) return 0;
         const LatencyHists* h = sys_->latency->of(p.index);
         if (!h) return 0;
         Nanos s = 0;
-        for (uint64_t v : h->sum_ns)
-            s += static_cast<Nanos>(v);
+        for (size_t k = 0; k < kLatencyKinds; ++k)
+            if (static_cast<LatencyKind>(k) != LatencyKind::RemoteStall)
+                s += static_cast<Nanos>(h->sum_ns[k]);
         return s;
     }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/latency.h"
 #include "machine/presets.h"
 
 namespace numasim {
@@ -77,6 +78,48 @@ TEST(OracleFigures, VmstatDeltasTasksAndPages) {
     const auto model_only = oracle_figures({}, {run(0)}, m);
     EXPECT_EQ(figure(model_only, "q/shm N0").model, (std::vector<double>{30}));
     EXPECT_EQ(figure(model_only, "q/shm N1").model, (std::vector<double>{2}));
+}
+
+TEST(OracleFigures, CallRatesPerTaskFromProbesAndHistograms) {
+    const Topology m = load_preset("tiny-2n");
+    // The guest: two workload threads over 20 s, with 10 and 30 task_numa_work calls (30 and
+    // 90 a minute) and 400 and 0 hinting faults (a thread absent from an armed event's counts
+    // made no call); thread 1 is not the workload's.
+    OracleBoot b = boot(0, {{0, 0}, {1, 1}});
+    b.log.tasks[0]["pid"] = "69";  // the process; the probes count per thread
+    b.log.tasks[0]["tid"] = "70";
+    b.log.tasks[1]["pid"] = "69";
+    b.log.tasks[1]["tid"] = "71";
+    b.log.elapsed_s = 20;
+    b.log.probe_hits["task_numa_work"] = {{70, 10}, {71, 30}, {1, 1000}};
+    b.log.probe_hits["task_numa_fault"] = {{70, 400}};
+    // The model: one worker over 10 s with 5 calls (two returned early, events of 0), 30 a
+    // minute, and 300 faults; the waiting parent's histogram does not count.
+    RunResult r = run(0);
+    r.elapsed = 10 * NSEC_PER_SEC;
+    r.tasks[0].pid = 100;
+    r.tasks[1].pid = 101;
+    LatencyHists worker, parent;
+    worker.add(LatencyKind::NumaWork, 0, 2);
+    worker.add(LatencyKind::NumaWork, 40000, 3);
+    worker.add(LatencyKind::HintFault, 2000, 300);
+    parent.add(LatencyKind::NumaWork, 0, 50);
+    r.latency = {{100, 100, "w", worker}, {101, 101, "p", parent}};
+    const auto f = oracle_figures({b}, {r}, m);
+    EXPECT_EQ(figure(f, "tasks: task_numa_work calls/min").real, std::vector<double>{120.0});
+    EXPECT_EQ(figure(f, "tasks: task_numa_work calls/min").model, std::vector<double>{30.0});
+    EXPECT_EQ(figure(f, "median task: task_numa_work calls/min").real, std::vector<double>{60.0});
+    EXPECT_EQ(figure(f, "median task: task_numa_work calls/min").model, std::vector<double>{30.0});
+    EXPECT_EQ(figure(f, "tasks: hinting faults/s").real, std::vector<double>{20.0});
+    EXPECT_EQ(figure(f, "tasks: hinting faults/s").model, std::vector<double>{30.0});
+    EXPECT_EQ(figure(f, "median task: hinting faults/s").real, std::vector<double>{10.0});
+}
+
+TEST(OracleFigures, NoCallRatesWithoutArmedProbes) {
+    const Topology m = load_preset("tiny-2n");
+    const auto f = oracle_figures({boot(0, {{0, 0}})}, {run(0)}, m);
+    for (const auto& x : f)
+        EXPECT_EQ(x.name.find("calls/min"), std::string::npos) << x.name;
 }
 
 }  // namespace

@@ -64,6 +64,20 @@ TEST(BootLog, ErrorsAndProbeReply) {
     EXPECT_TRUE(r.log().probe_ok);
 }
 
+TEST(BootLog, ProbeCountsPerThreadOfArmedEvents) {
+    const BootLog b = parse_boot_log(
+        "NUMASIM probe event=task_numa_work armed=1\n"
+        "NUMASIM probe event=task_numa_fault armed=0\n"
+        "NUMASIM probe event=task_numa_work pid=77 hits=13\n"
+        "NUMASIM probe event=task_numa_work pid=78 hits=2\n"
+        "NUMASIM probe event=task_numa_fault pid=77 hits=5\n");
+    ASSERT_EQ(b.probe_hits.size(), 1u);  // the fault probe was not armed: no figure from it
+    const auto& work = b.probe_hits.at("task_numa_work");
+    EXPECT_EQ(work.at(77), 13);
+    EXPECT_EQ(work.at(78), 2);
+    EXPECT_EQ(work.size(), 2u);
+}
+
 TEST(ParseKeyValues, IgnoresBareWords) {
     const KeyValues kv = parse_key_values("a=1  b=x=y bare c=");
     EXPECT_EQ(kv.at("a"), "1");

@@ -1,5 +1,6 @@
 // Latency accounting on whole runs (kernel/latency.h): a known sequence of hinting faults fills
-// the buckets it must, a run of like faults records what faulting page by page records, and
+// the buckets it must, a run of like faults records what faulting page by page records, a task
+// whose memory is all remote records the stall the cost model implies at every tick, and
 // recording changes nothing of the run.
 #include "kernel/latency.h"
 
@@ -61,6 +62,22 @@ phases = [
 ]
 )";
 
+// One thread pinned to node 0 sweeping 64 MiB that sits on node 1: every LLC miss is remote
+// until NUMA balancing migrates the pages to node 0.
+constexpr const char* kRemoteSweep = R"([[workload]]
+type = "streams"
+[[workload.process]]
+name = "remote"
+[[workload.process.region]]
+name = "buffer"
+size = "64MiB"
+first_touch = "node:1"
+[[workload.process.thread]]
+phases = [
+  { affinity = "node:0", streams = [ { region = "buffer" } ], rate_gbs = 4.0, work = "640GiB" },
+]
+)";
+
 struct Outcome {
     std::vector<LatencyHists> hists;  // per task
     std::vector<uint64_t> hint_faults, counters, pages;
@@ -68,13 +85,22 @@ struct Outcome {
     std::vector<int64_t> times;  // per task: utime, stime
 };
 
-Outcome run(const char* toml, bool latency, bool fault_runs, Nanos duration = 3 * NSEC_PER_SEC) {
-    System sys(load_preset("tiny-2n"), load_profile("v6.6"), 7);
+struct RunOptions {
+    bool balancing = true;
+    bool deferred_ticks = true;
+};
+
+Outcome run(const char* toml, bool latency, bool fault_runs, Nanos duration = 3 * NSEC_PER_SEC,
+            RunOptions opt = {}) {
+    NumaBalancingKnobs knobs = load_profile("v6.6");
+    if (!opt.balancing) knobs.numa_balancing = 0;
+    System sys(load_preset("tiny-2n"), knobs, 7);
     LatencyRecorder rec;
     if (latency) sys.latency = &rec;
     const auto workloads = sametest::setup_workloads(sys, toml);
     Engine eng(sys);
     eng.set_fault_runs(fault_runs);
+    eng.set_deferred_ticks(opt.deferred_ticks);
     eng.run(duration);
     Outcome o;
     for (const auto& t : sys.tasks) {
@@ -155,6 +181,62 @@ TEST(LatencyRun, RecordingChangesNothing) {
         EXPECT_EQ(on.kernel, off.kernel);
         EXPECT_EQ(on.times, off.times);
         EXPECT_EQ(on.hint_faults, off.hint_faults);
+    }
+}
+
+// The remote-access stall histogram merged over the run's tasks.
+Log2Hist remote_stall(const Outcome& o, uint64_t* sum_ns = nullptr) {
+    const auto k = static_cast<size_t>(LatencyKind::RemoteStall);
+    Log2Hist h;
+    for (const LatencyHists& t : o.hists) {
+        h.merge(t.usecs[k]);
+        if (sum_ns) *sum_ns += t.sum_ns[k];
+    }
+    return h;
+}
+
+TEST(LatencyRun, AllRemoteSweepStallsWhatTheLatencyDifferenceImplies) {
+    // tiny-2n: 90 ns local, 140 ns remote, 10 line fill buffers. At 4 GB/s alone and local a
+    // 64-byte line takes 16 ns, of which 90 / 10 = 9 ns memory stall and 7 ns CPU work. With
+    // the line on node 1 it takes 7 + 140 / 10 = 21 ns idle, 5 ns of it beyond the local
+    // access. The task then moves 64 / 21.13 = 3.03 GB/s, which queues (LOADED_LATENCY_KNEE
+    // 0.1 times the latency a resource adds, Q = knee * rho / (1 - rho)) on the link, 5 ns *
+    // 0.146 / 0.854 = 0.85 ns (20.8 GB/s), and on node 1's DRAM, 9 ns * 0.0505 / 0.9495 =
+    // 0.48 ns (60 GB/s), each over the 10 line fill buffers. Only the link's is remote stall:
+    // 5.085 ns of a 21.133 ns line. The 64 MiB sweep misses the 16 MiB LLC on every line, so a
+    // tick of running (4 ms at HZ = 250) holds 4000 us * 5.085 / 21.133 = 962.5 us of it: the
+    // 512 -> 1023 bucket. Without balancing nothing moves the pages.
+    const Outcome o = run(kRemoteSweep, true, true, 2 * NSEC_PER_SEC, {.balancing = false});
+    uint64_t sum = 0;
+    const Log2Hist h = remote_stall(o, &sum);
+    const uint64_t ticks = 2 * NSEC_PER_SEC / TICK_NSEC - 1;  // ticks before the end
+    EXPECT_EQ(h.count(), ticks);
+    // All but the first ticks, which the first touch of the 16384 pages takes in the kernel.
+    EXPECT_GE(h.slot(10), ticks - 10);
+    EXPECT_EQ(h.slot(10) + h.slot(1), ticks);
+    const double per_tick_us = static_cast<double>(sum) / 1000.0 / static_cast<double>(h.slot(10));
+    EXPECT_NEAR(per_tick_us, 962.5, 1.0);
+    EXPECT_EQ(h.percentile(50), 1023u);
+}
+
+TEST(LatencyRun, BalancingMovesTheRemoteStallDown) {
+    // With balancing on, the first scan pass (after numa_scan_delay, 1 s) marks the buffer
+    // and the hinting faults migrate it to node 0: the ticks after it stall on nothing.
+    const Outcome off = run(kRemoteSweep, true, true, 3 * NSEC_PER_SEC, {.balancing = false});
+    const Outcome on = run(kRemoteSweep, true, true, 3 * NSEC_PER_SEC);
+    uint64_t sum_off = 0, sum_on = 0;
+    const Log2Hist h_off = remote_stall(off, &sum_off), h_on = remote_stall(on, &sum_on);
+    EXPECT_EQ(h_off.percentile(50), 1023u);
+    EXPECT_EQ(h_on.percentile(50), 1u);
+    EXPECT_LT(sum_on * 2, sum_off);
+    EXPECT_GT(h_on.slot(1), h_on.count() / 2);
+}
+
+TEST(LatencyRun, DeferredTicksRecordWhatTickingRecords) {
+    for (const char* toml : {kRemoteSweep, kLocalSweep}) {
+        const Outcome deferred = run(toml, true, true);
+        const Outcome ticked = run(toml, true, true, 3 * NSEC_PER_SEC, {.deferred_ticks = false});
+        expect_same_hists(deferred, ticked);
     }
 }
 
