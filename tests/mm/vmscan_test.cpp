@@ -5,6 +5,8 @@
 
 #include "kernel/invariants.h"
 #include "mm/lru_add.h"
+#include "mm/migrate.h"
+#include "mm/page_alloc.h"
 #include "mm/vmscan.h"
 #include "mm/watermarks.h"
 #include "mm_fixture.h"
@@ -188,6 +190,37 @@ TEST_F(Vmscan, DirectReclaimDemotesAndAnAllocationBeyondEveryNodeIsOutOfMemory) 
     EXPECT_EQ(c().mm_vmscan_direct_reclaim_begin, 2u);
     EXPECT_EQ(c().oom_alloc_failures, 1u);
     EXPECT_EQ(c().pgdemote_direct, 2u);
+}
+
+TEST_F(Vmscan, TheWalkStepsOverOtherNodesAndOtherListsPagesAcrossWords) {
+    // 200 cold pages on node 0 (four words of the present bitmap), all but 5, 70, 130 and 199
+    // demoted to node 2 by hand; 70 is active. A pass of 2 pages meets 5 and 130 (stepping
+    // over node 2's pages and the active 70) and demotes them; the next meets 199 only, and
+    // the inactive list, now empty against 70, is refilled from the active one: 70 goes too.
+    map(200, 0);
+    for (uint64_t i = 0; i < 200; ++i) {
+        if (i == 5 || i == 70 || i == 130 || i == 199) continue;
+        ASSERT_EQ(alloc_demote_page(w.sys, 2, uint64_t{1} << 2, 0, 0), 2);
+        migrate_demote_folio(w.sys, *vma, i, 1, 2);
+    }
+    vma->frame(70).flags |= PF_ACTIVE;
+    node(0).nr_active_anon = 1;
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+    EXPECT_EQ(shrink_node(w.sys, 0, 2, 100, ReclaimBy::Kswapd), 2u);
+    EXPECT_EQ(vma->frame(5).nid, 2);
+    EXPECT_EQ(vma->frame(130).nid, 2);
+    EXPECT_EQ(vma->frame(199).nid, 0);
+    EXPECT_EQ(vma->frame(70).nid, 0);
+    EXPECT_EQ(c().pgscan_kswapd, 2u);
+    EXPECT_EQ(c().pgrefill, 0u);
+    EXPECT_EQ(shrink_node(w.sys, 0, 2, 100, ReclaimBy::Kswapd), 2u);
+    EXPECT_EQ(vma->frame(199).nid, 2);
+    EXPECT_EQ(vma->frame(70).nid, 2);
+    EXPECT_EQ(c().pgscan_kswapd, 4u);
+    EXPECT_EQ(c().pgrefill, 1u);
+    EXPECT_EQ(node(0).nr_active_anon, 0u);
+    EXPECT_EQ(vma->pages_on(0), 0u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
 }  // namespace
