@@ -4,15 +4,19 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
 namespace numasim::fuzz {
 
-// Writes `text` to /tmp/numasim_fuzz_<tag>_PID<ext> and returns the path.
+// Writes `text` to $TMPDIR/numasim_fuzz_<tag>_PID<ext> (TMPDIR unset: /tmp) and returns the
+// path. Each input rewrites the file: on a disk mounted with `discard`, truncating it waits for
+// the device every time, so scripts/fuzz.sh points TMPDIR at a tmpfs where it can.
 inline std::string as_file(std::string_view text, const char* tag, const char* ext) {
-    const std::string path =
-        "/tmp/numasim_fuzz_" + std::string(tag) + "_" + std::to_string(::getpid()) + ext;
+    const char* dir = std::getenv("TMPDIR");
+    const std::string path = std::string(dir && *dir ? dir : "/tmp") + "/numasim_fuzz_" +
+                             std::string(tag) + "_" + std::to_string(::getpid()) + ext;
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return path;
     std::fwrite(text.data(), 1, text.size(), f);
