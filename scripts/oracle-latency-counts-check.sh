@@ -32,14 +32,15 @@ fail = []
 for event in ("task_numa_work", "task_numa_fault"):
     if event not in probes:
         fail.append(f"the guest did not arm a kprobe event on {event}")
-# Each task_numa_fault() call of a thread is one of the guest's hinting faults. A hinting fault
-# on a page do_numa_page() finds no struct page to account for (vm_normal_page() gives none for
-# the zero page) is counted in numa_hint_faults and calls none, so the calls may fall short by
-# those few (one in 696,826 in a boot of 2026-12-06), never exceed the count.
+# Each hinting fault of the guest is one task_numa_fault() call of some thread, but the two are
+# not counted over quite the same span: numa_hint_faults is the vmstat difference around the
+# workload, the calls run from arming the probe to reading it (the init shell's own faults
+# outside the workload count there only), and a kprobe that fires while another probe's handler
+# runs on that CPU is missed. A boot of 2026-12-06 counted 696,825 calls for 696,826 faults.
 hint = j["boots"][0]["vmstat"].get("numa_hint_faults", 0)
 calls = sum(probes.get("task_numa_fault", {}).values())
-if calls > hint or hint - calls > hint // 1000:
-    fail.append(f"task_numa_fault calls {calls} against numa_hint_faults {hint}: more, or more than 0.1 % fewer")
+if abs(calls - hint) > hint // 1000:
+    fail.append(f"task_numa_fault calls {calls} against numa_hint_faults {hint}: over 0.1 % apart")
 for name in ("tasks: task_numa_work calls/min", "tasks: hinting faults/s"):
     f = v.get(name)
     if f is None:
