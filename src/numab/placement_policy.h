@@ -10,10 +10,17 @@
 
 #include <cstdint>
 
+#include "sim/clock.h"
+
 namespace numasim {
 
 struct System;
 struct Task;
+
+// What a policy keeps for one run (a daemon's tables): System::policy_state owns it.
+struct PolicyRunState {
+    virtual ~PolicyRunState() = default;
+};
 
 class PlacementPolicy {
   public:
@@ -23,6 +30,10 @@ class PlacementPolicy {
         // what its parent has) is about to be placed for the first time: what a launcher such as
         // numactl or taskset sets before exec() (the CPU affinity, the task memory policy).
         kExec = 1u << 0,
+        // A user-space daemon such as numad, which the kernel never calls: it wakes at intervals
+        // of its own choosing, reads what /proc and sysfs show (kernel/proc_view.h) and acts
+        // through the system calls a daemon has (kernel/agent_calls.h), paying their costs.
+        kAgent = 1u << 1,
     };
 
     explicit PlacementPolicy(uint32_t hooks) : hooks_(hooks) {}
@@ -35,6 +46,10 @@ class PlacementPolicy {
     // kExec: `leader` is the process's first task, not yet placed or enqueued; `process` counts
     // the processes started from outside in this run, from 0, in the order they start.
     virtual void exec(System& sys, Task& leader, int process) const;
+    // kAgent: the daemon's pass at sys.now, at the first tick of the run and then at the first
+    // tick at or after each wake-up it asked for; returns how long it sleeps now (> 0). What it
+    // keeps between passes lives in sys.policy_state (one run's, as the policy is shared).
+    virtual Nanos agent(System& sys) const;
 
   private:
     uint32_t hooks_;

@@ -66,12 +66,13 @@ TEST(Cli, PoliciesAreListedAndAnUnknownOneIsRefused) {
     ASSERT_EQ(list.status, 0) << list.out;
     EXPECT_EQ(list.out.rfind("mainline ", 0), 0u) << list.out;
     EXPECT_NE(list.out.find("\nnumactl "), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("\nnumad "), std::string::npos) << list.out;
     const Output bad = run_numasim("run " + std::string(NUMASIM_SOURCE_DIR) +
-                                   "/examples/placement-policies.toml --param policy=numad");
+                                   "/examples/placement-policies.toml --param policy=nosuch");
     EXPECT_EQ(bad.status, 2);
     EXPECT_EQ(bad.out,
-              "numasim: error: --param policy=numad: scenario.policy: unknown policy 'numad' "
-              "(known: mainline, numactl)\n");
+              "numasim: error: --param policy=nosuch: scenario.policy: unknown policy 'nosuch' "
+              "(known: mainline, numactl, numad)\n");
 }
 
 TEST(Cli, EveryExampleRuns) {
