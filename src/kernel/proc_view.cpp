@@ -48,9 +48,9 @@ NumaMapsTotals numa_maps_totals(const System& sys, const Mm& mm) {
     for (const auto& vp : mm.vmas) {
         const Vma& v = *vp;
         if (v.policy && v.policy->mode == MpolMode::Interleave) t.interleaved = true;
-        const uint64_t n = v.nr_pages();
-        for (uint64_t i = v.present.find_next(0, n); i < n; i = v.present.find_next(i + 1, n))
-            t.node_bytes[v.frame(i).nid] += page;
+        // The VMA's per-node totals, kept as pages move (what numa_maps counts page by page).
+        for (int nid = 0; nid < sys.nr_nodes(); ++nid)
+            t.node_bytes[static_cast<size_t>(nid)] += v.pages_on(nid) * page;
     }
     return t;
 }

@@ -96,8 +96,10 @@ struct NumadState : PolicyRunState {
     int pending_interval = 0;
 };
 
+// numad's clock counts hundredths since boot, never 0 while it runs (0 marks an entry not read
+// this pass); the simulation's starts at 0, hence the one.
 int64_t time_stamp(const System& sys) {
-    return sys.now / kHundredth;
+    return sys.now / kHundredth + 1;
 }
 
 class Numad : public PlacementPolicy {
@@ -264,7 +266,6 @@ void Numad::update_processes(System& sys, NumadState& st) const {
     const int64_t now = time_stamp(sys);
     const auto page = static_cast<int64_t>(sys.pages().size());
     size_t new_candidates = 0;
-    std::vector<bool> updated(st.table.size(), false);
     for (const ProcPidStat& s : proc_pid_stats(sys)) {
         const int64_t mbs_used = static_cast<int64_t>(s.rss) * page / kMegabyte;
         if (mbs_used <= kMemoryThreshold || new_candidates >= st.table.size() / 3) continue;
@@ -286,7 +287,6 @@ void Numad::update_processes(System& sys, NumadState& st) const {
         p.cpu_util = cpu_util;
         p.num_threads = s.num_threads;
         p.data_time_stamp = now;
-        updated[static_cast<size_t>(ix)] = true;
     }
     // process_hash_table_cleanup(): an entry not read this pass goes stale (its CPU use to
     // zero); one whose process is gone leaves the table.
@@ -296,7 +296,7 @@ void Numad::update_processes(System& sys, NumadState& st) const {
         NumadProcess& p = st.table[ix];
         if (!p.pid) continue;
         ++used;
-        if (ix < updated.size() && updated[ix]) continue;
+        if (p.data_time_stamp >= now) continue;
         p.data_time_stamp = 0;
         p.cpus_used = 0;
         const bool alive = std::any_of(live.begin(), live.end(),
