@@ -22,10 +22,11 @@ namespace numasim {
 
 namespace {
 
-// update_curr(): charge `delta` of CPU time ending at `now`. se.exec_start follows the last
-// accounting, as in the kernel, where numa_get_avg_runtime() and task_hot() read it.
-void account_exec(Task& p, Nanos delta, Nanos now) {
+// update_curr(): charge `delta` of CPU time on `rq` ending at `now`. se.exec_start follows the
+// last accounting, as in the kernel, where numa_get_avg_runtime() and task_hot() read it.
+void account_exec(Rq& rq, Task& p, Nanos delta, Nanos now) {
     p.sum_exec_runtime += delta;
+    rq.busy_time += delta;
     // At nice 0 the scaling is by 1024 / 1024, exact in binary: the same bits without a divide.
     p.vruntime += p.weight == NICE_0_LOAD
                       ? static_cast<double>(delta)
@@ -167,6 +168,13 @@ void Engine::tick() {
     ++ticks_;
     // khugepaged's pass, if one is due, moves every CPU's LRU add batch (mm/khugepaged.h).
     khugepaged_tick(sys_);
+    // A user-space daemon's pass, if one is due (PlacementPolicy::kAgent): it reads the whole
+    // machine, so every CPU plays what it holds back first.
+    if (const PlacementPolicy* pol = sys_.placement_policy;
+        pol && pol->has(PlacementPolicy::kAgent) && sys_.now >= sys_.agent_wake) {
+        catch_up_all();
+        sys_.agent_wake = sys_.now + std::max<Nanos>(1, pol->agent(sys_));
+    }
     const int n = sys_.nr_cpus();
     for (int c = 0; c < n; ++c) {
         // A deferred CPU is busy, so its tick runs (or is held back).
@@ -432,7 +440,7 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             (kernel ? p->stime : p->utime) += k;
             debt -= k;
             rq.clock += k;
-            account_exec(*p, k, rq.clock);
+            account_exec(rq, *p, k, rq.clock);
             continue;
         }
         if (p->blocked_debt > 0) {
@@ -478,7 +486,7 @@ double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb
     }
     p.utime += used;
     rq.clock += used;
-    account_exec(p, used, rq.clock);
+    account_exec(rq, p, used, rq.clock);
     run.phase_bytes += bytes;
     run.phase_cpu += used;
     p.total_bytes += bytes;

@@ -23,6 +23,7 @@
 #include "mm/node_memory.h"
 #include "numab/knobs.h"
 #include "numab/numa_group.h"
+#include "numab/placement_policy.h"
 #include "sched/nohz.h"
 #include "sched/rq.h"
 #include "sched/sched_domain.h"
@@ -46,7 +47,6 @@ enum EventKind : uint32_t {
 };
 
 class LatencyRecorder;
-class PlacementPolicy;
 
 struct System {
     // `k`: the cost figures of this run (cost/constants.h).
@@ -74,6 +74,10 @@ struct System {
     bool damon_recording = false;
     bool note_region_accesses() const { return knobs.demotion_enabled || damon_recording; }
     int nr_exec_processes = 0;  // processes started from outside so far (PlacementPolicy::kExec)
+    // A kAgent policy's daemon: when its next pass is due, and what it keeps between passes.
+    Nanos agent_wake = 0;
+    std::unique_ptr<PolicyRunState> policy_state;
+    double agent_kernel_ns = 0;  // kernel time of its system calls (kernel/agent_calls.h)
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;

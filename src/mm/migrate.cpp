@@ -317,4 +317,30 @@ void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int 
     if (thp) ++sys.counters[Vm::thp_migration_success];
 }
 
+int migrate_syscall_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target, int cpu,
+                          double& kernel_ns) {
+    PageFrame& head = vma.frame(idx);
+    const int from = head.nid;
+    const bool thp = nr > 1;
+    if (!alloc_pages_thisnode(sys, target, thp ? vma.pages.pmd_order : 0, cpu)) {
+        sys.counters[Vm::pgmigrate_fail] += nr;
+        if (thp) ++sys.counters[Vm::thp_migration_fail];
+        kernel_ns += sys.cost.k().MIGRATE_FOLIO_OVERHEAD_NS * 0.1;  // isolation and putback only
+        return MIGRATE_EAGAIN;
+    }
+    // The cost reads the PTEs as the unmap finds them: a PROT_NONE one needs no TLB flush.
+    kernel_ns += migrate_folio_cost(sys, nullptr, cpu, vma, idx, nr, from, target, head.mapcount);
+    for (uint64_t i = idx; i < idx + nr; ++i)
+        vma.frame(i).nid = static_cast<uint8_t>(target);
+    migrate_cpupid(sys, vma, idx, nr, from, target);
+    lru_move_page(sys, head.flags, from, target, nr);
+    free_pages(sys, from, nr);
+    account_move(vma, idx, nr, from, target);
+    if (vma.protnone.size() && vma.protnone.any(idx, idx + nr)) clear_protnone(vma, idx, idx + nr);
+    remove_migration_ptes(vma, idx, nr);
+    sys.counters[Vm::pgmigrate_success] += nr;
+    if (thp) ++sys.counters[Vm::thp_migration_success];
+    return MIGRATE_OK;
+}
+
 }  // namespace numasim

@@ -49,4 +49,15 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
 // reclaimer's, not charged to a task.
 void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target);
 
+// The migration of a system call (migrate_pages() with MR_SYSCALL, as migrate_pages(2) and
+// move_pages(2) make it) of the folio (nr = 1 or the VMA's PMD page count, at `idx`) to
+// `target`, on exactly that node (alloc_migration_target with __GFP_THISNODE). The caller, a
+// process outside the simulation running on `cpu`, drained the LRU add batches first
+// (lru_cache_disable). Every mapping's PTE is remade from its VMA's protection, so no NUMA hint
+// survives. Counts pgmigrate_* and thp_migration_* (numa_pages_migrated is the hinting fault's
+// only); adds the caller's kernel time to `kernel_ns` and charges the mappers that wait.
+// Returns MIGRATE_OK, or MIGRATE_EAGAIN when the target has no room.
+int migrate_syscall_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target, int cpu,
+                          double& kernel_ns);
+
 }  // namespace numasim

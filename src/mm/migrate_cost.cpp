@@ -112,16 +112,16 @@ uint64_t like_stream_after(const AccessStream& s, uint64_t i, uint64_t cap) {
     return std::min(cap, end - i - 1);
 }
 
-// Running tasks of mapping `m` (other than `p`) that touch its pages [i, i + nr) while they are
-// a migration entry, for `d` ns, sleep on it until it is restored, and pay `kernel` ns for the
+// Running tasks of mapping `m` (other than `p`, if any) that touch its pages [i, i + nr) while they
+// are a migration entry, for `d` ns, sleep on it until it is restored, and pay `kernel` ns for the
 // fault and the two switches. Their expected number and sleep are added to `waiters` and
 // `wait_ns`. With `record`, logs the charges and narrows record->alike to the pages after i
 // that every such stream sees alike.
-void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64_t nr, double d,
+void charge_waiters(System& sys, const Task* p, const Vma& m, uint64_t i, uint64_t nr, double d,
                     double kernel, double& waiters, double& wait_ns, MigrateCostRecord* record) {
     if (!m.mm) return;
     for (Task* t : m.mm->tasks) {
-        if (t == &p || t->state != TaskState::Running || sys.rqs[t->cpu].curr != t || !t->touches)
+        if (t == p || t->state != TaskState::Running || sys.rqs[t->cpu].curr != t || !t->touches)
             continue;
         double untouched = 1.0;
         double rate = -1;
@@ -151,6 +151,11 @@ void charge_waiters(System& sys, const Task& p, const Vma& m, uint64_t i, uint64
 
 double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
                           int to, unsigned mapcount, MigrateCostRecord* record) {
+    return migrate_folio_cost(sys, &p, p.cpu, vma, idx, nr, from, to, mapcount, record);
+}
+
+double migrate_folio_cost(System& sys, const Task* p, int cpu, Vma& vma, uint64_t idx, uint64_t nr,
+                          int from, int to, unsigned mapcount, MigrateCostRecord* record) {
     // The mappings of the folio in rmap order: every mapper of a shared object that still maps
     // this frame, or the faulting mapping alone.
     struct Mapping {
@@ -213,19 +218,19 @@ double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t
         if (!m.vma->mm) continue;
         TlbFlushLog* log = record ? &record->tlb : nullptr;
         if (nr > 1 && m.vma == &vma) {
-            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu, log);
+            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, cpu, log);
             continue;
         }
         if (m.vma->protnone.size() && m.vma->protnone.test(m.idx)) continue;
         // The batched flush interrupts the union of the batch's mm_cpumasks: an mm listed
         // twice changes nothing, so none is looked for.
         if (!sys.knobs.migrate_tlb_batch)
-            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, p.cpu, log);
+            m.unmap_ns += flush_tlb_mm_range(sys, *m.vma->mm, cpu, log);
         else
             batch.push_back(m.vma->mm);
     }
     double unmap =
-        batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, p.cpu, record ? &record->tlb : nullptr);
+        batch.empty() ? 0.0 : flush_tlb_batched(sys, batch, cpu, record ? &record->tlb : nullptr);
     for (const Mapping& m : maps)
         unmap += m.unmap_ns;
     const double middle = sys.cost.k().MIGRATE_FOLIO_OVERHEAD_NS +

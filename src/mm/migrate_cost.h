@@ -52,6 +52,11 @@ struct MigrateCostRecord {
 // base page only), also fills it in.
 double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
                           int to, unsigned mapcount, MigrateCostRecord* record = nullptr);
+// The same for a migration that a system call of a process outside the simulation makes
+// (migrate_pages(2) from a daemon such as numad): it runs on `cpu` and none of the mappers'
+// tasks is the migrating one.
+double migrate_folio_cost(System& sys, const Task* p, int cpu, Vma& vma, uint64_t idx, uint64_t nr,
+                          int from, int to, unsigned mapcount, MigrateCostRecord* record = nullptr);
 // Charges what the recorded migration charged, once for each of `times` like pages, in the order
 // migrating them one by one would: the copy traffic, the flush targets and the waiters.
 void repeat_migrate_folio_cost(System& sys, const MigrateCostRecord& record, uint64_t times);

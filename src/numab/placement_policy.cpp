@@ -2,13 +2,16 @@
 
 namespace numasim {
 
-// A policy without kExec is never asked (PlacementPolicy::has); one that declares it overrides
-// this.
+// A policy without a hook is never asked for it (PlacementPolicy::has); one that declares it
+// overrides these.
 void PlacementPolicy::exec(System&, Task&, int) const {}
 
-// Likewise kNumaFault: a policy not declaring it is never asked, so this answer is never used.
 int PlacementPolicy::numa_fault(System&, Task&, const NumaFaultInfo&) const {
     return -1;  // NUMA_NO_NODE
+}
+
+Nanos PlacementPolicy::agent(System&) const {
+    return NSEC_PER_SEC;
 }
 
 }  // namespace numasim

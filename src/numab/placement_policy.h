@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "mm/cpupid.h"
+#include "sim/clock.h"
 
 namespace numasim {
 
@@ -27,6 +28,9 @@ struct NumaFaultInfo {
     uint64_t allowed_nodes;  // the nodes the memory policy lets the page go to
     bool shared;             // TNF_SHARED: mapped by more than one process, VM_SHARED
     bool writable;           // the restored PTE may be writable (else TNF_NO_GROUP)
+// What a policy keeps for one run (a daemon's tables): System::policy_state owns it.
+struct PolicyRunState {
+    virtual ~PolicyRunState() = default;
 };
 
 class PlacementPolicy {
@@ -41,6 +45,10 @@ class PlacementPolicy {
         // toward the faulting CPU (MPOL_F_MORON), on a top-tier node: migrate it or not, and
         // where. Replaces should_numa_migrate_memory; asked once per fault run.
         kNumaFault = 1u << 1,
+        // A user-space daemon such as numad, which the kernel never calls: it wakes at intervals
+        // of its own choosing, reads what /proc and sysfs show (kernel/proc_view.h) and acts
+        // through the system calls a daemon has (kernel/agent_calls.h), paying their costs.
+        kAgent = 1u << 2,
     };
 
     explicit PlacementPolicy(uint32_t hooks) : hooks_(hooks) {}
@@ -56,6 +64,10 @@ class PlacementPolicy {
     // kNumaFault: the node to migrate the page to (one of f.allowed_nodes), or NUMA_NO_NODE to
     // leave it; `p` took the fault. The answer holds for the run of like pages the fault starts.
     virtual int numa_fault(System& sys, Task& p, const NumaFaultInfo& f) const;
+    // kAgent: the daemon's pass at sys.now, at the first tick of the run and then at the first
+    // tick at or after each wake-up it asked for; returns how long it sleeps now (> 0). What it
+    // keeps between passes lives in sys.policy_state (one run's, as the policy is shared).
+    virtual Nanos agent(System& sys) const;
 
   private:
     uint32_t hooks_;

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <variant>
 
+#include "policy/registry.h"
 #include "report/json_out.h"
 #include "report/mmtests_table.h"
 #include "report/monitor_tables.h"
@@ -189,8 +191,18 @@ SpecjbbBlock specjbb_block(const std::vector<VariantRuns>& v) {
 
 std::string compare_text(const std::vector<VariantRuns>& v, const CompareReportOptions& o) {
     const auto& sc = v.front().scenario;
-    std::string s = fmt::format("numasim compare: {} on {}, {} iteration(s) per variant\n\n",
-                                sc.name, sc.machine.name, sc.iterations);
+    std::string s = fmt::format("numasim compare: {} on {}, {} iteration(s) per variant\n", sc.name,
+                                sc.machine.name, sc.iterations);
+    // When some variant runs a policy other than the kernel's own, each column's policy is
+    // named; a compare of mainline variants reads as it always did.
+    if (std::any_of(v.begin(), v.end(),
+                    [](const VariantRuns& x) { return x.scenario.policy != kMainlinePolicy; })) {
+        s += "policies:";
+        for (const VariantRuns& x : v)
+            s += fmt::format(" {} {}{}", x.name, x.scenario.policy, &x == &v.back() ? "" : ",");
+        s += "\n";
+    }
+    s += "\n";
     s += render_compare_table(compare_table(v, o)) + "\n";
     s += render_monitor_table(duration_table(v)) + "\n";
     if (o.latency) s += render_compare_table(latency_compare_table(v, *o.latency)) + "\n";

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "policy/registry.h"
+
 namespace numasim {
 
 namespace {
@@ -187,8 +189,11 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
 }
 
 std::string result_text(const Scenario& sc, const RunResult& r) {
-    std::string s = fmt::format("numasim: {} on {} (profile {}, seed {})\n", sc.name,
-                                sc.machine.name, sc.profile, r.seed);
+    // A policy other than the kernel's own is named; a mainline run reads as it always did.
+    const std::string policy =
+        sc.policy == kMainlinePolicy ? "" : fmt::format(", policy {}", sc.policy);
+    std::string s = fmt::format("numasim: {} on {} (profile {}, seed {}{})\n", sc.name,
+                                sc.machine.name, sc.profile, r.seed, policy);
     s += fmt::format("  elapsed {:.3f} s   user {:.3f} s   system {:.3f} s\n", ns_to_s(r.elapsed),
                      r.user_s, r.system_s);
     for (const WorkloadResult& w : r.workloads)

@@ -35,6 +35,8 @@ struct alignas(64) Rq {
     Nanos clock = 0;  // time up to which this CPU has been simulated
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     uint64_t nr_switches = 0;
+    // CPU time its tasks ran here (update_curr's deltas): what /proc/stat shows as not idle.
+    Nanos busy_time = 0;
     Mm* loaded_mm = nullptr;  // cpu_tlbstate.loaded_mm: this CPU is in its mm_cpumask (mm/tlb.h)
     // sd->last_balance of each domain level: when this CPU last balanced there. Whether a level
     // is due depends on whether the CPU is busy when it looks (get_sd_balance_interval()).

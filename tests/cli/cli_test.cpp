@@ -66,12 +66,34 @@ TEST(Cli, PoliciesAreListedAndAnUnknownOneIsRefused) {
     ASSERT_EQ(list.status, 0) << list.out;
     EXPECT_EQ(list.out.rfind("mainline ", 0), 0u) << list.out;
     EXPECT_NE(list.out.find("\nnumactl "), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("\nnumad "), std::string::npos) << list.out;
     const Output bad = run_numasim("run " + std::string(NUMASIM_SOURCE_DIR) +
-                                   "/examples/placement-policies.toml --param policy=numad");
+                                   "/examples/placement-policies.toml --param policy=nosuch");
     EXPECT_EQ(bad.status, 2);
     EXPECT_EQ(bad.out,
-              "numasim: error: --param policy=numad: scenario.policy: unknown policy 'numad' "
-              "(known: mainline, numactl)\n");
+              "numasim: error: --param policy=nosuch: scenario.policy: unknown policy 'nosuch' "
+              "(known: mainline, numactl, numad)\n");
+}
+
+// A report names the policy of a run or compare column that is not mainline; one of mainline
+// runs only reads as before.
+TEST(Cli, ReportsNameAPolicyOtherThanMainline) {
+    const std::string ex = std::string(NUMASIM_SOURCE_DIR) + "/examples/placement-policies.toml";
+    const Output cmp = run_numasim(
+        "compare " + ex + " --duration 1s -V kernel:policy=mainline -V bound:policy=numactl");
+    ASSERT_EQ(cmp.status, 0) << cmp.out;
+    EXPECT_NE(cmp.out.find("per variant\npolicies: kernel mainline, bound numactl\n\n"),
+              std::string::npos)
+        << cmp.out;
+    const Output plain =
+        run_numasim("compare " + ex + " --duration 1s -V a:smallimp=0 -V b:smallimp=1");
+    ASSERT_EQ(plain.status, 0) << plain.out;
+    EXPECT_EQ(plain.out.find("policies:"), std::string::npos) << plain.out;
+    const Output run = run_numasim("run " + ex + " --duration 1s --param policy=numad");
+    ASSERT_EQ(run.status, 0) << run.out;
+    EXPECT_NE(run.out.find(", seed 1, policy numad)\n"), std::string::npos) << run.out;
+    const Output mainline = run_numasim("run " + ex + " --duration 1s");
+    EXPECT_NE(mainline.out.find(", seed 1)\n"), std::string::npos) << mainline.out;
 }
 
 TEST(Cli, EveryExampleRuns) {

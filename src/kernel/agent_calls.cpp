@@ -1,0 +1,35 @@
+#include "kernel/agent_calls.h"
+
+#include "kernel/system.h"
+#include "mm/migrate_syscall.h"
+#include "sched/fair.h"
+#include "sched/load_balance.h"
+
+namespace numasim {
+
+int sched_setaffinity_threads(System& sys, int pid, const std::vector<int>& cpus) {
+    int set = 0;
+    for (const auto& tp : sys.tasks) {
+        Task& t = *tp;
+        if (t.tgid != pid || t.exiting()) continue;
+        t.allow_only(cpus);
+        ++set;
+        if (t.state != TaskState::Sleeping && !t.allowed(t.cpu))
+            move_task(sys, t, find_idlest_cpu(sys, t, t.cpu));
+    }
+    return set;
+}
+
+int64_t sys_migrate_pages(System& sys, int pid, uint64_t old_nodes, uint64_t new_nodes, int cpu) {
+    for (const auto& tp : sys.tasks) {
+        const Task& t = *tp;
+        if (t.tgid != pid || t.exiting() || !t.mm) continue;
+        double kernel_ns = 0;
+        const uint64_t failed = do_migrate_pages(sys, *t.mm, old_nodes, new_nodes, cpu, kernel_ns);
+        sys.agent_kernel_ns += kernel_ns;
+        return static_cast<int64_t>(failed);
+    }
+    return -1;
+}
+
+}  // namespace numasim
