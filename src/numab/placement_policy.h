@@ -28,6 +28,8 @@ struct NumaFaultInfo {
     uint64_t allowed_nodes;  // the nodes the memory policy lets the page go to
     bool shared;             // TNF_SHARED: mapped by more than one process, VM_SHARED
     bool writable;           // the restored PTE may be writable (else TNF_NO_GROUP)
+};
+
 // What a policy keeps for one run (a daemon's tables): System::policy_state owns it.
 struct PolicyRunState {
     virtual ~PolicyRunState() = default;
