@@ -207,6 +207,24 @@ void migrate_cpupid(const System& sys, Vma& vma, uint64_t idx, uint64_t nr, int 
         vma.frame(i).set_last_cpupid(CPUPID_UNSET);
 }
 
+// The move itself, as demotion and the migrate_pages() system call make it (no NUMA-fault
+// counters): the frames go to `target`, with their LRU and node accounting, and every mapping's
+// PTE is remade from its VMA's protection, so no NUMA hint on the folio survives.
+void move_folio_frames(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
+    PageFrame& head = vma.frame(idx);
+    const int from = head.nid;
+    for (uint64_t i = idx; i < idx + nr; ++i)
+        vma.frame(i).nid = static_cast<uint8_t>(target);
+    migrate_cpupid(sys, vma, idx, nr, from, target);
+    lru_move_page(sys, head.flags, from, target, nr);
+    free_pages(sys, from, nr);
+    account_move(vma, idx, nr, from, target);
+    if (vma.protnone.size() && vma.protnone.any(idx, idx + nr)) clear_protnone(vma, idx, idx + nr);
+    remove_migration_ptes(vma, idx, nr);
+    sys.counters[Vm::pgmigrate_success] += nr;
+    if (nr > 1) ++sys.counters[Vm::thp_migration_success];
+}
+
 }  // namespace
 
 int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
@@ -301,20 +319,7 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
 }
 
 void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
-    PageFrame& head = vma.frame(idx);
-    const int from = head.nid;
-    const bool thp = nr > 1;
-    for (uint64_t i = idx; i < idx + nr; ++i)
-        vma.frame(i).nid = static_cast<uint8_t>(target);
-    migrate_cpupid(sys, vma, idx, nr, from, target);
-    lru_move_page(sys, head.flags, from, target, nr);
-    free_pages(sys, from, nr);
-    account_move(vma, idx, nr, from, target);
-    // This mapping's PTEs are remade from the VMA's protection as well: no hint survives.
-    if (vma.protnone.size() && vma.protnone.any(idx, idx + nr)) clear_protnone(vma, idx, idx + nr);
-    remove_migration_ptes(vma, idx, nr);
-    sys.counters[Vm::pgmigrate_success] += nr;
-    if (thp) ++sys.counters[Vm::thp_migration_success];
+    move_folio_frames(sys, vma, idx, nr, target);
 }
 
 int migrate_syscall_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target, int cpu,
@@ -330,16 +335,7 @@ int migrate_syscall_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int 
     }
     // The cost reads the PTEs as the unmap finds them: a PROT_NONE one needs no TLB flush.
     kernel_ns += migrate_folio_cost(sys, nullptr, cpu, vma, idx, nr, from, target, head.mapcount);
-    for (uint64_t i = idx; i < idx + nr; ++i)
-        vma.frame(i).nid = static_cast<uint8_t>(target);
-    migrate_cpupid(sys, vma, idx, nr, from, target);
-    lru_move_page(sys, head.flags, from, target, nr);
-    free_pages(sys, from, nr);
-    account_move(vma, idx, nr, from, target);
-    if (vma.protnone.size() && vma.protnone.any(idx, idx + nr)) clear_protnone(vma, idx, idx + nr);
-    remove_migration_ptes(vma, idx, nr);
-    sys.counters[Vm::pgmigrate_success] += nr;
-    if (thp) ++sys.counters[Vm::thp_migration_success];
+    move_folio_frames(sys, vma, idx, nr, target);
     return MIGRATE_OK;
 }
 
