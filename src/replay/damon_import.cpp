@@ -397,13 +397,7 @@ std::string import_damon(const std::string& path, const DamonImportOptions& o) {
                 t.blocks[b].end - t.blocks[b].start);
         }
         out += fmt::format("\n[[workload.process.thread]]\ncount = {}\nphases = [\n", threads);
-        std::string prev;
-        int64_t repeat = 0;
-        auto flush = [&] {
-            if (repeat == 0) return;
-            out +=
-                "  { " + prev + (repeat > 1 ? fmt::format(", repeat = {}", repeat) : "") + " },\n";
-        };
+        PhaseRuns runs(out);
         for (int64_t p = 0; p < nphases; ++p) {
             const int64_t len = std::min(o.phase_ns, span - p * o.phase_ns);
             double total = 0;
@@ -429,15 +423,9 @@ std::string import_damon(const std::string& path, const DamonImportOptions& o) {
                 }
                 body += " ]";
             }
-            if (body == prev) {
-                ++repeat;
-            } else {
-                flush();
-                prev = body;
-                repeat = 1;
-            }
+            runs.add(std::move(body));
         }
-        flush();
+        runs.finish();
         out += "]\n";
         if (!any) out += "# (no accesses in any window: the threads only sleep)\n";
     }

@@ -434,13 +434,7 @@ std::string import_perf_mem(const std::string& path, const PerfMemImportOptions&
                 "phases = [\n",
                 th.tid, th.comm.empty() ? "" : " ", th.comm, seconds(th.first_ns - t0),
                 seconds(th.last_ns - t0));
-            std::string prev;
-            int64_t repeat = 0;
-            auto flush = [&] {
-                if (repeat == 0) return;
-                out += "  { " + prev + (repeat > 1 ? fmt::format(", repeat = {}", repeat) : "") +
-                       " },\n";
-            };
+            PhaseRuns runs(out);
             const int64_t last_phase = (th.last_ns - t0) / o.phase_ns;
             for (int64_t ph = 0; ph <= last_phase; ++ph) {
                 double total = 0;
@@ -467,15 +461,9 @@ std::string import_perf_mem(const std::string& path, const PerfMemImportOptions&
                     }
                     body += " ]";
                 }
-                if (body == prev) {
-                    ++repeat;
-                } else {
-                    flush();
-                    prev = body;
-                    repeat = 1;
-                }
+                runs.add(std::move(body));
             }
-            flush();
+            runs.finish();
             out += "]\n";
         }
     }

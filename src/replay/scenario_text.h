@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 namespace numasim {
 
@@ -31,5 +33,32 @@ inline std::string comment_text(const std::string& s) {
 inline std::string share_text(double x) {
     return fmt::format("{:.4g}", x);
 }
+
+// A thread's phase list in its run-length form: each phase body appended to `out` as
+// `  { BODY },`, a run of equal bodies once with `repeat = N`. finish() writes the last run.
+class PhaseRuns {
+  public:
+    explicit PhaseRuns(std::string& out) : out_(out) {}
+    void add(std::string body) {
+        if (body == prev_) {
+            ++repeat_;
+            return;
+        }
+        finish();
+        prev_ = std::move(body);
+        repeat_ = 1;
+    }
+    void finish() {
+        if (repeat_ == 0) return;
+        out_ +=
+            "  { " + prev_ + (repeat_ > 1 ? fmt::format(", repeat = {}", repeat_) : "") + " },\n";
+        repeat_ = 0;
+    }
+
+  private:
+    std::string& out_;
+    std::string prev_;
+    int64_t repeat_ = 0;
+};
 
 }  // namespace numasim
