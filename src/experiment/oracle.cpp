@@ -148,6 +148,11 @@ OracleResult run_oracle(const OracleOptions& o) {
             throw InputError(o.scenario, "workload.type",
                              fmt::format("the oracle's guest has no program for '{}' (it runs {})",
                                          w.type, fmt::join(guest_line::kGuestPrograms, ", ")));
+    if (std::find(guest_line::kGuestPolicies.begin(), guest_line::kGuestPolicies.end(),
+                  asked.policy) == guest_line::kGuestPolicies.end())
+        throw InputError(o.scenario, "scenario.policy",
+                         fmt::format("the oracle's guest has no policy '{}' (it runs {})",
+                                     asked.policy, fmt::join(guest_line::kGuestPolicies, ", ")));
     const std::string cache = o.cache_dir.empty() ? default_oracle_cache_dir() : o.cache_dir;
     // A kernel named on the command line is read before qemu is looked for: an error in what the
     // user typed comes before one in what the machine lacks.

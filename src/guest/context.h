@@ -8,6 +8,7 @@
 #include <string>
 
 #include "machine/topology.h"
+#include "policy/numactl_args.h"
 #include "sim/clock.h"
 
 namespace numasim::guest {
@@ -42,6 +43,9 @@ struct Context {
     Nanos deadline = 0;  // the scenario's duration after start
     uint64_t seed = 1;   // the scenario's seed
     int workload = 0;    // index of the [[workload]] table
+    // policy "numactl": each started process's numactl line (guest/numactl.h); else empty.
+    std::vector<NumactlBinding> numactl;
+    int first_process = 0;  // processes the earlier workloads started from outside
     ProgressBoard* board = nullptr;
 
     double elapsed_s() const;

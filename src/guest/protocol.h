@@ -33,6 +33,10 @@ namespace numasim::guest_line {
 inline constexpr std::array<std::string_view, 3> kGuestPrograms = {"streams", "autonumabench",
                                                                    "cowsum"};
 
+// The placement policies the guest runs (guest/numactl.h): the kernel's own, and static
+// bindings. The first is the scenario's default.
+inline constexpr std::array<std::string_view, 2> kGuestPolicies = {"mainline", "numactl"};
+
 inline constexpr std::string_view kPrefix = "NUMASIM ";
 // The kernel command-line word that makes the init answer a boot probe and power off.
 inline constexpr std::string_view kProbeWord = "numasim.probe";

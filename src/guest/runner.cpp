@@ -14,6 +14,7 @@
 #include "config/toml_reader.h"
 #include "guest/calibrate.h"
 #include "guest/context.h"
+#include "guest/numactl.h"
 #include "guest/programs.h"
 #include "guest/sys.h"
 #include "program/autonumabench_spec.h"
@@ -128,8 +129,13 @@ int runner_main(const RunnerOptions& o) {
     ctx.board = ProgressBoard::create();
     const TomlTable doc = TomlTable::parse_file(o.scenario, read_params(o.params_file));
     const auto tables = doc.tables("workload");
+    ctx.numactl = read_numactl_bindings(doc, ctx.topo);
     // Read every description first, so that a bad one fails before anything runs.
+    std::vector<int> first_process;
+    int started = 0;
     for (const auto& t : tables) {
+        first_process.push_back(started);
+        started += exec_processes(t, ctx.topo);
         const std::string type = t.get_string("type");
         if (type == "streams")
             read_streams_spec(t, ctx.topo);
@@ -146,9 +152,16 @@ int runner_main(const RunnerOptions& o) {
     std::map<int, size_t> running;  // pid -> workload
     for (size_t w = 0; w < tables.size(); ++w) {
         ctx.workload = static_cast<int>(w);
-        running[fork_child([&] { return run_workload(tables[w], ctx); })] = w;
+        ctx.first_process = first_process[w];
+        running[fork_child([&] {
+            // A streams workload starts its processes itself (run_streams binds each); the
+            // others are the one process that runs the program.
+            if (tables[w].get_string("type") != "streams") bind_as_started(ctx, 0);
+            return run_workload(tables[w], ctx);
+        })] = w;
     }
     ctx.workload = 0;
+    ctx.first_process = 0;
 
     int rc = 0;
     Nanos next_sample = o.sample_ms ? ctx.start + o.sample_ms * NSEC_PER_MSEC : 0;

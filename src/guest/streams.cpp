@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "guest/numactl.h"
 #include "guest/programs.h"
 #include "guest/sys.h"
 #include "guest/touch.h"
@@ -258,9 +259,12 @@ int run_streams(const StreamsSpec& spec, const Context& ctx) {
         }
     }
     std::vector<int> pids;
+    int started = 0;
     for (size_t pi = 0; pi < spec.processes.size(); ++pi)
-        for (int inst = 0; inst < spec.processes[pi].count; ++inst)
-            pids.push_back(fork_child([&, pi, inst] {
+        for (int inst = 0; inst < spec.processes[pi].count; ++inst, ++started)
+            pids.push_back(fork_child([&, pi, inst, started] {
+                // Started as from a shell: under its numactl line, before anything of its own.
+                bind_as_started(ctx, started);
                 // Other processes' shared regions are not this process's memory.
                 for (size_t o = 0; o < shared.size(); ++o)
                     for (const Mapping& m : shared[o])

@@ -47,8 +47,10 @@ int mpol_mode_number(MpolMode m) {
 void set_mempolicy(const MemPolicy& p) {
     const unsigned long mask = p.nodes;
     const bool no_nodes = p.mode == MpolMode::Default || p.mode == MpolMode::Local;
-    if (syscall(SYS_set_mempolicy, mpol_mode_number(p.mode), no_nodes ? nullptr : &mask,
-                no_nodes ? 0 : kMaxNode) != 0)
+    // The one mode flag numasim's policies carry from user space (numactl --balancing); the
+    // others in `flags` are the kernel's internal ones, which set_mempolicy() refuses.
+    const int mode = mpol_mode_number(p.mode) | (p.flags & MPOL_F_NUMA_BALANCING);
+    if (syscall(SYS_set_mempolicy, mode, no_nodes ? nullptr : &mask, no_nodes ? 0 : kMaxNode) != 0)
         fail("set_mempolicy");
 }
 

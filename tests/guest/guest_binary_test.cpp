@@ -35,8 +35,9 @@ first_touch = "node:0"
 phases = [ { streams = [ { region = "buffer", write_fraction = 1.0, per_thread = true } ], rate_gbs = 1.0, work = "64MiB" } ]
 )";
 
-BootLog run_guest(const std::string& name, const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {NUMASIM_GUEST_BINARY, write_temp(name + ".toml", kScenario)};
+BootLog run_guest(const std::string& name, const std::vector<std::string>& extra,
+                  const std::string& scenario = kScenario) {
+    std::vector<std::string> argv = {NUMASIM_GUEST_BINARY, write_temp(name + ".toml", scenario)};
     argv.insert(argv.end(), extra.begin(), extra.end());
     const CommandResult r = run_command(argv, {.timeout_s = 60, .cwd = "", .on_line = {}});
     EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -71,6 +72,38 @@ TEST(GuestBinary, StopsAtTheDurationAndSamples) {
     EXPECT_LT(b.elapsed_s, 5.0);
     EXPECT_GE(b.samples.size(), 2u);
     EXPECT_TRUE(b.samples[0].delta.count("numa_hint_faults"));
+}
+
+// Two instances started under numactl's binding to node 0 (with --balancing, so the flag reaches
+// set_mempolicy() too): the threads run on node 0's CPUs and fault the buffer in there.
+TEST(GuestBinary, StartsEachProcessUnderItsNumactlLine) {
+    if (access("/sys/devices/system/node/node0", F_OK) != 0) GTEST_SKIP() << "no NUMA sysfs";
+    const BootLog b =
+        run_guest("guest-test-numactl", {"--duration-ms", "20000", "--progress-ms", "0"},
+                  R"(
+[scenario]
+policy = "numactl"
+[[workload]]
+type = "streams"
+[[workload.process]]
+name = "bound"
+count = 2
+threads = 2
+[[workload.process.region]]
+name = "buffer"
+size = "8MiB"
+[[workload.process.thread]]
+phases = [ { streams = [ { region = "buffer", write_fraction = 1.0, per_thread = true } ], rate_gbs = 1.0, work = "16MiB" } ]
+[policy.numactl]
+processes = ["--cpunodebind=0 --balancing --membind=0"]
+)");
+    EXPECT_TRUE(b.errors.empty()) << b.errors.front();
+    ASSERT_EQ(b.tasks.size(), 4u);
+    for (const auto& t : b.tasks)
+        EXPECT_EQ(t.at("node"), "0") << "cpu " << t.at("cpu");
+    ASSERT_EQ(b.regions.size(), 2u);
+    for (const auto& r : b.regions)
+        EXPECT_EQ(std::stoull(r.at("N0")), 2048u);
 }
 
 }  // namespace
