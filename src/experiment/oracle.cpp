@@ -16,6 +16,7 @@
 #include "experiment/observation.h"
 #include "experiment/oracle_guest_boot.h"
 #include "guest/protocol.h"
+#include "machine/memory_device.h"
 #include "numab/profile.h"
 #include "oracle/guest_image.h"
 #include "oracle/kernel_image.h"
@@ -133,6 +134,19 @@ std::string guest_binary_for(const fs::path& exe) {
     return (fs::exists(installed, ec) && !fs::exists(beside, ec) ? installed : beside).string();
 }
 
+std::vector<std::string> dax_kmem_notes(const Topology& guest) {
+    // qemu's memory is boot memory: the guest kernel gives every node the DRAM memory type.
+    std::vector<std::string> notes;
+    for (const NodeInfo& n : guest.nodes)
+        if (n.device.dax_kmem)
+            notes.push_back(
+                fmt::format("node {} is {} onlined by dax/kmem in the model, a lower memory "
+                            "tier; in the guest it is boot memory in the DRAM tier "
+                            "(docs/oracle.md, \"A lower memory tier\")",
+                            n.id, memory_kind_name(n.device.kind)));
+    return notes;
+}
+
 OracleResult run_oracle(const OracleOptions& o) {
     OracleResult res;
     auto status = [&](const std::string& s) {
@@ -189,6 +203,8 @@ OracleResult run_oracle(const OracleOptions& o) {
     res.guest = fit_guest_machine(asked.machine, lim, o.scenario);
     for (const auto& s : res.guest.scaled)
         res.notes.push_back("the guest is scaled down: " + s);
+    for (const std::string& note : dax_kmem_notes(res.guest.topo))
+        res.notes.push_back(note);
     res.model = load_scenario_file(o.scenario, ov);
     res.model.machine = res.guest.topo;
     if (!overrides_key(ov, "scenario.iterations")) res.model.iterations = o.boots;

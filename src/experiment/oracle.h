@@ -69,4 +69,8 @@ OracleResult run_oracle(const OracleOptions& o);
 // beside it when neither exists (the error names it).
 std::string guest_binary_for(const std::filesystem::path& exe);
 
+// The report's notes on the guest's memory-only nodes that the model onlines through dax/kmem
+// (a lower memory tier): the guest gives them boot memory, in the DRAM tier. One per node.
+std::vector<std::string> dax_kmem_notes(const Topology& guest);
+
 }  // namespace numasim
