@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Static bindings against the real kernel (docs/oracle.md, "Static bindings"): one TCG boot of
-# experiments/oracle-numactl-2n.toml's `crossed` variant (about 25 s of wall time, at nice 5),
-# two processes each started by the guest runner under a numactl line that runs it on one node
-# and binds its memory to the other. On the real kernel and in the model alike: no PTE updates,
-# no hinting faults, no migrations, every page of each buffer on the node it was bound to, and
-# each thread ending on its own node's CPUs.
+# experiments/oracle-numactl-2n.toml's `crossed` variant (about 50 s of wall time with the
+# model's run, at nice 5), two processes each started by the guest runner under a numactl line
+# that runs it on one node and binds its memory to the other. On the real kernel and in the
+# model alike: no PTE updates, no hinting faults, no migrations, every page of each buffer on the
+# node it was bound to, and each thread ending on its own node's CPUs.
 # Usage: scripts/oracle-numactl-check.sh BUILD_DIR
 #   (exit 77, skipped: no qemu-system-x86_64, busybox, numasim-guest or python3)
 set -euo pipefail

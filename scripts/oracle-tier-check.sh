@@ -5,7 +5,7 @@
 # with numasim-guest; then the same scenario in the model on the guest's machine
 # (scripts/oracle-tier/machine.toml). Prints the promotion and demotion counters side by side and
 # fails unless node 1 came up in a lower tier than node 0 and both sides promote and demote.
-# About 60 s of wall time at nice 5. The nvdimm and dax modules come from the same Debian package
+# About 105 s of wall time at nice 5. The nvdimm and dax modules come from the same Debian package
 # as the cached kernel (`numasim oracle` keeps only its boot/): fetched once with apt-get
 # download into the oracle's cache. The guest's console log is kept as
 # BUILD_DIR/oracle-tier-console.log.
@@ -56,7 +56,7 @@ cp src/guest/init.sh "$root/oracle-init"
 chmod 755 "$root/init" "$root/oracle-init"
 cp scripts/oracle-tier/scenario.toml "$root/oracle/scenario.toml"
 : > "$root/oracle/params"
-duration_ms=30000
+duration_ms=60000  # the scenario's duration
 cat > "$root/oracle/env" << ENV
 NUMA_BALANCING=2
 THP='madvise'
