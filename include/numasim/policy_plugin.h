@@ -21,7 +21,7 @@
 
 namespace numasim_plugin {
 
-inline constexpr uint32_t kAbiVersion = 1;
+inline constexpr uint32_t kAbiVersion = 2;
 
 // "No node": a fault hook's answer for "leave the page where it is"; an unset field.
 inline constexpr int kNoNode = -1;
@@ -35,6 +35,11 @@ enum Hook : uint32_t {
     // A NUMA hinting fault on a misplaced page: migrate it or not, and where
     // (should_numa_migrate_memory's decision in the kernel).
     kHookNumaFault = 1u << 1,
+    // The task_numa_work side: numasim's PTE scanner stays off (no PTE is made PROT_NONE, no
+    // hinting fault is taken), and the policy is told of every step of user work a task makes
+    // instead (at most a tick long), with what access-sampling hardware (AMD IBS, Intel PEBS)
+    // sees of it; it acts by feeding sampled accesses to NUMA balancing (ScanStep::access).
+    kHookNumaScan = 1u << 3,
 };
 
 // The machine, as the factory and every hook see it.
@@ -112,6 +117,45 @@ struct NumaFault {
                              // that the task's memory policy allows
 };
 
+// kHookNumaScan: how a step's accesses fall on one range of the task's address space (one
+// access stream of the workload's phase).
+enum class Pattern : uint32_t {
+    kSweep,   // in order, wrapping around: the cursor passed the pages just before sweep_page
+    kRandom,  // uniformly over the range (or its first chunk_start_pages pages)
+    kHotSet,  // hot_share of the accesses on the first hot_fraction of the pages
+};
+struct AccessRange {
+    uint64_t start;       // virtual address of the range's first page
+    uint64_t pages;       // its length in base pages
+    uint64_t page_bytes;  // the base page size
+    double share;         // the fraction of the step's bytes that went to it
+    Pattern pattern;
+    double hot_fraction;         // kHotSet
+    double hot_share;            // kHotSet
+    uint64_t chunk_start_pages;  // kRandom: pages the accesses may start in (<= pages)
+    uint64_t sweep_page;         // kSweep: the cursor's page at the step's end (< pages)
+};
+
+// kHookNumaScan: one step of user work of a task, and the one action a sampling policy has.
+class ScanStep {
+  public:
+    virtual int pid() const = 0;
+    virtual int cpu() const = 0;
+    virtual double bytes() const = 0;       // the bytes the step moved
+    virtual double llc_misses() const = 0;  // its last-level-cache misses (expected count)
+    virtual size_t nr_ranges() const = 0;
+    virtual AccessRange range(size_t i) const = 0;
+    // Feeds one sampled access by the task at `address` to NUMA balancing as a hinting-fault
+    // equivalent (the IBS posting's do_numa_access: counted as a NUMA hint fault, the page
+    // migrated toward the task's node if the kernel's decision says so, the fault statistics
+    // updated). An address in no suitable mapping is ignored. Returns the kernel time in ns a
+    // migration took (0 if none); the sample's own cost is the policy's to add.
+    virtual double access(uint64_t address) = 0;
+
+  protected:
+    ~ScanStep() = default;
+};
+
 class Policy {
   public:
     virtual ~Policy() = default;
@@ -128,6 +172,14 @@ class Policy {
         (void)fault;
         (void)run;
         return kNoNode;
+    }
+    // kHookNumaScan: after each step of user work; returns the kernel time in ns the policy's
+    // work took (the sampling interrupts, the handling of each sample and what access()
+    // returned), which the task pays as system time (>= 0).
+    virtual double numa_scan(ScanStep& step, Run& run) const {
+        (void)step;
+        (void)run;
+        return 0;
     }
 };
 

@@ -41,6 +41,9 @@ Engine::Engine(System& sys)
       deferred_(static_cast<size_t>(sys.nr_cpus())),
       llc_miss_carry_(static_cast<size_t>(sys.nr_cpus()), 0.0),
       check_invariants_(check_invariants_by_default()) {
+    if (const PlacementPolicy* pol = sys.placement_policy;
+        pol && pol->has(PlacementPolicy::kNumaScan))
+        scan_policy_ = pol;
     // The remote-access stall is derived only for latency accounting (docs/latency.md).
     sys_.cost.set_remote_stall(sys_.latency != nullptr);
     sys_.events.push(TICK_NSEC, EV_TICK);
@@ -255,7 +258,8 @@ void Engine::tick() {
     const bool settled =
         sys_.cost.solves_kept() != kept_before && PlacementStamp::epoch == epoch_at_last_tick_;
     epoch_at_last_tick_ = PlacementStamp::epoch;
-    if (deferred_ticks_ && settled)
+    // A policy that watches every step of user work (kNumaScan) needs the steps a tick long.
+    if (deferred_ticks_ && settled && !scan_policy_)
         for (int c = 0; c < n; ++c)
             if (!deferred_[static_cast<size_t>(c)].task) try_deferring(c);
 }
@@ -463,6 +467,8 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         const double bytes =
             user_step(*p, run, cpu, avail, npb, miss_per_byte, run.rate_note.remote_per_byte, ends);
         touch_streams(*p, bytes);
+        if (scan_policy_) [[unlikely]]
+            policy_scan_step(*p, run, cpu, bytes, bytes * miss_per_byte);
         if (ends && run.has_phase) finish_phase(*p);
     }
 }
@@ -501,6 +507,12 @@ double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb
     if (sys_.latency) [[unlikely]]
         sys_.latency->remote_stall(p, bytes * remote_per_byte);
     return bytes;
+}
+
+void Engine::policy_scan_step(Task& p, const TaskRun& run, int cpu, double bytes,
+                              double llc_misses) {
+    const UserStep step{cpu, bytes, llc_misses, run.phase.streams, run.sweep_pos};
+    p.kernel_debt += static_cast<Nanos>(scan_policy_->numa_scan(sys_, p, step));
 }
 
 bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi,

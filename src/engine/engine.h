@@ -33,6 +33,7 @@ namespace numasim {
 struct System;
 struct Task;
 struct Vma;
+class PlacementPolicy;
 
 // What the engine keeps for each task it runs: the phase its program gave it and how far it got.
 struct TaskRun {
@@ -117,6 +118,9 @@ class Engine {
     // may take the like pages after it up to `hi` (exclusive) with it; `next` is the first page
     // not handled. Returns false if p left the CPU.
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi, uint64_t& next);
+    // After a step of user work of `bytes` with `llc_misses` (its streams walked), tells the
+    // placement policy that watches memory accesses (kNumaScan) and charges p its kernel time.
+    void policy_scan_step(Task& p, const TaskRun& run, int cpu, double bytes, double llc_misses);
     void apply_phase_setup(Task& p);
     // After each event: an EV_PHASE_END just after the predicted end of every running phase
     // with Phase::exact_end (or now, for a task that finished one and has not started the next).
@@ -192,6 +196,8 @@ class Engine {
     std::vector<uint8_t> event_tick_;
     uint64_t event_base_ = 0, event_no_ = 0;
     bool deferred_ticks_ = true;
+    // The run's placement policy if it declares kNumaScan, else null.
+    const PlacementPolicy* scan_policy_ = nullptr;
     uint64_t epoch_at_last_tick_ = 0;  // PlacementStamp::epoch after the last tick
     uint64_t deferred_cpu_ticks_ = 0;
     uint64_t ticks_ = 0;

@@ -121,7 +121,12 @@ bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, in
 
     // Early in a task's life, first touches and private faults migrate at once (two passes of
     // the two-stage filter below take NUMA_EARLY_SCAN_SEQ scan sequences).
-    if ((p.numa_preferred_nid == NUMA_NO_NODE || p.numa_scan_seq <= NUMA_EARLY_SCAN_SEQ) &&
+    // A policy that times placement (kNumaPlacement) says what early is.
+    const PlacementPolicy* pol = sys.placement_policy;
+    const bool early = pol && pol->has(PlacementPolicy::kNumaPlacement)
+                           ? pol->numa_early_life(sys, p)
+                           : p.numa_scan_seq <= NUMA_EARLY_SCAN_SEQ;
+    if ((p.numa_preferred_nid == NUMA_NO_NODE || early) &&
         (cpupid_pid_unset(last_cpupid) || cpupid_match_pid(p.pid, last_cpupid)))
         return true;
 
@@ -260,6 +265,37 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
         outcome->flags = flags;
         outcome->last_cpupid = last_cpupid;
     }
+    return ns;
+}
+
+double do_numa_access(System& sys, Task& p, Vma& vma, uint64_t idx) {
+    // The posting repeats task_numa_work's VMA tests: a migratable VMA whose policy lets NUMA
+    // balancing move pages, not a read-only file mapping, not PROT_NONE.
+    if (!vma_suitable(p, vma) || !vma_is_accessible(vma)) return 0;
+    if (!vma.mm || (vma.is_file() && (vma.vm_flags & (VM_READ | VM_WRITE)) == VM_READ)) return 0;
+    if (!vma.present.test(idx)) return 0;  // no page behind the address
+    const PageFrame& f = vma.frame(idx);
+    if (!(f.flags & PF_ALLOC)) return 0;
+    // Not on an LRU list yet (a CPU's add batch holds it): the posting leaves the sample alone.
+    if (f.flags & PF_LRU_PENDING) return 0;
+    // A compound page: the posting's TODO ("handle PTE-mapped THP"); THPs are left alone.
+    if (f.flags & PF_THP) return 0;
+    const int nid = f.nid;
+    int flags = 0;
+    cpupid_t last_cpupid = CPUPID_UNSET;
+    // The sample gives the physical address: no PTE is read, so its writability is unknown and
+    // a read-only page may group tasks too (no TNF_NO_GROUP), as the posting says.
+    const int target = numa_migrate_check(sys, p, vma, idx, false, true, nid, &flags, &last_cpupid);
+    double ns = 0;
+    if (target != NUMA_NO_NODE) {
+        if (migrate_misplaced_folio_prepare(sys, vma, idx, 1, target) == MIGRATE_OK &&
+            migrate_misplaced_folio(sys, p, vma, idx, 1, target, ns) == MIGRATE_OK) {
+            task_numa_fault(sys, p, last_cpupid, target, 1, flags | TNF_MIGRATED);
+            return ns;
+        }
+        flags |= TNF_MIGRATE_FAIL;
+    }
+    task_numa_fault(sys, p, last_cpupid, nid, 1, flags);
     return ns;
 }
 

@@ -55,6 +55,10 @@ uint16_t effective_mpol_flags(const MemPolicy& pol);
 // vma_policy_mof(): the VMA's policy, else the task's, else the default; shmem (shared
 // anonymous) only through a shared policy with MPOL_F_MOF.
 bool vma_policy_mof(const Task& p, const Vma& vma);
+// vma_migratable() && vma_policy_mof() && !hugetlb && !VM_MIXEDMAP.
+bool vma_suitable(const Task& p, const Vma& vma);
+// vma_is_accessible(): not a PROT_NONE mapping (which hinting PTEs would be confused with).
+bool vma_is_accessible(const Vma& vma);
 
 // --- tracepoints; each also counts itself in sys.counters as `perf stat -e sched:...` would ---
 void trace_sched_move_numa(System& sys, Task& p, int src_cpu, int dst_cpu);

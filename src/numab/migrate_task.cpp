@@ -375,8 +375,13 @@ void numa_migrate_preferred(System& sys, Task& p) {
     // act on the preferred node.
     if (!sys.knobs.numa_task_migrate) return;
     if (p.numa_preferred_nid == NUMA_NO_NODE || p.numa_faults.empty()) return;
-    // Retry periodically: at most every second, sooner when scanning fast.
-    const int64_t interval = std::min<int64_t>(HZ, msecs_to_jiffies(p.numa_scan_period) / 16);
+    // Retry periodically: at most every second, sooner when scanning fast (or, under a policy
+    // that times placement itself, sooner when its own period is short).
+    const PlacementPolicy* pol = sys.placement_policy;
+    const unsigned period_ms = pol && pol->has(PlacementPolicy::kNumaPlacement)
+                                   ? pol->numa_retry_period_ms(sys, p)
+                                   : p.numa_scan_period;
+    const int64_t interval = std::min<int64_t>(HZ, msecs_to_jiffies(period_ms) / 16);
     p.numa_migrate_retry = sys.jiffies() + interval;
     if (sys.task_node(p) == p.numa_preferred_nid) return;
     task_numa_migrate(sys, p);

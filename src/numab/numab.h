@@ -120,6 +120,12 @@ uint64_t numa_fault_run(const Vma& vma, uint64_t idx, uint64_t hi, const PageFra
 // statistics, all at once. The engine counts the faults and the kernel time, as for one page.
 void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr,
                        const NumaFaultOutcome& outcome);
+// do_numa_access() of the IBS-driven NUMA balancing posting (Bharata B Rao, "Memory access
+// profiler(IBS) driven NUMA balancing", linux-mm, 2023-02-08, patch 2/5): a sampled access by
+// `p` to page `idx` of `vma`, fed to NUMA balancing as a hinting-fault equivalent, with no PTE
+// made PROT_NONE or restored. Counts numa_hint_faults (and _local) as a hinting fault does.
+// Returns the kernel time of a migration it made; the sample's own handling is the caller's.
+double do_numa_access(System& sys, Task& p, Vma& vma, uint64_t idx);
 int mpol_misplaced(System& sys, Task& p, Vma& vma, uint64_t idx, int folio_nid, int this_cpu);
 bool should_numa_migrate_memory(System& sys, Task& p, Vma& vma, uint64_t idx, int src_nid,
                                 int dst_cpu);

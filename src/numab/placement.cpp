@@ -209,11 +209,18 @@ int preferred_group_nid(System& sys, Task& p, int nid) {
 }
 
 void task_numa_placement(System& sys, Task& p) {
-    // Once per completed pass over the address space.
-    const int seq = p.mm->numa_scan_seq;
-    if (p.numa_scan_seq == seq) return;
-    p.numa_scan_seq = seq;
-    p.numa_scan_period_max = task_scan_max(sys, p);
+    // A policy that times placement (kNumaPlacement) says when a pass is due (the IBS posting:
+    // every so many access faults); otherwise once per completed pass over the address space.
+    const PlacementPolicy* pol = sys.placement_policy;
+    if (pol && !pol->has(PlacementPolicy::kNumaPlacement)) pol = nullptr;
+    if (pol) [[unlikely]] {
+        if (!pol->numa_placement_due(sys, p)) return;
+    } else {
+        const int seq = p.mm->numa_scan_seq;
+        if (p.numa_scan_seq == seq) return;
+        p.numa_scan_seq = seq;
+        p.numa_scan_period_max = task_scan_max(sys, p);
+    }
 
     const unsigned long total_faults = p.numa_faults_locality[0] + p.numa_faults_locality[1];
     uint64_t period = 0;
@@ -270,7 +277,10 @@ void task_numa_placement(System& sys, Task& p) {
     const NumaBalancingKnobs& k = sys.knobs;
     if (k.numa_preferred_nid && max_faults && max_nid != p.numa_preferred_nid)
         sched_setnuma(sys, p, max_nid);
-    if (k.numa_scan_adapt) update_task_scan_period(sys, p, fault_types[0], fault_types[1]);
+    if (pol)
+        pol->numa_placement_done(sys, p, fault_types[0], fault_types[1]);
+    else if (k.numa_scan_adapt)
+        update_task_scan_period(sys, p, fault_types[0], fault_types[1]);
 }
 
 }  // namespace numasim

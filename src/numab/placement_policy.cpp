@@ -14,4 +14,22 @@ Nanos PlacementPolicy::agent(System&) const {
     return NSEC_PER_SEC;
 }
 
+double PlacementPolicy::numa_scan(System&, Task&, const UserStep&) const {
+    return 0;
+}
+
+bool PlacementPolicy::numa_placement_due(System&, Task&) const {
+    return false;
+}
+
+void PlacementPolicy::numa_placement_done(System&, Task&, unsigned long, unsigned long) const {}
+
+bool PlacementPolicy::numa_early_life(const System&, const Task&) const {
+    return false;
+}
+
+unsigned PlacementPolicy::numa_retry_period_ms(const System&, const Task&) const {
+    return 0;
+}
+
 }  // namespace numasim

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "mm/cpupid.h"
 #include "sim/clock.h"
@@ -17,6 +18,7 @@ namespace numasim {
 
 struct System;
 struct Task;
+struct AccessStream;
 
 // What the kernel knows of a hinting fault where it would call should_numa_migrate_memory. The
 // folio's tag already holds this fault's (cpu, pid); `last_cpupid` is the one it replaced.
@@ -28,6 +30,18 @@ struct NumaFaultInfo {
     uint64_t allowed_nodes;  // the nodes the memory policy lets the page go to
     bool shared;             // TNF_SHARED: mapped by more than one process, VM_SHARED
     bool writable;           // the restored PTE may be writable (else TNF_NO_GROUP)
+};
+
+// What a step of a task's user work did, as hardware that watches memory accesses could see it
+// (kNumaScan): how many bytes it moved and how many of its accesses left the last-level cache,
+// and where they went: the phase's streams (cost/access.h), each a range of pages with its
+// share of the bytes and its pattern, and each sweep's cursor at the step's start.
+struct UserStep {
+    int cpu;
+    double bytes;
+    double llc_misses;  // expected misses of the step (the cost model's miss rate x bytes)
+    std::span<const AccessStream> streams;
+    std::span<const uint64_t> sweep_pos;  // per stream, its page offset in the region
 };
 
 // What a policy keeps for one run (a daemon's tables): System::policy_state owns it.
@@ -51,6 +65,17 @@ class PlacementPolicy {
         // of its own choosing, reads what /proc and sysfs show (kernel/proc_view.h) and acts
         // through the system calls a daemon has (kernel/agent_calls.h), paying their costs.
         kAgent = 1u << 2,
+        // The task_numa_work side: which memory to look at, and when. Declared, the kernel's
+        // PTE scanner stays off (task_tick_numa queues no task_numa_work, so nothing is made
+        // PROT_NONE and no hinting fault is taken), and the policy is told of every step of
+        // user work a task makes instead (numa_scan), the way access-sampling hardware sees
+        // the accesses as they happen.
+        kNumaScan = 1u << 3,
+        // The task_numa_placement / task_numa_migrate side's timing: when a placement pass runs
+        // and how its period adapts, what counts as early in a task's life for
+        // should_numa_migrate_memory, and the retry interval of numa_migrate_preferred. The
+        // pass itself (fault statistics, preferred node, task moves) stays the kernel's.
+        kNumaPlacement = 1u << 4,
     };
 
     explicit PlacementPolicy(uint32_t hooks) : hooks_(hooks) {}
@@ -70,6 +95,23 @@ class PlacementPolicy {
     // tick at or after each wake-up it asked for; returns how long it sleeps now (> 0). What it
     // keeps between passes lives in sys.policy_state (one run's, as the policy is shared).
     virtual Nanos agent(System& sys) const;
+    // kNumaScan: after each step of user work of `p` (on step.cpu, where it still runs); returns
+    // the kernel CPU time the policy's work took, which `p` pays as system time. Asked once per
+    // step, never per page.
+    virtual double numa_scan(System& sys, Task& p, const UserStep& step) const;
+    // kNumaPlacement: asked where task_numa_placement tests whether a new scan sequence began:
+    // whether a placement pass runs now.
+    virtual bool numa_placement_due(System& sys, Task& p) const;
+    // kNumaPlacement: in place of update_task_scan_period at the end of a pass, with the pass's
+    // shared and private fault counts.
+    virtual void numa_placement_done(System& sys, Task& p, unsigned long shared,
+                                     unsigned long priv) const;
+    // kNumaPlacement: should_numa_migrate_memory's "early in the task's life" (first touches and
+    // private faults migrate at once), in place of numa_scan_seq <= NUMA_EARLY_SCAN_SEQ.
+    virtual bool numa_early_life(const System& sys, const Task& p) const;
+    // kNumaPlacement: the period in ms whose sixteenth bounds numa_migrate_preferred's retry
+    // interval, in place of numa_scan_period.
+    virtual unsigned numa_retry_period_ms(const System& sys, const Task& p) const;
 
   private:
     uint32_t hooks_;

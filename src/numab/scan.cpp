@@ -107,6 +107,11 @@ void init_numa_balancing(System& sys, Task& p, Task* parent, bool clone_vm) {
 Nanos task_tick_numa_deadline(const System& sys, const Task& curr) {
     if (!sys.numa_balancing_enabled() || !curr.mm || curr.exiting() || curr.numa_work_pending)
         return std::numeric_limits<Nanos>::max();
+    // A placement policy that looks at memory its own way (kNumaScan) leaves the PTE scanner
+    // off, as the IBS posting's task_tick_numa returns at once (one pointer test per tick).
+    if (const PlacementPolicy* pol = sys.placement_policy;
+        pol && pol->has(PlacementPolicy::kNumaScan)) [[unlikely]]
+        return std::numeric_limits<Nanos>::max();
     // Driven by task CPU time, so only tasks that actually run pay for scanning.
     return curr.node_stamp + static_cast<Nanos>(curr.numa_scan_period) * NSEC_PER_MSEC;
 }

@@ -23,17 +23,16 @@ namespace numasim {
 
 using namespace numab;
 
-namespace {
-
-// vma_migratable() && vma_policy_mof() && !hugetlb && !VM_MIXEDMAP.
-bool vma_suitable(const Task& p, const Vma& vma) {
+bool numab::vma_suitable(const Task& p, const Vma& vma) {
     if (vma.vm_flags & (VM_IO | VM_PFNMAP | VM_HUGETLB | VM_MIXEDMAP)) return false;
     return vma_policy_mof(p, vma);
 }
 
-bool vma_is_accessible(const Vma& vma) {
+bool numab::vma_is_accessible(const Vma& vma) {
     return vma.vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
 }
+
+namespace {
 
 int popcount_pids(const VmaNumabState& ns) {
     int n = 0;

@@ -64,6 +64,9 @@ bool task_numa_fault_only_counts(const System& sys, const Task& p, cpupid_t last
     // (task_numa_placement ran for this scan sequence and numa_migrate_preferred returns at
     // once). A retry that moves the task or resets numa_migrate_retry changes what follows.
     const bool placement_due = sys.jiffies() > p.numa_migrate_retry;
+    // A policy that times placement itself may find a pass due at any fault.
+    const PlacementPolicy* pol = sys.placement_policy;
+    if (placement_due && pol && pol->has(PlacementPolicy::kNumaPlacement)) return false;
     if (placement_due && (p.numa_scan_seq != p.mm->numa_scan_seq ||
                           (sys.knobs.numa_task_migrate && p.numa_preferred_nid != NUMA_NO_NODE)))
         return false;

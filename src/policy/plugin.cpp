@@ -11,8 +11,12 @@
 #include <vector>
 
 #include "config/toml_reader.h"
+#include "cost/access.h"
 #include "kernel/system.h"
 #include "machine/topology.h"
+#include "mm/mm.h"
+#include "mm/vma.h"
+#include "numab/numab.h"
 #include "policy/plugin_call.h"
 #include "policy/registry.h"
 
@@ -147,6 +151,50 @@ class ExecView final : public abi::ExecView {
     const PluginCall& call_;
 };
 
+// kHookNumaScan's view of one step of user work: its streams as ranges of the task's address
+// space, and access(), the IBS posting's do_numa_access on the page at an address.
+class ScanStepView final : public abi::ScanStep {
+  public:
+    ScanStepView(System& sys, Task& p, const UserStep& step) : sys_(sys), p_(p), step_(step) {}
+    int pid() const override { return p_.pid; }
+    int cpu() const override { return step_.cpu; }
+    double bytes() const override { return step_.bytes; }
+    double llc_misses() const override { return step_.llc_misses; }
+    size_t nr_ranges() const override { return step_.streams.size(); }
+    abi::AccessRange range(size_t i) const override {
+        abi::AccessRange r{};
+        if (i >= step_.streams.size() || !step_.streams[i].region) return r;
+        const AccessStream& s = step_.streams[i];
+        const Region& g = *s.region;
+        const Vma& v = *g.vma;
+        r.start = v.page_addr(g.first);
+        r.pages = g.count;
+        r.page_bytes = v.pages.size();
+        r.share = s.share;
+        r.pattern = s.pattern == Pattern::Sweep    ? abi::Pattern::kSweep
+                    : s.pattern == Pattern::HotSet ? abi::Pattern::kHotSet
+                                                   : abi::Pattern::kRandom;
+        r.hot_fraction = s.hot_fraction;
+        r.hot_share = s.hot_share;
+        r.chunk_start_pages =
+            s.chunk_bytes ? std::min(chunk_cells(s, g.count, r.page_bytes), g.count) : g.count;
+        r.sweep_page = g.count && i < step_.sweep_pos.size() ? step_.sweep_pos[i] % g.count : 0;
+        return r;
+    }
+    double access(uint64_t address) override {
+        if (!p_.mm) return 0;
+        for (const auto& v : p_.mm->vmas)
+            if (address >= v->start && address < v->end)
+                return do_numa_access(sys_, p_, *v, v->page_index(address));
+        return 0;  // find_vma() found nothing: the posting returns
+    }
+
+  private:
+    System& sys_;
+    Task& p_;
+    const UserStep& step_;
+};
+
 // The kernel's placement-policy interface over a plugin's policy.
 class PluginPolicy final : public PlacementPolicy {
   public:
@@ -156,7 +204,8 @@ class PluginPolicy final : public PlacementPolicy {
           p_(std::move(p)),
           origin_(origin),
           exec_call_(name + ".exec"),
-          fault_call_(name + ".numa_fault") {}
+          fault_call_(name + ".numa_fault"),
+          scan_call_(name + ".numa_scan") {}
 
     void exec(System& sys, Task& leader, int process) const override {
         const PluginCall call(origin_, exec_call_);
@@ -195,6 +244,17 @@ class PluginPolicy final : public PlacementPolicy {
         return nid;
     }
 
+    double numa_scan(System& sys, Task& p, const UserStep& step) const override {
+        const PluginCall call(origin_, scan_call_);
+        ScanStepView view(sys, p, step);
+        RunView run(sys);
+        const double ns = call.run([&] { return p_->numa_scan(view, run); });
+        // A day is far beyond any step's kernel time; NaN fails the test too.
+        if (!(ns >= 0 && ns <= 86400e9))
+            call.fail(fmt::format("returned {} ns: not a kernel time (0 or more)", ns));
+        return ns;
+    }
+
   private:
     static std::string node_list(uint64_t mask) {
         std::vector<int> v;
@@ -204,7 +264,7 @@ class PluginPolicy final : public PlacementPolicy {
     }
 
     std::unique_ptr<abi::Policy> p_;
-    std::string origin_, exec_call_, fault_call_;
+    std::string origin_, exec_call_, fault_call_, scan_call_;
 };
 
 bool valid_name(const char* s) {
@@ -259,7 +319,7 @@ void load_policy_plugin(const std::string& path) {
     if (!valid_name(d->name))
         call.fail("the descriptor's name must be a non-empty [a-z0-9_-] word");
     if (find_policy(d->name)) call.fail(fmt::format("policy '{}' is already registered", d->name));
-    constexpr uint32_t kKnownHooks = abi::kHookExec | abi::kHookNumaFault;
+    constexpr uint32_t kKnownHooks = abi::kHookExec | abi::kHookNumaFault | abi::kHookNumaScan;
     if (d->hooks & ~kKnownHooks)
         call.fail(fmt::format("the descriptor declares unknown hook bits {:#x}",
                               d->hooks & ~kKnownHooks));
@@ -267,6 +327,7 @@ void load_policy_plugin(const std::string& path) {
     // The ABI's hook bits are the kernel's (checked here so they cannot drift apart).
     static_assert(static_cast<uint32_t>(abi::kHookExec) == PlacementPolicy::kExec);
     static_assert(static_cast<uint32_t>(abi::kHookNumaFault) == PlacementPolicy::kNumaFault);
+    static_assert(static_cast<uint32_t>(abi::kHookNumaScan) == PlacementPolicy::kNumaScan);
     const std::string name = d->name;
     const std::string description =
         fmt::format("{} (plugin {})", d->description ? d->description : "", path);

@@ -59,12 +59,26 @@ TEST(Cli, SameSeedSameBytesWhateverTheWorkers) {
     EXPECT_EQ(b.out, c.out);
 }
 
+// The sample-driven policy keeps the promise too: its samples come from the run's own random
+// stream, so a compare of it against mainline prints the same bytes at any number of workers.
+TEST(Cli, IbsComparesTheSameWhateverTheWorkers) {
+    const std::string args =
+        "compare examples/streams.toml --iterations 2 --duration 4s -V kernel:policy=mainline "
+        "-V ibs:policy=ibs";
+    const Output a = run_numasim(args + " -j 1");
+    const Output b = run_numasim(args + " -j 2");
+    ASSERT_EQ(a.status, 0) << a.out;
+    EXPECT_EQ(a.out, b.out);
+    EXPECT_NE(a.out.find("policies: kernel mainline, ibs ibs\n"), std::string::npos) << a.out;
+}
+
 // numasim policies lists every registered policy; an unknown one is an input error that lists
 // them, with nothing else written.
 TEST(Cli, PoliciesAreListedAndAnUnknownOneIsRefused) {
     const Output list = run_numasim("policies");
     ASSERT_EQ(list.status, 0) << list.out;
-    EXPECT_EQ(list.out.rfind("mainline ", 0), 0u) << list.out;
+    EXPECT_EQ(list.out.rfind("ibs ", 0), 0u) << list.out;
+    EXPECT_NE(list.out.find("\nmainline "), std::string::npos) << list.out;
     EXPECT_NE(list.out.find("\nnumactl "), std::string::npos) << list.out;
     EXPECT_NE(list.out.find("\nnumad "), std::string::npos) << list.out;
     const Output bad = run_numasim("run " + std::string(NUMASIM_SOURCE_DIR) +
@@ -72,7 +86,7 @@ TEST(Cli, PoliciesAreListedAndAnUnknownOneIsRefused) {
     EXPECT_EQ(bad.status, 2);
     EXPECT_EQ(bad.out,
               "numasim: error: --param policy=nosuch: scenario.policy: unknown policy 'nosuch' "
-              "(known: mainline, numactl, numad)\n");
+              "(known: ibs, mainline, numactl, numad)\n");
 }
 
 // A report names the policy of a run or compare column that is not mainline; one of mainline

@@ -4,6 +4,8 @@
 // The plugins are tests/plugins/*.cpp, built against numasim/policy_plugin.h alone.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "numasim_process.h"
 
 namespace numasim::test {
@@ -69,8 +71,45 @@ TEST(PolicyPlugin, LoadingErrors) {
                         "NUMASIM_POLICY_PLUGIN(descriptor) (numasim/policy_plugin.h)");
     expect_plugin_error("policies --policy-plugin " NUMASIM_TEST_OTHER_ABI_PLUGIN,
                         NUMASIM_TEST_OTHER_ABI_PLUGIN, "numasim_policy_plugin: ",
-                        "built for plugin ABI version 2, this numasim loads version 1: rebuild "
+                        "built for plugin ABI version 3, this numasim loads version 2: rebuild "
                         "the plugin against its numasim/policy_plugin.h");
+}
+
+// A plugin that declares kHookNumaScan replaces the PTE scanner: no PTE is made PROT_NONE, its
+// sampled accesses are counted as hinting faults and move pages, the same at any -j; its
+// errors name its numa_scan call.
+TEST(PolicyPlugin, AScanPolicyReplacesThePteScanner) {
+    const std::string sampler = NUMASIM_TEST_SAMPLER_PLUGIN;
+    auto text = [](const std::string& params) {
+        return write_temp("sampler.toml", R"([scenario]
+machine = "tiny-2n"
+duration = "4s"
+policy = "sampler"
+[policy.sampler]
+)" + params + R"(
+[[workload]]
+type = "autonumabench"
+test = "NUMA01"
+size = "512MiB"
+)");
+    };
+    const std::string run = "run --policy-plugin " + sampler + " " + text("") + " --iterations 2";
+    const Output a = run_numasim(run + " -j 1");
+    ASSERT_EQ(a.status, 0) << a.out;
+    EXPECT_EQ(a.out, run_numasim(run + " -j 2").out);
+    auto counter = [&](const std::string& name) {
+        std::smatch m;
+        const std::regex re("\\n  " + name + " +([0-9]+)\\n");
+        return std::regex_search(a.out, m, re) ? std::stoull(m[1]) : ~0ull;
+    };
+    EXPECT_EQ(counter("numa_pte_updates"), 0u) << a.out;
+    EXPECT_GT(counter("numa_hint_faults"), 100u) << a.out;
+    EXPECT_GT(counter("numa_pages_migrated"), 0u) << a.out;
+    const std::string bad = "run --policy-plugin " + sampler + " ";
+    expect_plugin_error(bad + text("scan = \"throw\""), sampler,
+                        "sampler.numa_scan: ", "threw: scan refused");
+    expect_plugin_error(bad + text("scan = \"negative\""), sampler,
+                        "sampler.numa_scan: ", "returned -1 ns: not a kernel time (0 or more)");
 }
 
 TEST(PolicyPlugin, CallErrorsNameThePluginAndTheCall) {
