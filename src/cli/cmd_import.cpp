@@ -2,7 +2,7 @@
 //                              [--threads N | --sched FILE] [--maps FILE] [--machine M]
 //                              [-o OUT.toml]
 // numasim import perf-mem SAMPLES [--period N] [--phase 1s] [--blocks N] [--maps FILE]
-//                                 [--machine M] [-o OUT.toml]
+//                                 [--machine M] [--cpus-from-samples] [-o OUT.toml]
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -13,6 +13,8 @@
 #include "config/input_error.h"
 #include "config/limits.h"
 #include "config/toml_reader.h"
+#include "machine/presets.h"
+#include "machine/topology.h"
 #include "replay/damon_import.h"
 #include "replay/perf_mem_import.h"
 
@@ -93,6 +95,9 @@ class ImportCommand : public Command {
                                     "cut at the mappings and named after them"));
         hint_machine(perf_->add_option("--machine", perf_o_.machine,
                                        "the scenario's machine (default cascadelake-2s)"));
+        perf_->add_flag("--cpus-from-samples", perf_cpus_,
+                        "pin each thread whose samples all came from CPUs of one node of "
+                        "--machine to that node (for samples recorded on that machine)");
         hint_file(
             perf_->add_option("-o,--output", out_, "the scenario file (default: standard output)"),
             "toml");
@@ -118,6 +123,11 @@ class ImportCommand : public Command {
   private:
     int execute_perf_mem() {
         perf_o_.phase_ns = phase_ns(perf_phase_);
+        if (perf_cpus_) {
+            const Topology topo = resolve_machine(perf_o_.machine, "", "--machine", false);
+            for (int c = 0; c < topo.nr_cpus(); ++c)
+                perf_o_.cpu_nodes.push_back(topo.node_of(c));
+        }
         // The whole text is made before anything is written: bad samples leave no file.
         const std::string text = import_perf_mem(perf_path_, perf_o_);
         std::vector<std::string> inputs = {perf_path_};
@@ -137,6 +147,7 @@ class ImportCommand : public Command {
     CLI::App* perf_ = nullptr;
     std::string perf_path_, perf_phase_ = "1s";
     PerfMemImportOptions perf_o_;
+    bool perf_cpus_ = false;
     std::string path_, format_, phase_ = "1s", out_ = "-";
     DamonImportOptions o_;
 };

@@ -1,5 +1,6 @@
 // numasim run [SCENARIO.toml] [--json | --proc-vmstat] [--sample INTERVAL --out-dir DIR]
-//             [--trace FILE] [--damon-record FILE] [-V VARIANT] [--iteration K] ...
+//             [--trace FILE] [--damon-record FILE] [--perf-mem-record FILE] [-V VARIANT]
+//             [--iteration K] ...
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -78,6 +79,10 @@ class RunCommand : public Command {
         if (observe_.damon_record == "-" && !one && sc.iterations > 1)
             throw InputError("--damon-record", "-",
                              "standard output takes the record of one run; give a file name, "
+                             "--iterations 1 or --iteration K");
+        if (observe_.perf_mem_record == "-" && !one && sc.iterations > 1)
+            throw InputError("--perf-mem-record", "-",
+                             "standard output takes the samples of one run; give a file name, "
                              "--iterations 1 or --iteration K");
         if (proc_vmstat_ && json_)
             throw InputError("--proc-vmstat", "", "prints text: it cannot go with --json");

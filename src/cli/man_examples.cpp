@@ -23,6 +23,9 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
           {"numasim run --duration 30s --damon-record run.json",
            "Write what DAMON's virtual-address monitoring would have recorded of the run, as "
            "damo's JSON record, for numasim import damon."},
+          {"numasim run --duration 30s --perf-mem-record run.txt --perf-mem-freq 1000",
+           "Write the samples perf mem record would have taken of each thread, 1000 a second, "
+           "as perf script prints them, for numasim import perf-mem."},
           {"numasim run examples/knobs.toml --duration 10s --latency --latency-per process",
            "Histograms of the time NUMA balancing takes from each process, as bcc's funclatency "
            "prints them, with p50, p90, p99 and p99.9."}}},
@@ -66,7 +69,10 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
           {"perf script -F pid,tid,time,addr,data_src > mem.txt && numasim import perf-mem "
            "mem.txt --period 5000 --maps maps.txt",
            "Samples printed without their period, recorded with perf mem record -c 5000, and "
-           "the process's /proc/PID/maps."}}},
+           "the process's /proc/PID/maps."},
+          {"numasim import perf-mem mem.txt --machine cascadelake-2s --cpus-from-samples",
+           "Samples recorded on a cascadelake-2s: each thread sampled on one node's CPUs is "
+           "pinned there."}}},
         {"numasim-import-damon",
          {{"numasim import damon damon.json --sched sched.txt --phase 10s -o replay.toml",
            "A damo JSON record in 10-second phases, with the thread count of /proc/PID/sched."},

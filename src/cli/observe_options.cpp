@@ -58,6 +58,14 @@ void ObserveCliOptions::add_to(CLI::App& app, bool with_trace) {
         "--damon-record", damon_record,
         "write what DAMON's virtual-address monitoring would have recorded (damo's JSON record "
         "format, for `numasim import damon`) to FILE (FILE-N.EXT when --iterations > 1)"));
+    perf_mem_record_opt = hint_file(app.add_option(
+        "--perf-mem-record", perf_mem_record,
+        "write the samples `perf mem record` would have taken of each thread (the text of `perf "
+        "script`, for `numasim import perf-mem`) to FILE (FILE-N.EXT when --iterations > 1)"));
+    app.add_option("--perf-mem-freq", perf_mem_freq,
+                   "samples per second of each thread's run time for --perf-mem-record, as "
+                   "perf record -F (default 4000)")
+        ->check(CLI::Range(1, kPerfEventMaxSampleRate));
 }
 
 ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
@@ -80,6 +88,10 @@ ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
     if (damon_record_opt && damon_record_opt->count() > 0 && damon_record.empty())
         throw InputError("--damon-record", "", "empty file name");
     o.damon_record_path = damon_record;
+    if (perf_mem_record_opt && perf_mem_record_opt->count() > 0 && perf_mem_record.empty())
+        throw InputError("--perf-mem-record", "", "empty file name");
+    o.perf_mem_record_path = perf_mem_record;
+    o.perf_mem_freq_hz = perf_mem_freq;
     o.trace_format = trace_format == "perfetto"    ? TraceFormat::Perfetto
                      : trace_format == "trace-dat" ? TraceFormat::TraceDat
                                                    : TraceFormat::Ftrace;

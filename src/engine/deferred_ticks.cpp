@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "engine/engine.h"
+#include "engine/task_traffic.h"
 #include "kernel/system.h"
 #include "mm/vma.h"
 #include "mm/vmscan.h"
@@ -155,6 +156,7 @@ void Engine::catch_up(int cpu) {
                 user_step(p, run, cpu, t - rq.clock, held.note.ns_per_byte, held.note.miss_per_byte,
                           held.note.remote_per_byte, ends);
             if (ends) throw std::logic_error("deferred ticks: a phase ended in a held-back step");
+            if (sys_.perf_mem_recording) note_task_traffic(p, run.phase.streams, bytes);
             for (size_t j = 0; j < run.phase.streams.size(); ++j) {
                 const AccessStream& s = run.phase.streams[j];
                 if (sys_.note_region_accesses()) note_stream_accesses(s, bytes);

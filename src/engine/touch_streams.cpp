@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/page_walk.h"
 #include "engine/run_of.h"
+#include "engine/task_traffic.h"
 #include "kernel/system.h"
 #include "mm/vmscan.h"
 
@@ -50,6 +51,7 @@ bool Engine::touch_streams(Task& p, double bytes) {
     if (sys_.note_region_accesses())
         for (const AccessStream& s : ph.streams)
             note_stream_accesses(s, bytes);
+    if (sys_.perf_mem_recording) note_task_traffic(p, ph.streams, bytes);
     for (size_t i = 0; i < ph.streams.size(); ++i) {
         const AccessStream& s = ph.streams[i];
         Region& r = *s.region;

@@ -11,6 +11,7 @@
 #include "observe/ftrace_writer.h"
 #include "observe/numa_sampler.h"
 #include "observe/output_files.h"
+#include "observe/perf_mem_recorder.h"
 #include "observe/perfetto_writer.h"
 #include "observe/trace_dat_writer.h"
 
@@ -39,6 +40,7 @@ struct RunObservation::Impl {
     std::FILE* trace_out = nullptr;
     std::unique_ptr<DamonRecorder> damon;
     std::FILE* damon_out = nullptr;
+    std::unique_ptr<PerfMemRecorder> perf_mem;
     std::vector<std::string> comments;
     System* sys = nullptr;
 };
@@ -58,6 +60,12 @@ RunObservation::RunObservation(const ObserveOptions& o, const RunLabel& label, c
             o.files->create("--damon-record", trace_run_path(o.damon_record_path, label));
         impl_->damon = std::make_unique<DamonRecorder>();
         sys.damon_recording = true;
+    }
+    if (!o.perf_mem_record_path.empty()) {
+        impl_->perf_mem = std::make_unique<PerfMemRecorder>(
+            o.files->create("--perf-mem-record", trace_run_path(o.perf_mem_record_path, label)),
+            o.perf_mem_freq_hz);
+        sys.perf_mem_recording = true;
     }
     if (o.trace_path.empty()) return;
     const std::string path = trace_run_path(o.trace_path, label);
@@ -86,6 +94,7 @@ void RunObservation::add_samplers(Engine& engine) {
     if (impl_->sampler) engine.add_sampler(*impl_->sampler);
     if (impl_->perfetto) engine.add_sampler(*impl_->perfetto);
     if (impl_->damon) engine.add_sampler(*impl_->damon);
+    if (impl_->perf_mem) engine.add_sampler(*impl_->perf_mem);
 }
 
 void RunObservation::finish(Nanos end) {

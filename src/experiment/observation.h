@@ -34,9 +34,13 @@ struct ObserveOptions {
     TraceEventMask trace_events = kAllTraceEvents;
     bool latency = false;  // record the latency histograms (kernel/latency.h) into the result
     std::string damon_record_path;  // empty: no DAMON record (observe/damon_recorder.h)
+    // empty: no perf mem samples (observe/perf_mem_recorder.h); taken at perf_mem_freq_hz.
+    std::string perf_mem_record_path;
+    int perf_mem_freq_hz = 0;
 
     bool any() const {
-        return sample_interval > 0 || !trace_path.empty() || !damon_record_path.empty();
+        return sample_interval > 0 || !trace_path.empty() || !damon_record_path.empty() ||
+               !perf_mem_record_path.empty();
     }
 };
 

@@ -73,6 +73,8 @@ struct System {
     // when demotion is on, and for `--damon-record` (observe/damon_recorder.h) when this is set.
     bool damon_recording = false;
     bool note_region_accesses() const { return knobs.demotion_enabled || damon_recording; }
+    // The streams note each task's bytes per region (Task::traffic) for `--perf-mem-record`.
+    bool perf_mem_recording = false;
     int nr_exec_processes = 0;  // processes started from outside so far (PlacementPolicy::kExec)
     // A kAgent policy's daemon: when its next pass is due, and what it keeps between passes.
     Nanos agent_wake = 0;

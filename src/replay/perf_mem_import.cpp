@@ -38,10 +38,14 @@ struct Range {
     uint64_t start, end;
 };
 
+// Thread::node before its first sample, and once its samples came from CPUs of two nodes.
+constexpr int kNodeUnseen = -2, kNodeMixed = -1;
+
 struct Thread {
     int64_t tid = 0;
     std::string comm;
     int64_t first_ns = 0, last_ns = 0;
+    int node = kNodeUnseen;  // with --cpus-from-samples: the node of the CPUs it was sampled on
 };
 
 struct Process {
@@ -125,7 +129,19 @@ class Survey {
             t.first_ns = s.time_ns;
             p.threads.push_back(std::move(t));
         }
-        p.threads[it->second].last_ns = s.time_ns;
+        Thread& th = p.threads[it->second];
+        th.last_ns = s.time_ns;
+        if (!o_.cpu_nodes.empty()) {
+            if (s.cpu < 0)
+                fail("no CPU: --cpus-from-samples needs perf script's `cpu` field ([CPU])");
+            if (static_cast<size_t>(s.cpu) >= o_.cpu_nodes.size())
+                fail(fmt::format(
+                    "CPU {} is not a CPU of --machine {} (0-{}): --cpus-from-samples needs the "
+                    "machine the samples were recorded on",
+                    s.cpu, o_.machine, o_.cpu_nodes.size() - 1));
+            const int node = o_.cpu_nodes[static_cast<size_t>(s.cpu)];
+            th.node = th.node == kNodeUnseen || th.node == node ? node : kNodeMixed;
+        }
         const double events = static_cast<double>(s.period != 0 ? s.period : o_.period);
         if (!user_address(s.addr)) {
             (s.addr == 0 ? no_address_ : kernel_) += events;
@@ -383,6 +399,11 @@ std::string import_perf_mem(const std::string& path, const PerfMemImportOptions&
         "# it remote as the profile did; every other block's pages go to the node of the thread\n"
         "# that touches them first in the simulation. Accesses perf did not sample are the\n"
         "# period's share of those it did.\n";
+    if (!o.cpu_nodes.empty())
+        out +=
+            "# --cpus-from-samples: a thread whose samples all came from CPUs of one node of the\n"
+            "# machine is pinned to that node from its first phase (affinity = \"node:N\"), as a\n"
+            "# binding would have kept it; the others run where the scheduler puts them.\n";
     out += fmt::format("\n[scenario]\nmachine = \"{}\"\n", o.machine);
     // Twice the phases' span: a replay slowed by remote memory still finishes.
     out += fmt::format(
@@ -430,22 +451,27 @@ std::string import_perf_mem(const std::string& path, const PerfMemImportOptions&
         for (size_t t = 0; t < p.threads.size(); ++t) {
             const Thread& th = p.threads[t];
             out += fmt::format(
-                "\n[[workload.process.thread]]  # tid {}{}{}: samples from {} s to {} s\n"
+                "\n[[workload.process.thread]]  # tid {}{}{}: samples from {} s to {} s{}\n"
                 "phases = [\n",
                 th.tid, th.comm.empty() ? "" : " ", th.comm, seconds(th.first_ns - t0),
-                seconds(th.last_ns - t0));
+                seconds(th.last_ns - t0),
+                th.node >= 0 ? fmt::format(", all on CPUs of node {}", th.node) : "");
             PhaseRuns runs(out);
             const int64_t last_phase = (th.last_ns - t0) / o.phase_ns;
             for (int64_t ph = 0; ph <= last_phase; ++ph) {
+                // Pinned where it was sampled, from its first phase on (affinity holds after).
+                const std::string pin = ph == 0 && th.node >= 0
+                                            ? fmt::format("affinity = \"node:{}\", ", th.node)
+                                            : std::string();
                 double total = 0;
                 for (size_t b = 0; b < nb; ++b)
                     total += grid[cell(ph, t, b)];
                 std::string body;
                 if (total < kCacheLineBytes) {
-                    body = fmt::format("sleep = \"{}us\"", o.phase_ns / 1000);
+                    body = fmt::format("{}sleep = \"{}us\"", pin, o.phase_ns / 1000);
                 } else {
                     body =
-                        fmt::format("rate_gbs = {:.6g}, work = {}, streams = [",
+                        fmt::format("{}rate_gbs = {:.6g}, work = {}, streams = [", pin,
                                     total / (static_cast<double>(o.phase_ns) / kNsPerSecond) / 1e9,
                                     std::llround(total));
                     bool first = true;

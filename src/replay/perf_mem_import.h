@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace numasim {
 
@@ -17,6 +18,10 @@ struct PerfMemImportOptions {
     int64_t blocks = 16;            // memory regions per process, split over its address ranges
     std::string maps_file;          // a /proc/PID/maps or numa_maps snapshot: the layout
     std::string machine = "cascadelake-2s";
+    // `--cpus-from-samples`: the node of each CPU of `machine` (empty: off). A thread whose
+    // samples all came from CPUs of one node is pinned to that node, for a recording made on the
+    // machine the scenario names.
+    std::vector<int> cpu_nodes;
 };
 
 // What an import held, for tests of its bounded memory: `retained` counts the records kept

@@ -30,6 +30,10 @@ constexpr int kRemoteShift = 37;
 // Bits above mem_hops (43..45) are mem_rsvd: no kernel writes them.
 constexpr int kReservedShift = 46;
 
+// The highest CPU number a sample may name: the kernel's NR_CPUS is at most 8192 (x86-64's
+// MAXSMP), far above any machine the model has.
+constexpr uint64_t kMaxCpuNumber = 8191;
+
 uint64_t field(uint64_t v, int shift, int bits) {
     return (v >> shift) & ((uint64_t{1} << bits) - 1);
 }
@@ -179,8 +183,14 @@ PerfMemSample parse_perf_mem_line(std::string_view line, const std::string& file
             "(perf script -F tid,time,event,addr,data_src,period, or its default fields)");
     size_t k = ti;
     if (k > 0 && t[k - 1].text.size() > 2 && t[k - 1].text.front() == '[' &&
-        t[k - 1].text.back() == ']')
+        t[k - 1].text.back() == ']') {
         --k;  // [CPU]
+        const std::string_view c = t[k].text.substr(1, t[k].text.size() - 2);
+        uint64_t cpu = 0;
+        if (!parse_decimal(c, cpu) || cpu > kMaxCpuNumber)
+            fail(fmt::format("CPU '{}': not a CPU number (perf prints [%03d])", t[k].text));
+        s.cpu = static_cast<int>(cpu);
+    }
     if (k == 0) fail("no thread id before the time: the samples need perf script's `tid` field");
     {
         const std::string_view ids = t[k - 1].text;

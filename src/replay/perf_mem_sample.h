@@ -36,6 +36,7 @@ struct PerfMemSample {
     int64_t tid = 0;
     std::string_view comm;  // empty: not printed
     int64_t time_ns = 0;
+    int cpu = -1;         // -1: the cpu field was not printed
     uint64_t period = 0;  // 0: the period field was not printed
     uint64_t addr = 0;
     uint64_t data_src = 0;

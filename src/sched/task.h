@@ -17,6 +17,7 @@ namespace numasim {
 struct AccessMix;
 struct Mm;
 struct NumaGroup;
+struct Region;
 class TaskProgram;
 
 enum class TaskState : uint8_t { Running, Runnable, Sleeping, Dead };
@@ -109,9 +110,16 @@ struct Task {
     // view the kernel's cost paths read (the cache refill after a move, waits on migrations).
     const AccessMix* touches = nullptr;
     double total_bytes = 0;  // bytes moved by its phases
-    double total_ops = 0;    // workload operations completed (Phase::ops_per_byte)
-    int workload = -1;       // index of the owning workload instance
-    int thread_index = 0;    // index within its workload
+    // The bytes its streams loaded and stored, per region, since it started: kept only while
+    // `--perf-mem-record` samples them (observe/perf_mem_recorder.h), in the order first met.
+    struct RegionTraffic {
+        const Region* region = nullptr;
+        double loads = 0, stores = 0;
+    };
+    std::vector<RegionTraffic> traffic;
+    double total_ops = 0;  // workload operations completed (Phase::ops_per_byte)
+    int workload = -1;     // index of the owning workload instance
+    int thread_index = 0;  // index within its workload
 
     bool allowed(int c) const { return (cpus_allowed[c >> 6] >> (c & 63)) & 1; }
     // The cpumask a task may run on (set_cpus_allowed_ptr()): every CPU of an `nr_cpus` machine,

@@ -5,6 +5,7 @@
 // include/uapi/linux/perf_event.h, as their headers say), and on hostile ones.
 #include "replay/perf_mem_import.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -343,6 +344,98 @@ TEST(PerfMemImport, MemoryDoesNotGrowWithSamples) {
     EXPECT_EQ(large.samples, 200000);
     EXPECT_GT(small.retained, 0);
     EXPECT_EQ(large.retained, small.retained);
+}
+
+}  // namespace
+}  // namespace numasim
+
+namespace numasim {
+namespace {
+
+// A 16-CPU machine of two nodes: CPUs 0-7 on node 0, 8-15 on node 1.
+PerfMemImportOptions two_nodes_of_eight() {
+    PerfMemImportOptions o;
+    o.blocks = 2;
+    for (int c = 0; c < 16; ++c)
+        o.cpu_nodes.push_back(c < 8 ? 0 : 1);
+    return o;
+}
+
+// The fixture's tid 4242 is sampled only on CPU 2 (node 0), tid 4243 only on CPU 9 (node 1):
+// each is pinned to its node from its first phase; the other phases say nothing of affinity.
+TEST(PerfMemImport, CpusFromSamplesPinsEachThreadToItsNode) {
+    const std::string s = import_perf_mem(kFixtures + "perf-mem-default.txt", two_nodes_of_eight());
+    EXPECT_NE(s.find("# --cpus-from-samples: a thread whose samples all came from CPUs of one"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find("# tid 4242 app: samples from 0 s to 2.1001 s, all on CPUs of node 0\n"
+                     "phases = [\n  { affinity = \"node:0\", rate_gbs = 0.000128,"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find("# tid 4243 worker: samples from 0.5999 s to 1.8999 s, all on CPUs of node "
+                     "1\nphases = [\n  { affinity = \"node:1\", rate_gbs = 0.000128,"),
+              std::string::npos)
+        << s;
+    // Two pins, one per thread's first phase: nothing in later phases.
+    size_t pins = 0;
+    for (size_t at = s.find("{ affinity = \"node:"); at != std::string::npos;
+         at = s.find("{ affinity = \"node:", at + 1))
+        ++pins;
+    EXPECT_EQ(pins, 2u) << s;
+    // Without the option the same samples pin nothing.
+    PerfMemImportOptions off;
+    off.blocks = 2;
+    EXPECT_EQ(import_perf_mem(kFixtures + "perf-mem-default.txt", off).find("affinity"),
+              std::string::npos);
+}
+
+// A thread sampled on both nodes runs where the scheduler puts it; a first phase that sleeps
+// carries the pin too.
+TEST(PerfMemImport, CpusFromSamplesLeavesAThreadOfTwoNodesFree) {
+    auto at = [](int tid, int cpu, const std::string& time, const std::string& addr) {
+        return fmt::format(
+            "             app {:>7} [{:03}] {}: 1000 cpu/mem-loads,ldlat=30/P: {} {:x} "
+            "|OP LOAD|LVL RAM hit|SNP Miss|TLB L1 or L2 hit|LCK N/A|BLK  N/A\n",
+            tid, cpu, time, addr, kLocalRam);
+    };
+    const std::string text =
+        at(10, 1, "100.000000", "7f0000000040") + at(11, 12, "101.500000", "7f0000001040") +
+        at(10, 9, "101.600000", "7f0000002040") + at(11, 15, "101.700000", "7f0000003040");
+    const std::string path = temp_file("two-nodes", text);
+    const std::string s = import_perf_mem(path, two_nodes_of_eight());
+    std::filesystem::remove(path);
+    EXPECT_NE(s.find("# tid 10 app: samples from 0 s to 1.6 s\nphases = [\n  { rate_gbs"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find("# tid 11 app: samples from 1.5 s to 1.7 s, all on CPUs of node 1\nphases = "
+                     "[\n  { affinity = \"node:1\", sleep = \"1000000us\" },"),
+              std::string::npos)
+        << s;
+}
+
+TEST(PerfMemImport, CpusFromSamplesNeedsTheCpusOfTheMachine) {
+    const std::string beyond =
+        "             app    4242 [016]  1000.000100:       1000 cpu/mem-loads,ldlat=30/P:     "
+        "7f3a00000040       1a69401042 |OP LOAD|LVL RAM hit|SNP Miss|TLB L1 or L2 hit|LCK "
+        "N/A|BLK  N/A\n";
+    PerfMemImportOptions o = two_nodes_of_eight();
+    o.machine = "tiny-16";
+    EXPECT_EQ(error_of(beyond, o),
+              "line 1: CPU 16 is not a CPU of --machine tiny-16 (0-15): --cpus-from-samples "
+              "needs the machine the samples were recorded on");
+    const std::string no_cpu =
+        "             app    4242  1000.000100:       1000 cpu/mem-loads,ldlat=30/P:     "
+        "7f3a00000040       1a69401042 |OP LOAD|LVL RAM hit|SNP Miss|TLB L1 or L2 hit|LCK "
+        "N/A|BLK  N/A\n";
+    EXPECT_EQ(error_of(no_cpu, o),
+              "line 1: no CPU: --cpus-from-samples needs perf script's `cpu` field ([CPU])");
+    EXPECT_EQ(error_of(no_cpu), "");
+    EXPECT_EQ(error_of(beyond), "");
+    EXPECT_EQ(
+        error_of("             app    4242 [0x2]  1000.000100:       1000 "
+                 "cpu/mem-loads,ldlat=30/P:     7f3a00000040       1a69401042 |OP LOAD|LVL RAM "
+                 "hit|SNP Miss|TLB L1 or L2 hit|LCK N/A|BLK  N/A\n"),
+        "line 1: CPU '[0x2]': not a CPU number (perf prints [%03d])");
 }
 
 }  // namespace
