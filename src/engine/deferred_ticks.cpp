@@ -64,7 +64,8 @@ void Engine::try_deferring(int cpu) {
     const size_t i = static_cast<size_t>(p->index);
     if (i >= runs_.size() || !runs_[i]) return;  // not advanced since it was picked
     const TaskRun& run = *runs_[i];
-    if (!run.has_phase || !sys_.cost.note_stands(run.rate_note, cpu)) return;
+    // A walk cut at a costly fault goes on with faults: its CPU is not settled.
+    if (!run.has_phase || run.walk.pending || !sys_.cost.note_stands(run.rate_note, cpu)) return;
     for (const AccessStream& s : run.phase.streams)
         if (!stream_quiet(s)) return;
     // Worth it only if at least the next tick can be held back.

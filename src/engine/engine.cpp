@@ -457,6 +457,21 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             continue;
         }
         TaskRun& run = run_of(*p);
+        if (run.walk.pending) {
+            // A walk cut at a costly hinting fault goes on now that its kernel time has passed.
+            // Its user time was counted with its step, so its touches come at this clock.
+            run.walk.pending = false;
+            if (!run.has_phase) continue;
+            step_ = StepClock{.limit = avail};
+            const WalkEnd e = touch_streams(*p, run);
+            if (e == WalkEnd::Cut) {
+                run.walk.pending = true;
+                ++step_cuts_;
+            } else if (run.walk.ends && run.has_phase) {
+                finish_phase(*p);
+            }
+            continue;
+        }
         if (!run.has_phase) {
             start_next_phase(*p);
             continue;
@@ -464,11 +479,22 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         double miss_per_byte = 0;
         const double npb = sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note);
         bool ends = false;
+        const Nanos start = rq.clock;
         const double bytes =
             user_step(*p, run, cpu, avail, npb, miss_per_byte, run.rate_note.remote_per_byte, ends);
-        touch_streams(*p, bytes);
+        run.walk = StepWalk{.ends = ends, .bytes = bytes};
+        step_ = StepClock{.limit = avail, .used = rq.clock - start};
+        const WalkEnd walked = touch_streams(*p, run);
+        // A scan policy samples the whole step's accesses (it takes no hinting faults, so its
+        // walks are never cut).
         if (scan_policy_) [[unlikely]]
             policy_scan_step(*p, run, cpu, bytes, bytes * miss_per_byte);
+        if (walked == WalkEnd::Cut) {
+            // The phase, if the step ended it, finishes once the rest of the walk is done.
+            run.walk.pending = true;
+            ++step_cuts_;
+            continue;
+        }
         if (ends && run.has_phase) finish_phase(*p);
     }
 }
@@ -522,6 +548,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     bool may_run = false;  // whether like pages after idx may repeat its hinting fault
     PageFrame before;      // idx's frame before that fault
     Nanos hint_ns = 0;     // what the hinting fault itself charged (latency accounting)
+    bool hinting = false;  // idx took a hinting fault, whose kernel time the step's clock counts
     NumaFaultOutcome& outcome = fault_outcome_;
     const bool first_touch = !vma.present.test(idx);
     if (first_touch) {
@@ -537,6 +564,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         if (sys_.latency) sys_.latency->record(p, LatencyKind::HintFault, hint_ns);
         if (write && vma.present.test(idx) && !vma.protnone.test(idx))
             ns += do_wp_page(sys_, p, vma, idx);
+        hinting = true;
     } else if (write) {
         ns = do_wp_page(sys_, p, vma, idx);
     }
@@ -556,11 +584,35 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         }
         return true;
     }
+    if (!hinting) return true;
+    // The step ends here if this fault's kernel time carries the touch past the interval.
+    const auto each = static_cast<Nanos>(ns);
+    step_.kernel += each;
+    if (each > 0 && step_.past(idx, 0)) {
+        step_.cut = true;
+        return true;
+    }
     // Scanned only after a repeatable fault, so that each page is looked at about once.
-    const uint64_t run = may_run && outcome.repeatable
-                             ? std::min(numa_fault_run(vma, idx, hi, before), outcome.run_limit)
-                             : 0;
+    uint64_t run = may_run && outcome.repeatable
+                       ? std::min(numa_fault_run(vma, idx, hi, before), outcome.run_limit)
+                       : 0;
+    if (run && each > 0 && step_.past(idx + run, each * static_cast<Nanos>(run))) {
+        // The run ends at its first page whose touch, after the run's kernel time before it,
+        // is past the interval, as the page-by-page walk would stop there: the least m with
+        // step_.past(idx + m, m * each), found by halving (the test only grows with m).
+        uint64_t lo = 1, up = run;
+        while (lo < up) {
+            const uint64_t m = lo + (up - lo) / 2;
+            if (step_.past(idx + m, each * static_cast<Nanos>(m)))
+                up = m;
+            else
+                lo = m + 1;
+        }
+        run = lo;
+        step_.cut = true;
+    }
     if (run) {
+        step_.kernel += each * static_cast<Nanos>(run);
         // The run's pages, each as the per-page path would have handled it right after idx: the
         // same decision, kernel time and lock words (numa_fault_run_allowed).
         sys_.counters[Vm::pgfault] += run;

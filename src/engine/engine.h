@@ -25,6 +25,7 @@
 #include "engine/invariants.h"
 #include "engine/program.h"
 #include "engine/sampler.h"
+#include "engine/step_cut.h"
 #include "numab/numab.h"
 #include "sim/clock.h"
 
@@ -53,6 +54,7 @@ struct TaskRun {
     Nanos futex_posted_at = -1;
     Nanos futex_wait_from = 0;
     bool futex_sleeping = false;  // asleep in a futex_wait phase
+    StepWalk walk;                // the last step's walk, if a costly hinting fault cut it
 };
 
 // A run whose simulated time stopped: some CPU took kMaxStepsWithoutTime steps (phases started,
@@ -96,6 +98,8 @@ class Engine {
     uint64_t fault_run_pages() const { return fault_run_pages_; }
     // Of those, pages that migrated as the run's first page did.
     uint64_t migrated_run_pages() const { return migrated_run_pages_; }
+    // Walks cut after a costly hinting fault (engine/step_cut.h; tests).
+    uint64_t step_cuts() const { return step_cuts_; }
     // First touches handled by repeating the fault of the page before them (tests).
     uint64_t first_touch_run_pages() const { return first_touch_run_pages_; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
@@ -109,14 +113,18 @@ class Engine {
     void finish_phase(Task& p);
     // After p's exit: wakes the threads of its group waiting in pthread_join() for it.
     void wake_joiners(const Task& p);
-    // Walks the streams of p's phase for `bytes` of progress; returns false if p left the CPU.
-    bool touch_streams(Task& p, double bytes);
+    // How a walk over a step's touches ended: all done, p left the CPU (the rest is dropped), or
+    // cut after a costly hinting fault (engine/step_cut.h; the rest waits in run.walk).
+    enum class WalkEnd { Done, Left, Cut };
+    // Walks the streams of p's phase for run.walk.bytes of progress, from where run.walk says,
+    // on the clock step_.
+    WalkEnd touch_streams(Task& p, TaskRun& run);
     // Touches the pages of random stream s (in chunks of s.chunk_bytes) for `sb` bytes of
-    // progress; returns false if p left the CPU.
-    bool touch_chunks(Task& p, const AccessStream& s, double sb);
+    // progress, going on from run.walk if it resumes there.
+    WalkEnd touch_chunks(Task& p, TaskRun& run, const AccessStream& s, double sb);
     // Handles an access to page idx of vma (a fault if it needs one). A hinting fault there
     // may take the like pages after it up to `hi` (exclusive) with it; `next` is the first page
-    // not handled. Returns false if p left the CPU.
+    // not handled. Returns false if p left the CPU; sets step_.cut where the walk must stop.
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi, uint64_t& next);
     // After a step of user work of `bytes` with `llc_misses` (its streams walked), tells the
     // placement policy that watches memory accesses (kNumaScan) and charges p its kernel time.
@@ -209,6 +217,8 @@ class Engine {
     bool fault_runs_ = true;
     uint64_t fault_run_pages_ = 0;
     uint64_t migrated_run_pages_ = 0;
+    StepClock step_;  // the clock of the walk being made (engine/step_cut.h)
+    uint64_t step_cuts_ = 0;
     // handle_touch's record of the last hinting fault, kept so that its lists keep capacity.
     NumaFaultOutcome fault_outcome_;
     uint64_t first_touch_run_pages_ = 0;

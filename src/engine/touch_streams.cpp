@@ -45,31 +45,51 @@ uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, dou
     return n;
 }
 
-bool Engine::touch_streams(Task& p, double bytes) {
-    TaskRun& run = run_of(p);
+Engine::WalkEnd Engine::touch_streams(Task& p, TaskRun& run) {
     const Phase& ph = run.phase;
-    if (sys_.note_region_accesses())
-        for (const AccessStream& s : ph.streams)
-            note_stream_accesses(s, bytes);
-    if (sys_.perf_mem_recording) note_task_traffic(p, ph.streams, bytes);
-    for (size_t i = 0; i < ph.streams.size(); ++i) {
+    StepWalk& w = run.walk;
+    const double bytes = w.bytes;
+    if (w.stream == 0 && !w.resume) {
+        if (sys_.note_region_accesses())
+            for (const AccessStream& s : ph.streams)
+                note_stream_accesses(s, bytes);
+        if (sys_.perf_mem_recording) note_task_traffic(p, ph.streams, bytes);
+    }
+    // A walk that goes on (w.resume) does so in stream w.stream; the streams after it start.
+    for (size_t i = w.stream; i < ph.streams.size(); ++i, w.resume = false) {
+        w.stream = i;
         const AccessStream& s = ph.streams[i];
         Region& r = *s.region;
         Vma& vma = *r.vma;
         const double sb = bytes * s.share;
         if (s.pattern == Pattern::Sweep) {
-            uint64_t start = 0;
-            const uint64_t n = sweep_cursor(run, i, s, sb, start);
-            if (n == 0) continue;
+            uint64_t lo1 = w.from, hi1 = w.hi, wrap = w.wrap, n = 0;
+            if (!w.resume) {
+                uint64_t start = 0;
+                n = sweep_cursor(run, i, s, sb, start);
+                if (n == 0) continue;
+                lo1 = r.first + start;
+                hi1 = r.first + std::min(start + n, r.count);
+                wrap = start + n > r.count ? start + n - r.count : 0;
+            }
             const bool write = stream_may_write(s);
             if (region_quiet(r, write)) continue;
-            const uint64_t lo1 = r.first + start, hi1 = r.first + std::min(start + n, r.count);
-            const uint64_t wrap = start + n > r.count ? start + n - r.count : 0;
-            for (auto [lo, hi] : {std::pair{lo1, hi1}, std::pair{r.first, r.first + wrap}}) {
+            const uint64_t first_n = hi1 - lo1;
+            for (int k = 0; k < 2; ++k) {
+                const uint64_t lo = k == 0 ? lo1 : r.first, hi = k == 0 ? hi1 : r.first + wrap;
+                step_.range(lo, k == 0 ? 0 : first_n, n);
                 uint64_t next = lo;
                 for (uint64_t j = nth_interesting(vma, lo, hi, write, 0); j < hi;
-                     j = nth_interesting(vma, next, hi, write, 0))
-                    if (!handle_touch(p, vma, j, write, hi, next)) return false;
+                     j = nth_interesting(vma, next, hi, write, 0)) {
+                    if (!handle_touch(p, vma, j, write, hi, next)) return WalkEnd::Left;
+                    if (step_.cut) {
+                        w.resume = true;
+                        w.from = next;
+                        w.hi = hi;
+                        w.wrap = k == 0 ? wrap : 0;
+                        return WalkEnd::Cut;
+                    }
+                }
             }
             continue;
         }
@@ -78,41 +98,47 @@ bool Engine::touch_streams(Task& p, double bytes) {
         const bool may_write = stream_may_write(s);
         if (region_quiet(r, may_write)) continue;
         if (s.chunk_bytes) {
-            if (!touch_chunks(p, s, sb)) return false;
+            if (const WalkEnd e = touch_chunks(p, run, s, sb); e != WalkEnd::Done) return e;
             continue;
         }
         // Random and hot-set streams of single lines: each page of a sub-range is touched at
         // least once in this interval with probability q = 1 - exp(-accesses / pages); only the
-        // pages of interest are visited, with geometric skips between the touched ones.
+        // pages of interest are visited, with geometric skips between the touched ones. They are
+        // visited in page order, and a cut walk goes on from the page after the cut with the
+        // same q (the skips have no memory).
         const double accesses = sb / 64.0;
         const uint64_t hot = s.pattern == Pattern::HotSet ? hot_pages(s, r.count) : r.count;
-        const std::pair<uint64_t, double> parts[2] = {
-            {hot, s.pattern == Pattern::HotSet ? s.hot_share : 1.0},
-            {r.count, s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0}};
-        uint64_t b = 0;
-        for (const auto& [e, share] : parts) {
-            const uint64_t npages = e - b;
-            if (npages == 0 || share <= 0) {
-                b = e;
-                continue;
-            }
+        const uint64_t bound[3] = {0, hot, r.count};
+        const double part_share[2] = {s.pattern == Pattern::HotSet ? s.hot_share : 1.0,
+                                      s.pattern == Pattern::HotSet ? 1.0 - s.hot_share : 0.0};
+        step_.range(r.first, 0, r.count);
+        for (unsigned k = w.resume ? w.part : 0; k < 2; ++k) {
+            const uint64_t npages = bound[k + 1] - bound[k];
+            const double share = part_share[k];
+            if (npages == 0 || share <= 0) continue;
             const double q = -std::expm1(-accesses * share / static_cast<double>(npages));
-            const uint64_t lo = r.first + b, hi = r.first + e;
+            const uint64_t lo = w.resume && k == w.part ? w.from : r.first + bound[k];
+            const uint64_t hi = r.first + bound[k + 1];
             for (uint64_t j = nth_interesting(vma, lo, hi, may_write, sys_.rng_access.geometric(q));
                  j < hi;
                  j = nth_interesting(vma, j + 1, hi, may_write, sys_.rng_access.geometric(q))) {
                 const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);
                 // Each page is drawn on its own: no runs (hi = j + 1).
                 uint64_t next = 0;
-                if (!handle_touch(p, vma, j, write, j + 1, next)) return false;
+                if (!handle_touch(p, vma, j, write, j + 1, next)) return WalkEnd::Left;
+                if (step_.cut) {
+                    w.resume = true;
+                    w.part = k;
+                    w.from = j + 1;
+                    return WalkEnd::Cut;
+                }
             }
-            b = e;
         }
     }
-    return true;
+    return WalkEnd::Done;
 }
 
-bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
+Engine::WalkEnd Engine::touch_chunks(Task& p, TaskRun& run, const AccessStream& s, double sb) {
     // Chunks start at words drawn uniformly over the region (or its first chunk_starts_below
     // bytes), sb / chunk_bytes of them in this interval: the starts in one page's cell are a
     // Poisson count, so each cell holds one at least with probability q, independently of the
@@ -135,11 +161,26 @@ bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
     Rng& rng = sys_.rng_access;
     // Chunks start below cell_hi and reach no page from hi on.
     const uint64_t cell_hi = r.first + cells, hi = std::min(r.first + r.count, cell_hi + reach);
+    StepWalk& w = run.walk;
+    step_.range(r.first, 0, r.count);
     uint64_t x = r.first;  // cells below x are decided
+    if (w.resume) {
+        // The rest of the chunk the walk was cut in, then the cells after its start.
+        uint64_t next = w.from;
+        for (uint64_t k = nth_interesting(vma, w.from, w.hi, w.write, 0); k < w.hi;
+             k = nth_interesting(vma, next, w.hi, w.write, 0)) {
+            if (!handle_touch(p, vma, k, w.write, w.hi, next)) return WalkEnd::Left;
+            if (step_.cut) {
+                w.from = next;
+                return WalkEnd::Cut;
+            }
+        }
+        x = w.x;
+    }
     while (x < hi) {
         // The next occupied cell: cell d of page of interest j is cell j - reach + d.
         uint64_t j = nth_interesting(vma, x, hi, may_write, 0);
-        if (j >= hi) return true;
+        if (j >= hi) return WalkEnd::Done;
         vma.prefetch_frame(j);
         uint64_t d = rng.geometric(q);
         uint64_t c = 0;
@@ -149,10 +190,10 @@ bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
                 d %= per_page;
                 if (j < hi) vma.prefetch_frame(j);
             }
-            if (j >= hi) return true;
+            if (j >= hi) return WalkEnd::Done;
             if (j + d >= x + reach) {
                 c = j + d - reach;
-                if (c >= cell_hi) return true;  // no chunk starts there, nor further on
+                if (c >= cell_hi) return WalkEnd::Done;  // no chunk starts there, nor further on
                 if (nth_interesting(vma, c, j, may_write, 0) == j) break;  // c is j's own
             }
             d += 1 + rng.geometric(q);
@@ -162,11 +203,20 @@ bool Engine::touch_chunks(Task& p, const AccessStream& s, double sb) {
         const uint64_t end = std::min(hi, c + pages);
         uint64_t next = c;
         for (uint64_t k = nth_interesting(vma, c, end, write, 0); k < end;
-             k = nth_interesting(vma, next, end, write, 0))
-            if (!handle_touch(p, vma, k, write, end, next)) return false;
+             k = nth_interesting(vma, next, end, write, 0)) {
+            if (!handle_touch(p, vma, k, write, end, next)) return WalkEnd::Left;
+            if (step_.cut) {
+                w.resume = true;
+                w.from = next;
+                w.hi = end;
+                w.x = c + 1;
+                w.write = write;
+                return WalkEnd::Cut;
+            }
+        }
         x = c + 1;
     }
-    return true;
+    return WalkEnd::Done;
 }
 
 }  // namespace numasim

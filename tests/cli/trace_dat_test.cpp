@@ -101,11 +101,12 @@ std::set<std::string> report_matches_text(const fs::path& dir, const std::string
 }
 
 // The scheduler's events, NUMA moves and swaps among them, on a two-socket machine (this seed
-// swaps four times within 10 s).
+// swaps nine times within 10 s; seed 4, which swapped four times, swaps none since walks end at
+// costly hinting faults).
 TEST_F(TraceDat, TraceCmdReportPrintsTheSchedEventsOfTheFtraceText) {
     const std::set<std::string> events = report_matches_text(
         dir_,
-        "experiments/smallimp-haswell.toml --duration 10s --iterations 1 --seed 4 "
+        "experiments/smallimp-haswell.toml --duration 10s --iterations 1 --seed 5 "
         "--param workload.ramp_up=2s --trace-events sched:*");
     if (!have_trace_cmd()) GTEST_SKIP() << "trace-cmd is not installed";
     for (const char* e : {"sched_switch", "sched_wakeup", "sched_migrate_task",

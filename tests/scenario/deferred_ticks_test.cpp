@@ -207,8 +207,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"SpecjbbV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kSpecjbb, false, 0},
         Case{"PerfBenchSweepV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kPerfBenchSweep, false,
              0},
+        // Since walks end at costly hinting faults (engine/step_cut.h) this run's bandwidth
+        // solve no longer repeats bit for bit once it settles, so no CPU defers: it checks the
+        // random walk's draws against ticking every CPU, not deferring itself.
         Case{"PerfBenchRandomV612", "haswell-2s", "v6.12", msecs_to_ns(8000), kPerfBenchRandom,
-             true, 1},
+             false, 1},
         Case{"CowsumV612", "haswell-2s", "v6.12", msecs_to_ns(4000), kCowsum, true, 0},
         Case{"SchbenchV612", "haswell-2s", "v6.12", msecs_to_ns(3000), kSchbench, false, 0},
         Case{"SchbenchV419Cfs", "haswell-2s", "v4.19", msecs_to_ns(3000), kSchbench, false, 0},
