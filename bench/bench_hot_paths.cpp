@@ -2,7 +2,8 @@
 // System built directly (no scenario file): the NUMA hinting fault (do_numa_page), the migration
 // of a page that hundreds of processes map, one scan window (change_prot_numa / task_numa_work),
 // task_numa_placement, the task_numa_migrate search, one scheduler tick over every CPU, one full
-// engine tick, the cost model's per-tick update, and the scheduling domains' construction.
+// engine tick, the cost model's per-tick update (and after a page moved, on 896 CPUs), and the
+// scheduling domains' construction.
 //
 // Pages are made present and PROT_NONE through the real paths (handle_mm_fault,
 // change_prot_numa); populations of busy tasks are produced by running the Engine. Anything a
@@ -620,6 +621,54 @@ void BM_CostModelUpdate(benchmark::State& state) {
     state.counters["running"] = running;
 }
 BENCHMARK(BM_CostModelUpdate)->ArgName("tasks")->Arg(48)->Arg(288)->Unit(benchmark::kMicrosecond);
+
+// ---------------------------------------------------------------------------------------------
+// BM_DemandAfterMove: CostModel::update() on superdome-flex-16s (16 nodes, 896 CPUs) with a
+// thread of one process on every CPU, each sweeping the process's 64 GiB buffer and touching its
+// own 8 MiB stack, at ticks where one buffer page moved since the last: every CPU's demand must
+// be derived again. Arg 1: the stacks are alike (all present on the thread's node), so CPUs of
+// one node with the same sharing copy one derivation (cost/demand_share.cpp); Arg 0: each stack
+// has its own page count, so every CPU derives its own.
+void BM_DemandAfterMove(benchmark::State& state) {
+    auto sys = make_system("superdome-flex-16s");
+    const int ncpu = sys->nr_cpus();
+    const bool alike = state.range(0) != 0;
+    // Page counts set directly, as the cost model's tests do (the totals and their stamp).
+    const auto place = [&](Region& r, int nid, uint64_t present) {
+        r.node_pages[static_cast<size_t>(nid)] = present;
+        r.present = present;
+        r.stamp.bump();
+    };
+    Mm& mm = mm_create(*sys);
+    Vma& buf = do_mmap(*sys, mm, uint64_t{64} << 30, VM_READ | VM_WRITE, "buffer");
+    Region& all = add_region(*sys, buf, 0, buf.nr_pages(), "buffer");
+    place(all, 0, all.count);
+    std::vector<std::vector<AccessStream>> streams(static_cast<size_t>(ncpu));
+    std::vector<AccessMix> mixes(static_cast<size_t>(ncpu));
+    std::vector<CpuRunning> by_cpu(static_cast<size_t>(ncpu));
+    for (int c = 0; c < ncpu; ++c) {
+        Vma& st = do_mmap(*sys, mm, uint64_t{8} << 20, VM_READ | VM_WRITE, "stack");
+        Region& stack = add_region(*sys, st, 0, st.nr_pages(), "stack" + std::to_string(c));
+        place(stack, sys->cost.cpu_node(c), alike ? stack.count : 1 + static_cast<uint64_t>(c));
+        auto& s = streams[static_cast<size_t>(c)];
+        s = {AccessStream{&all, Pattern::Sweep, 1.0, 1.0},
+             AccessStream{&stack, Pattern::Random, 1e-5, 0.5}};
+        mixes[static_cast<size_t>(c)] = AccessMix{s, 10.0, 0};
+        by_cpu[static_cast<size_t>(c)] = CpuRunning{&mixes[static_cast<size_t>(c)], c, 1.0};
+    }
+    Nanos now = 0;
+    sys->cost.update(by_cpu, now);
+    int to = 1;
+    for (auto _ : state) {
+        account_region_move(buf, 0, 1, 1 - to, to);
+        to = 1 - to;
+        sys->cost.update(by_cpu, now += TICK_NSEC);
+    }
+    state.SetItemsProcessed(state.iterations() * ncpu);
+    state.counters["shared"] = static_cast<double>(sys->cost.demand_shares()) /
+                               static_cast<double>(sys->cost.demand_misses());
+}
+BENCHMARK(BM_DemandAfterMove)->ArgName("alike")->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace numasim

@@ -1,6 +1,7 @@
 #include "cost/cost_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -95,6 +96,7 @@ void CostModel::init(const Topology& t, const cost::Constants& k) {
     solved_task_.assign(ncpu, -1);
     solved_index_.assign(ncpu, -1);
     demand_.assign(ncpu, Demand{});
+    share_slots_.assign(std::bit_ceil(2 * static_cast<size_t>(ncpu)), ShareSlot{});
     sharing_input_.assign(ncpu, SharingInput{});
     solved_input_.assign(ncpu, SolvedInput{});
     sharing_valid_ = false;
@@ -235,6 +237,8 @@ const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu, bool sta
             return d;
         }
         ++demand_misses_;
+        derive_or_share(d, a, cpu);
+        return d;
     }
     derive_demand(d, a, cpu);
     return d;

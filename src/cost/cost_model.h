@@ -151,6 +151,8 @@ class CostModel {
         ++generation_;
     }
     uint64_t demand_hits() const { return demand_hits_; }
+    // Of the demand_misses, those served by a copy of another CPU's demand (tests).
+    uint64_t demand_shares() const { return demand_shares_; }
     // Updates that kept the last solve, which they would have repeated bit for bit (tests).
     uint64_t solves_kept() const { return solves_kept_; }
     uint64_t demand_misses() const { return demand_misses_; }
@@ -225,10 +227,24 @@ class CostModel {
     // Whether the placement stamps in `d`'s key are those of `a`'s regions now (`a` has the
     // key's streams).
     static bool stamps_match(const Demand& d, const AccessMix& a);
-    // `a`'s demand on cpu: the kept one if its key still matches, else derived again and kept.
-    // With `stamps_only`, the caller knows `a` is the mix the kept demand was last solved with,
-    // under the same sharing: only its regions' placement stamps are compared.
+    // `a`'s demand on cpu: the kept one if its key still matches, else derived again (or
+    // shared, below) and kept. With `stamps_only`, the caller knows `a` is the mix the kept
+    // demand was last solved with, under the same sharing: only its regions' placement stamps
+    // are compared.
     const Demand& demand(const AccessMix& a, int cpu, bool stamps_only = false) const;
+
+    // --- demands shared between CPUs (cost/demand_share.cpp) ---
+    // The threads of one process on one node usually ask for the same demand: the same mix
+    // over the same regions, on CPUs of the same node with the same core and LLC sharing. A
+    // demand derived on one CPU is copied to another whose inputs to line_demand and
+    // for_each_use are equal, bit for bit the numbers a derivation there would give.
+    // A hash of what `a`'s demand on cpu derives from.
+    uint64_t share_key(const AccessMix& a, int cpu) const;
+    // Whether `kept`, derived on CPU `from`, is what deriving `a` on cpu now would give.
+    bool shareable(const Demand& kept, int from, const AccessMix& a, int cpu) const;
+    // Fills `d` (cpu's) from another CPU's kept demand with `key` if one is shareable; else
+    // derives it. Either way cpu's demand is then the one kept for `key`.
+    void derive_or_share(Demand& d, const AccessMix& a, int cpu) const;
     // Line time under the current delays and the smallest clip on the way.
     std::pair<double, double> loaded_line(const Demand& d) const;
     // ns_per_byte of a demand under the current delays.
@@ -319,7 +335,13 @@ class CostModel {
     mutable std::vector<Demand> demand_;
     bool demand_cache_ = true;
     bool remote_stall_ = false;
-    mutable uint64_t demand_hits_ = 0, demand_misses_ = 0;
+    mutable uint64_t demand_hits_ = 0, demand_misses_ = 0, demand_shares_ = 0;
+    // Direct-mapped by share_key: the last CPU whose demand was derived or shared under a key.
+    struct ShareSlot {
+        uint64_t key = 0;
+        int cpu = -1;
+    };
+    mutable std::vector<ShareSlot> share_slots_;
 
     // Kernel traffic since the last update, bytes per resource (bookkeeping of const paths).
     mutable std::vector<double> kernel_bytes_;

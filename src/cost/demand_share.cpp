@@ -1,0 +1,130 @@
+// Demands shared between CPUs (cost/cost_model.h): on a machine of hundreds of CPUs the threads
+// of one process run the same phase on many CPUs of a node, and a page that moves in their
+// shared region makes each of them derive its demand again. Those derivations read the same
+// inputs: the streams' patterns and shares, their regions' sizes and page counts per node (each
+// thread has its own stack region, so regions are compared by these, not by identity), the
+// CPU's node and its core's and LLC's sharing. One is derived and the others take a copy.
+#include <bit>
+
+#include "cost/cost_model.h"
+#include "mm/vma.h"
+
+namespace numasim {
+
+namespace {
+
+// 2^64 over the golden ratio, rounded to odd: the usual multiplier of Fibonacci hashing.
+constexpr uint64_t kFibonacci = 0x9E3779B97F4A7C15ull;
+
+// 64-bit mixing of one more word into a hash; the shift folds the high bits back into the low
+// ones, which pick the slot.
+uint64_t mix_in(uint64_t h, uint64_t v) {
+    h = (h ^ v) * kFibonacci;
+    return h ^ (h >> 32);
+}
+
+uint64_t bits(double v) {
+    return std::bit_cast<uint64_t>(v);
+}
+
+// Whether two streams ask the same of the memory system but for their regions: equal in
+// everything else but where a sweep starts, which line_demand never reads.
+bool same_but_region(AccessStream a, AccessStream b) {
+    a.region = b.region = nullptr;
+    a.start_at_thread_offset = b.start_at_thread_offset = false;
+    a.start_page = b.start_page = 0;
+    return a == b;
+}
+
+// Whether line_demand reads the same of regions a and b: size, present pages and their nodes.
+bool same_counts(const Region& a, const Region& b, int nodes) {
+    if (&a == &b) return true;
+    if (a.bytes() != b.bytes() || a.present != b.present) return false;
+    for (int n = 0; n < nodes; ++n)
+        if (a.pages_on(n) != b.pages_on(n)) return false;
+    return true;
+}
+
+}  // namespace
+
+uint64_t CostModel::share_key(const AccessMix& a, int cpu) const {
+    // A weighted sum of the inputs, each word times its own odd multiplier, mixed once per
+    // stream: the products do not wait on each other, where a chain of mixes would. A
+    // collision costs only a derivation: shareable() compares the inputs themselves.
+    const auto w = [](uint64_t i) { return kFibonacci * (2 * i + 1); };
+    const int core = core_of_cpu_[cpu];
+    uint64_t h = static_cast<uint64_t>(node_of_cpu_[cpu]) * w(0) +
+                 static_cast<uint64_t>(core_busy_[core]) * w(1) +
+                 static_cast<uint64_t>(core_threads_[core]) * w(2) +
+                 bits(core_mlp_sum_[core]) * w(3) + bits(core_mlp_cap_[core]) * w(4) +
+                 bits(llc_footprint_[llc_of_cpu_[cpu]]) * w(5) + bits(a.rate_gbs) * w(6) +
+                 bits(a.mlp) * w(7);
+    for (const AccessStream& s : a.streams) {
+        const Region& r = *s.region;
+        uint64_t v = bits(s.share) * w(8) + bits(s.write_fraction) * w(9) +
+                     static_cast<uint64_t>(s.pattern) * w(10) + r.count * w(11) + r.present * w(12);
+        for (int n = 0; n < nodes_; ++n)
+            v += r.pages_on(n) * w(13 + static_cast<uint64_t>(n));
+        h = mix_in(h, v);
+    }
+    return mix_in(h, 0);
+}
+
+bool CostModel::shareable(const Demand& kept, int from, const AccessMix& a, int cpu) const {
+    // Everything line_demand and for_each_use read besides the machine's constants: the node,
+    // the core's threads, and the key a derivation on cpu would keep.
+    const int core = core_of_cpu_[cpu];
+    if (!kept.valid || node_of_cpu_[from] != node_of_cpu_[cpu] ||
+        core_threads_[core_of_cpu_[from]] != core_threads_[core] || kept.rate_gbs != a.rate_gbs ||
+        kept.mlp != a.mlp || kept.core_mlp_sum != core_mlp_sum_[core] ||
+        kept.core_mlp_cap != core_mlp_cap_[core] || kept.core_busy != core_busy_[core] ||
+        kept.llc_footprint != llc_footprint_[llc_of_cpu_[cpu]] ||
+        kept.streams.size() != a.streams.size())
+        return false;
+    for (size_t i = 0; i < a.streams.size(); ++i) {
+        // The kept demand still holds for its own regions (their stamps did not move), and
+        // those read as a's do.
+        const Demand::KeyStream& k = kept.streams[i];
+        const Region& r = *k.stream.region;
+        if (k.region_stamp != r.stamp.value ||
+            k.shared_stamp != (r.shared ? r.shared->stamp.value : 0) ||
+            !same_but_region(k.stream, a.streams[i]) ||
+            !same_counts(r, *a.streams[i].region, nodes_))
+            return false;
+    }
+    return true;
+}
+
+void CostModel::derive_or_share(Demand& d, const AccessMix& a, int cpu) const {
+    const uint64_t key = share_key(a, cpu);
+    ShareSlot& slot = share_slots_[key & (share_slots_.size() - 1)];
+    const Demand* from = nullptr;
+    if (slot.key == key && slot.cpu >= 0 && slot.cpu != cpu &&
+        shareable(demand_[static_cast<size_t>(slot.cpu)], slot.cpu, a, cpu))
+        from = &demand_[static_cast<size_t>(slot.cpu)];
+    if (!from) {
+        derive_demand(d, a, cpu);
+    } else {
+        // The value as derive_demand would compute it from the same inputs; the key from `a`
+        // (its own regions and sweep starts) with its regions' stamps.
+        ++demand_shares_;
+        d.lc = from->lc;
+        d.uses = from->uses;
+        d.per_resource = from->per_resource;
+        d.streams.clear();
+        for (const AccessStream& s : a.streams)
+            d.streams.push_back(
+                {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0});
+        d.rate_gbs = from->rate_gbs;
+        d.mlp = from->mlp;
+        d.core_mlp_sum = from->core_mlp_sum;
+        d.core_mlp_cap = from->core_mlp_cap;
+        d.core_busy = from->core_busy;
+        d.llc_footprint = from->llc_footprint;
+        d.valid = true;
+        d.solved_mix = nullptr;
+    }
+    slot = ShareSlot{key, cpu};
+}
+
+}  // namespace numasim
