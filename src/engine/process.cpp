@@ -11,6 +11,7 @@
 #include "mm/fault.h"
 #include "mm/khugepaged.h"
 #include "mm/lru_add.h"
+#include "mm/lru_index.h"
 #include "mm/page_alloc.h"
 #include "numab/numab.h"
 #include "numab/placement_policy.h"
@@ -213,12 +214,15 @@ Mm& dup_mm(System& sys, Mm& parent) {
                 const int nid = alloc_pages_node(sys, parent_nid, 0, fork_cpu);
                 --cv.node_pages[static_cast<size_t>(parent_nid)];
                 if (nid >= 0) {
-                    PageFrame& f = cv.own_object().frames[i];
+                    MemObject& own = cv.own_object();
+                    PageFrame& f = own.frames[i];
+                    const int was = lru_list_of(f);
                     f = pv->own->frames[i];
                     f.nid = static_cast<uint8_t>(nid);
                     // A new page: off the active list, not yet found referenced.
                     f.flags &= static_cast<uint8_t>(
                         ~(PF_THP | PF_LRU_PENDING | PF_ACTIVE | PF_REFERENCED));
+                    own.lru.note(i, was, lru_list_of(f));
                     folio_add_lru(sys, fork_cpu, &f);  // a new page, in the forking CPU's batch
                     ++cv.node_pages[static_cast<size_t>(nid)];
                     continue;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernel/system.h"
+#include "mm/lru_index.h"
 #include "numab/numab.h"
 
 namespace numasim {
@@ -335,8 +336,28 @@ struct Checker {
                         [&](uint64_t w) { return v->present.word(w) & ~own_word(*v, w); },
                         [&](uint64_t i) { ++expect[v->pgoff + i]; });
             }
+            // The LRU index (mm/lru_index.h) of each node reclaim has walked: a frame's bit in
+            // each of the node's two lists says whether it is on that list.
+            std::vector<int> indexed;
+            for (int nid = 0; nid < sys.nr_nodes(); ++nid) {
+                if (!obj->lru.indexed(nid)) continue;
+                for (int list = 2 * nid; list <= 2 * nid + 1; ++list)
+                    if (obj->lru.list(list).size() != obj->nr_pages)
+                        return fail("{}: LRU index list {} covers {} pages of {}", name, list,
+                                    obj->lru.list(list).size(), obj->nr_pages);
+                indexed.push_back(nid);
+            }
             for (uint64_t k = 0; k < obj->nr_pages; ++k) {
                 const PageFrame& f = obj->frames[k];
+                for (int nid : indexed)
+                    for (int list = 2 * nid; list <= 2 * nid + 1; ++list)
+                        if (obj->lru.list(list).test(k) != (lru_list_of(f) == list))
+                            return fail(
+                                "{}: frame {} (node {}, flags {:#x}) is {} node {}'s {} "
+                                "list in the LRU index",
+                                name, k, f.nid, f.flags,
+                                obj->lru.list(list).test(k) ? "on" : "missing from", nid,
+                                list & 1 ? "active" : "inactive");
                 if (f.mapcount != expect[k])
                     return fail("{}: frame {} has mapcount {}, but {} mappings map it", name, k,
                                 f.mapcount, expect[k]);

@@ -5,6 +5,7 @@
 #include "cost/constants.h"
 #include "kernel/system.h"
 #include "mm/lru_add.h"
+#include "mm/lru_index.h"
 #include "mm/page_alloc.h"
 
 namespace numasim {
@@ -55,10 +56,12 @@ void map_new_frames(Vma& vma, uint64_t first, uint64_t nr, int nid, uint8_t flag
         bool own;
         PageFrame& f = private_copy ? (vma.own_mask.set(i), vma.own_object().frames[i])
                                     : new_frame_slot(vma, i, own);
+        const int was = lru_list_of(f);
         f = PageFrame{};
         f.nid = static_cast<uint8_t>(nid);
         f.flags = flags;
         f.mapcount = 1;
+        lru_index_note(vma, i, was, lru_list_of(f));
     }
     vma.present.set_range(first, first + nr);
     vma.mm->rss_pages += nr;
@@ -158,8 +161,10 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
         // Read the file page into the page cache first; the write then copies it (COW).
         const int pc = alloc_pages_vma(sys, p, vma, idx, 0, cpu);
         if (pc < 0) return ns;
+        const int was = lru_list_of(shared);
         shared.nid = static_cast<uint8_t>(pc);
         shared.flags = PF_ALLOC;
+        vma.object->lru.note(vma.pgoff + idx, was, lru_list_of(shared));
         folio_add_lru(sys, cpu, &shared);
     }
     if (vma.is_file() && private_write) ensure_own(vma);
@@ -215,7 +220,10 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     if (old.mapcount <= 1 && !vma.object->is_file) {
         // The other side already copied: this mapping owns the page now (reuse, no copy). The
         // frame moves to `own` so that later writes no longer look at it.
-        PageFrame& mine = ensure_own(vma).frames[idx];
+        MemObject& own = ensure_own(vma);
+        PageFrame& mine = own.frames[idx];
+        own.lru.note(idx, lru_list_of(mine), lru_list_of(old));
+        vma.object->lru.note(vma.pgoff + idx, lru_list_of(old), kNoLru);
         mine = old;
         lru_add_forget(sys, old, &mine);  // a batch that holds the folio holds it there now
         old = PageFrame{};
@@ -231,10 +239,12 @@ double do_wp_page(System& sys, Task& p, Vma& vma, uint64_t idx) {
     if (old.mapcount > 0) --old.mapcount;
     vma.own_mask.set(idx);
     PageFrame& f = own.frames[idx];
+    const int was = lru_list_of(f);
     f = PageFrame{};
     f.nid = static_cast<uint8_t>(nid);
     f.flags = PF_ALLOC;
     f.mapcount = 1;
+    own.lru.note(idx, was, lru_list_of(f));
     folio_add_lru(sys, p.cpu, &f);
     account_region_pages(vma, idx, 1, old_nid, -1);
     account_region_pages(vma, idx, 1, nid, +1);

@@ -8,6 +8,7 @@
 #include "kernel/tracepoints.h"
 #include "mm/fault.h"
 #include "mm/lru_add.h"
+#include "mm/lru_index.h"
 #include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
@@ -207,14 +208,23 @@ void migrate_cpupid(const System& sys, Vma& vma, uint64_t idx, uint64_t nr, int 
         vma.frame(i).set_last_cpupid(CPUPID_UNSET);
 }
 
+// The frames of pages [idx, idx + nr) of `vma` are on `target` now, on the same LRU list there.
+void move_frames(Vma& vma, uint64_t idx, uint64_t nr, int target) {
+    for (uint64_t i = idx; i < idx + nr; ++i) {
+        PageFrame& f = vma.frame(i);
+        const int was = lru_list_of(f);
+        f.nid = static_cast<uint8_t>(target);
+        lru_index_note(vma, i, was, lru_list_of(f));
+    }
+}
+
 // The move itself, as demotion and the migrate_pages() system call make it (no NUMA-fault
 // counters): the frames go to `target`, with their LRU and node accounting, and every mapping's
 // PTE is remade from its VMA's protection, so no NUMA hint on the folio survives.
 void move_folio_frames(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
     PageFrame& head = vma.frame(idx);
     const int from = head.nid;
-    for (uint64_t i = idx; i < idx + nr; ++i)
-        vma.frame(i).nid = static_cast<uint8_t>(target);
+    move_frames(vma, idx, nr, target);
     migrate_cpupid(sys, vma, idx, nr, from, target);
     lru_move_page(sys, head.flags, from, target, nr);
     free_pages(sys, from, nr);
@@ -266,8 +276,7 @@ int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64
     }
     const unsigned mapcount = head.mapcount;
     if (!thp && (head.flags & PF_THP)) split_mappings(vma, idx);
-    for (uint64_t i = idx; i < idx + nr; ++i)
-        vma.frame(i).nid = static_cast<uint8_t>(target);
+    move_frames(vma, idx, nr, target);
     migrate_cpupid(sys, vma, idx, nr, from, target);
     // The new folio goes to the LRU through this CPU's add batch (migrate_folio_move). The old
     // one was isolated, so off every batch (a caller that skipped the isolation leaves its slot

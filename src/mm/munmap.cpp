@@ -6,6 +6,7 @@
 
 #include "kernel/system.h"
 #include "mm/lru_add.h"
+#include "mm/lru_index.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
@@ -22,6 +23,7 @@ void free_object(System& sys, MemObject& obj, std::vector<uint64_t>& freed) {
         ++freed[f.nid];
         lru_add_forget(sys, f);
         lru_forget_page(sys, f.flags, f.nid);
+        obj.lru.note(k, lru_list_of(f), kNoLru);
         f = PageFrame{};
     }
 }
@@ -48,6 +50,7 @@ void do_munmap(System& sys, Vma& vma) {
                 ++freed[f.nid];
                 lru_add_forget(sys, f);
                 lru_forget_page(sys, f.flags, f.nid);
+                lru_index_note(vma, i, lru_list_of(f), kNoLru);
                 f = PageFrame{};
             }
         }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mm/lru_index.h"
 #include "mm/mempolicy.h"
 #include "mm/page.h"
 #include "sim/bitmap.h"
@@ -111,6 +112,8 @@ struct MemObject {
     // the next move, checked against the pages' mapcounts before it is used; emptied when a
     // mapper goes, so that it never names a freed VMA.
     std::vector<Vma*> unmapped_hint;
+    // The anon LRU lists' pages among the frames, per node reclaim has walked (mm/lru_index.h).
+    LruIndex lru;
 
     // Adds `v` to the reverse map and links it to the totals of its window (Vma::shared).
     void add_mapper(Vma& v, int nr_nodes);

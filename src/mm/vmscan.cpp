@@ -1,11 +1,11 @@
 #include "mm/vmscan.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 #include "cost/access.h"
 #include "kernel/system.h"
+#include "mm/lru_index.h"
 #include "mm/migrate.h"
 #include "mm/page_alloc.h"
 
@@ -20,100 +20,6 @@ constexpr double CACHE_LINE_BYTES = 64;
 // is swap-backed, on the anon lists too), not a file's page cache.
 bool anon_lru_vma(const Vma& v) {
     return !v.is_file() && !(v.vm_flags & (VM_HUGETLB | VM_PFNMAP | VM_IO));
-}
-
-// Page idx's PMD-sized block in `v` as the walk sees it: [lo, hi), and whether one PMD maps it
-// (a folio of hi - lo pages at lo). A block that does not lie wholly inside the VMA is taken a
-// page at a time.
-struct WalkBlock {
-    uint64_t lo = 1, hi = 0;  // empty until the first page
-    bool pmd = false;
-    bool holds(uint64_t idx) const { return idx >= lo && idx < hi; }
-    void find(const Vma& v, uint64_t idx) {
-        if (v.thp_block(idx, lo, hi)) {
-            pmd = v.pmd_mapped.test(v.pmd_index(lo));
-        } else {
-            lo = idx;
-            hi = idx + 1;
-            pmd = false;
-        }
-    }
-};
-
-// The first page of [i, end) that is present and whose frame (frames[page]) is on `nid`'s list
-// with the flags `want` (PF_ALLOC, and PF_ACTIVE for the active list), or end. The walk's inner
-// loop, for pages that are neither private copies nor parts of a PMD-mapped folio: a word of the
-// present bitmap per 64 pages and a frame's node and flags per present page.
-uint64_t first_on_list(const uint64_t* present, const PageFrame* frames, uint64_t i, uint64_t end,
-                       int nid, uint8_t want) {
-    constexpr uint8_t mask = PF_ALLOC | PF_LRU_PENDING | PF_ACTIVE;
-    for (uint64_t w = i >> 6; w << 6 < end; ++w) {
-        uint64_t bits = present[w];
-        if (w << 6 < i) bits &= ~uint64_t{0} << (i & 63);
-        for (; bits; bits &= bits - 1) {
-            const uint64_t j = (w << 6) + static_cast<uint64_t>(std::countr_zero(bits));
-            if (j >= end) return end;
-            if (frames[j].nid == nid && (frames[j].flags & mask) == want) return j;
-        }
-    }
-    return end;
-}
-
-// The first folio of anon pages of `v` from page `from` on that is on `nid`'s list (inactive or
-// `active`) and that the walk meets through `v`: a frame several mappings share (after fork) is
-// met through the first of them only, as the LRU holds each folio once, and a PMD-mapped folio
-// at its first page only. Sets first and nr; false when the VMA has none left. This is where a
-// walk spends its time on a tiered machine, most of whose pages are another node's: runs of
-// plain pages go through first_on_list, PMD-mapped folios and private copies a page at a time.
-bool next_lru_folio(const Vma& v, uint64_t from, int nid, bool active, uint64_t& first,
-                    uint64_t& nr) {
-    const auto& mappers = v.object->mappers;
-    const bool meets_shared = mappers.empty() || mappers.front() == &v;
-    const bool has_copies = v.own_mask.size() != 0;
-    if (!meets_shared && !has_copies) return false;  // all met through another mapping
-    const uint64_t n = v.nr_pages();
-    const PageFrame* shared = v.object->frames + v.pgoff;
-    const bool thp = v.pmd_mapped.size() != 0;
-    const uint8_t mask = PF_ALLOC | PF_LRU_PENDING | PF_ACTIVE;
-    const uint8_t want = PF_ALLOC | (active ? PF_ACTIVE : 0);
-    WalkBlock blk;
-    for (uint64_t i = from; i < n;) {
-        if (thp && !blk.holds(i)) blk.find(v, i);
-        if (!has_copies && !(thp && blk.pmd)) {
-            const uint64_t end = thp ? blk.hi : n;
-            const uint64_t j = first_on_list(v.present.data(), shared, i, end, nid, want);
-            if (j < end) {
-                first = j;
-                nr = 1;
-                return true;
-            }
-            i = end;
-            continue;
-        }
-        i = v.present.find_next(i, n);
-        if (i >= n) return false;
-        uint64_t f = i, k = 1;
-        if (thp) {
-            if (!blk.holds(i)) blk.find(v, i);
-            if (blk.pmd) {
-                f = blk.lo;
-                k = blk.hi - blk.lo;
-            }
-        }
-        if (f == i) {
-            const bool copy = has_copies && v.own_mask.test(f);
-            if (copy || meets_shared) {
-                const PageFrame& pf = copy ? v.own->frames[f] : shared[f];
-                if (pf.nid == nid && (pf.flags & mask) == want) {
-                    first = f;
-                    nr = k;
-                    return true;
-                }
-            }
-        }
-        i = f + k;
-    }
-    return false;
 }
 
 // Calls visit(vma, idx, nr) for each folio of anon pages on `nid` whose PF_ACTIVE is `active`,
@@ -184,9 +90,12 @@ bool folio_referenced(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid, u
     return expected > 0 && sys.rng_reclaim.bernoulli(chance.of(expected));
 }
 
-void set_active(System& sys, PageFrame& f, uint64_t nr) {
+void set_active(System& sys, Vma& v, uint64_t idx, uint64_t nr) {
+    PageFrame& f = v.frame(idx);
+    const int was = lru_list_of(f);
     f.flags |= PF_ACTIVE;
     f.flags &= static_cast<uint8_t>(~PF_REFERENCED);
+    lru_index_note(v, idx, was, lru_list_of(f));
     sys.mem.nodes[f.nid].nr_active_anon += nr;
     sys.counters.pgactivate += nr;
 }
@@ -231,7 +140,9 @@ void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan) {
     uint64_t scanned = 0;
     walk_lru(sys, m.active_hand, nid, true, [&](Vma& v, uint64_t idx, uint64_t nr) {
         PageFrame& f = v.frame(idx);
+        const int was = lru_list_of(f);
         f.flags &= static_cast<uint8_t>(~(PF_ACTIVE | PF_REFERENCED));
+        lru_index_note(v, idx, was, lru_list_of(f));
         m.nr_active_anon -= nr;
         scanned += nr;
         return scanned < nr_to_scan;
@@ -257,13 +168,13 @@ uint64_t shrink_inactive_list(System& sys, int nid, uint64_t nr_to_scan, Reclaim
         const bool was_referenced = f.flags & PF_REFERENCED;
         if (folio_referenced(sys, v, idx, nr, nid, m.inactive_hand.pass, chance)) {
             if (was_referenced)
-                set_active(sys, f, nr);
+                set_active(sys, v, idx, nr);
             else
                 f.flags |= PF_REFERENCED;
         } else if (demote_folio(sys, v, idx, nr, nid)) {
             demoted += nr;
         } else {
-            set_active(sys, f, nr);
+            set_active(sys, v, idx, nr);
         }
         return scanned < nr_to_scan;
     });

@@ -7,6 +7,7 @@
 
 #include "cost/constants.h"
 #include "mm/fault_locks.h"
+#include "mm/lru_index.h"
 #include "mm/migrate.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
@@ -368,8 +369,12 @@ void repeat_numa_fault(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr
     // place in the LRU add batch, which the run's own migrations take in turn.
     PageFrame tagged = vma.frame(idx);
     if (outcome.migrated) tagged.flags &= static_cast<uint8_t>(~PF_LRU_PENDING);
-    for (uint64_t i = idx + 1; i <= idx + nr; ++i)
-        vma.frame(i) = tagged;
+    for (uint64_t i = idx + 1; i <= idx + nr; ++i) {
+        PageFrame& f = vma.frame(i);
+        const int was = lru_list_of(f);
+        f = tagged;
+        lru_index_note(vma, i, was, lru_list_of(f));
+    }
     if (outcome.migrated)
         repeat_migrate_misplaced_folio(sys, p, vma, idx + 1, nr, outcome.migration);
     restore_ptes(vma, idx + 1, nr);
