@@ -52,8 +52,9 @@ void ObserveCliOptions::add_to(CLI::App& app, bool with_trace) {
                           "trace-cmd report and KernelShark)"),
            {"ftrace", "perfetto", "trace-dat"});
     app.add_option("--trace-events", trace_events,
-                   "events to record, as written to set_event: all, sched:*, migrate:*, or "
-                   "names such as sched_switch,sched_move_numa (comma-separated)");
+                   "events to record, as written to set_event: all, sched:*, migrate:*, "
+                   "vmscan:*, or names such as sched_switch,sched_move_numa (comma-separated; "
+                   "mm_migrate_pages_start by name only)");
     damon_record_opt = hint_file(app.add_option(
         "--damon-record", damon_record,
         "write what DAMON's virtual-address monitoring would have recorded (damo's JSON record "

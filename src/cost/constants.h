@@ -87,6 +87,13 @@ struct Constants {
     // separately.
     // Range: an estimate, a factor of two either way.
     Figure MIGRATE_PER_MAPPING_NS{1000, 500, 2000};
+    // Reclaim's work per folio it scans on an LRU list (shrink_folio_list and
+    // shrink_active_list): isolating it under the lru_lock, folio_referenced()'s rmap walk to its
+    // mapping's PTE (test and clear the accessed bit) and putting it back. The rmap step is the
+    // one MIGRATE_PER_MAPPING_NS prices (about a minor fault's work); isolation and putback are
+    // a few locked list operations on top. The demotion copies are charged as migrations.
+    // Range: an estimate, a factor of two either way.
+    Figure RECLAIM_SCAN_FOLIO_NS{1000, 500, 2000};
     // Copy bandwidth of one core for migration and COW copies, as a fraction of the machine's
     // single-core streaming bandwidth (copy reads and writes: half the one-way rate).
     // Range: 0.4 to 0.6, reads and writes need not share a core's fill buffers evenly

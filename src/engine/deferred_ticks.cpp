@@ -58,8 +58,8 @@ void Engine::log_event(Nanos t, bool tick) {
 void Engine::try_deferring(int cpu) {
     Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
     Task* p = rq.curr;
-    if (!p || rq.nohz_flags || rq.clock != sys_.now || p->kernel_debt || p->stall_debt ||
-        p->blocked_debt || p->numa_work_pending)
+    if (!p || rq.nohz_flags || rq.clock != sys_.now || rq.kthread_debt || p->kernel_debt ||
+        p->stall_debt || p->blocked_debt || p->numa_work_pending)
         return;
     const size_t i = static_cast<size_t>(p->index);
     if (i >= runs_.size() || !runs_[i]) return;  // not advanced since it was picked
@@ -141,7 +141,7 @@ void Engine::catch_up(int cpu) {
     bool quiet = true;
     for (const AccessStream& s : run.phase.streams)
         quiet = quiet && stream_quiet(s);
-    if (p.kernel_debt || p.stall_debt || p.blocked_debt || rq.curr != &p ||
+    if (rq.kthread_debt || p.kernel_debt || p.stall_debt || p.blocked_debt || rq.curr != &p ||
         p.state != TaskState::Running || rq.next_balance != held.next_balance ||
         task_tick_numa_deadline(sys_, p) != held.scan_deadline ||
         (!quiet && held.quiet_epoch == QuietStamp::epoch))

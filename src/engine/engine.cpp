@@ -341,7 +341,7 @@ void Engine::keep_exact_ends() {
         const Phase& ph = run.phase;
         if (!ph.exact_end) continue;
         // The debts are paid first, then the rest of the phase at its current rate.
-        Nanos at = rq.clock + p->kernel_debt + p->stall_debt + p->blocked_debt;
+        Nanos at = rq.clock + rq.kthread_debt + p->kernel_debt + p->stall_debt + p->blocked_debt;
         if (run.has_phase) {
             Nanos left = -1;
             if (ph.cpu_time > 0) left = ph.cpu_time - run.phase_cpu;
@@ -430,6 +430,14 @@ void Engine::advance_cpu(int cpu, Nanos t) {
                 "simulated time stopped at {} ns on CPU {}: task {} ({}) takes step after step "
                 "without using any time",
                 rq.clock, cpu, rq.curr ? rq.curr->pid : -1, rq.curr ? rq.curr->comm : "idle"));
+        }
+        if (rq.kthread_debt > 0) {
+            // A kernel thread runs first; the task here (if any) waits, its clock held.
+            const Nanos k = std::min(rq.kthread_debt, t - rq.clock);
+            rq.kthread_debt -= k;
+            rq.clock += k;
+            if (rq.curr) rq.curr->exec_start = rq.clock;
+            continue;
         }
         Task* p = rq.curr;
         if (!p) {

@@ -69,20 +69,24 @@ RunObservation::RunObservation(const ObserveOptions& o, const RunLabel& label, c
     }
     if (o.trace_path.empty()) return;
     const std::string path = trace_run_path(o.trace_path, label);
+    // Reclaim's events fire only with demotion_enabled: without it they are not enabled at all,
+    // and a trace.dat lists no format for them.
+    const TraceEventMask events =
+        sys.knobs.demotion_enabled ? o.trace_events : o.trace_events & ~kVmscanTraceEvents;
     impl_->trace_out = o.files->create("--trace", path);
     if (o.trace_format == TraceFormat::Perfetto) {
         impl_->perfetto = std::make_unique<PerfettoWriter>(
             impl_->trace_out, sys,
             o.sample_interval > 0 ? o.sample_interval : kDefaultCounterInterval, p);
-        sys.tracer.attach(impl_->perfetto.get(), o.trace_events, sys.nr_cpus());
+        sys.tracer.attach(impl_->perfetto.get(), events, sys.nr_cpus());
     } else if (o.trace_format == TraceFormat::TraceDat) {
         impl_->trace_dat = std::make_unique<TraceDatWriter>(o.files->scratch(path), sys.nr_cpus(),
-                                                            o.trace_events, impl_->comments);
-        sys.tracer.attach(impl_->trace_dat.get(), o.trace_events, sys.nr_cpus());
+                                                            events, impl_->comments);
+        sys.tracer.attach(impl_->trace_dat.get(), events, sys.nr_cpus());
     } else {
         // mm_migrate_pages as the Debian 6.1 kernel prints it (without the later nr_split).
         impl_->ftrace = std::make_unique<FtraceWriter>(o.files->scratch(path), TracePrintOptions{});
-        sys.tracer.attach(impl_->ftrace.get(), o.trace_events, sys.nr_cpus());
+        sys.tracer.attach(impl_->ftrace.get(), events, sys.nr_cpus());
     }
 }
 

@@ -137,6 +137,12 @@ struct Counters {
     // (mm_vmscan_direct_reclaim_begin).
     uint64_t mm_vmscan_wakeup_kswapd = 0, mm_vmscan_kswapd_wake = 0,
              mm_vmscan_direct_reclaim_begin = 0;
+    // ... and kswapd going to sleep, direct reclaims' ends, and the passes over the inactive
+    // (that isolated something) and active lists.
+    uint64_t mm_vmscan_kswapd_sleep = 0, mm_vmscan_direct_reclaim_end = 0,
+             mm_vmscan_lru_shrink_inactive = 0, mm_vmscan_lru_shrink_active = 0;
+    // Kernel time of direct reclaim, charged to the allocating tasks (ns).
+    uint64_t direct_reclaim_ns = 0;
     // Allocations that found no page on any node they may use, even after direct reclaim: where
     // the kernel calls out_of_memory() (oom_kill counts the kills). The model kills nothing:
     // the fault is retried later; the run reports say the machine ran out of memory.
@@ -179,10 +185,15 @@ inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 1
                          {"pgsteal_anon", &Counters::pgsteal_anon}}};
 // numasim's reclaim event counts beside them (the tracepoints' events, and the allocations that
 // ran out of memory).
-inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 4> kReclaimEvents = {
+inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 9> kReclaimEvents = {
     {{"mm_vmscan_wakeup_kswapd", &Counters::mm_vmscan_wakeup_kswapd},
      {"mm_vmscan_kswapd_wake", &Counters::mm_vmscan_kswapd_wake},
+     {"mm_vmscan_kswapd_sleep", &Counters::mm_vmscan_kswapd_sleep},
      {"mm_vmscan_direct_reclaim_begin", &Counters::mm_vmscan_direct_reclaim_begin},
+     {"mm_vmscan_direct_reclaim_end", &Counters::mm_vmscan_direct_reclaim_end},
+     {"mm_vmscan_lru_shrink_inactive", &Counters::mm_vmscan_lru_shrink_inactive},
+     {"mm_vmscan_lru_shrink_active", &Counters::mm_vmscan_lru_shrink_active},
+     {"direct_reclaim_ns", &Counters::direct_reclaim_ns},
      {"oom_alloc_failures", &Counters::oom_alloc_failures}}};
 
 // The scheduler counters a run reports under "sched", by name, in report order.

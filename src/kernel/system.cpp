@@ -50,6 +50,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
 void System::set_kernel_release(std::string_view release) {
     tiers = establish_memory_tiers(topo, memtier_kernel_of_release(release));
     promotion = promotion_kernel_of_release(release);
+    has_migrate_pages_start = memtier_kernel_of_release(release) != MemtierKernel::kNone;
     has_slow_tier = false;
     for (int n = 0; n < nr_nodes(); ++n)
         if (topo.nodes[n].mem_bytes && !tiers.node_is_toptier(n)) has_slow_tier = true;

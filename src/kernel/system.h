@@ -88,8 +88,14 @@ struct System {
     MemoryTiers tiers;
     PromotionKernel promotion;
     bool has_slow_tier = false;  // some node with memory is below the top tier
+    // The kernel has the mm_migrate_pages_start tracepoint (every profile from v6.1; not the
+    // v4.18 and v4.19 kernels).
+    bool has_migrate_pages_start = false;
 
     std::vector<std::unique_ptr<Task>> tasks;
+    // kswapd's kernel thread of each node (kswapd%d), made at its first run (mm/vmscan.h): what
+    // the traces show running reclaim. Not on any runqueue.
+    std::vector<std::unique_ptr<Task>> kswapd;
     size_t nr_exited_tasks = 0;  // tasks in TaskState::Dead (do_exit counts them)
     std::vector<std::unique_ptr<Mm>> mms;
     std::vector<std::unique_ptr<NumaGroup>> numa_groups;

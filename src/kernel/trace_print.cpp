@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <iterator>
 
 #include "kernel/counters.h"
@@ -63,6 +64,36 @@ std::string_view prev_state_text(const TraceEvent& e) {
 int pid_of(const Task* p) {
     return p ? p->pid : 0;
 }
+
+// __print_symbolic of MIGRATE_MODE and MIGRATE_REASON (include/trace/events/migrate.h).
+std::string_view migrate_mode_text(MigrateMode m) {
+    constexpr std::array<std::string_view, 3> names = {"MIGRATE_ASYNC", "MIGRATE_SYNC_LIGHT",
+                                                       "MIGRATE_SYNC"};
+    return names[static_cast<size_t>(m)];
+}
+std::string_view migrate_reason_text(MigrateReason r) {
+    constexpr std::array<std::string_view, 9> names = {
+        "compaction",        "memory_failure",  "memory_hotplug",
+        "syscall_or_cpuset", "mempolicy_mbind", "numa_misplaced",
+        "contig_range",      "longterm_pin",    "demotion"};
+    return names[static_cast<size_t>(r)];
+}
+
+// show_gfp_flags (include/trace/events/mmflags.h): the composite names first, "none" for 0.
+std::string_view gfp_text(TraceGfp g) {
+    switch (g) {
+        case TraceGfp::None:
+            return "none";
+        case TraceGfp::HighuserMovableZero:
+            return "GFP_HIGHUSER_MOVABLE|__GFP_ZERO";
+        case TraceGfp::Kernel:
+            return "GFP_KERNEL";
+    }
+    return "none";
+}
+
+// show_reclaim_flags(trace_reclaim_flags(file)) of an anon list: reclaim is always async.
+constexpr std::string_view kReclaimFlagsAnon = "RECLAIM_WB_ANON|RECLAIM_WB_ASYNC";
 int tgid_of(const Task* p) {
     return p ? p->tgid : 0;
 }
@@ -103,7 +134,42 @@ void trace_print_fields(std::string& out, const TraceEvent& e, const TracePrintO
                            "nr_thp_split={}",
                            e.n[0], e.n[1], e.n[2], e.n[3], e.n[4]);
             if (o.mm_migrate_nr_split) fmt::format_to(it, " nr_split={}", e.n[5]);
-            out += " mode=MIGRATE_ASYNC reason=numa_misplaced";
+            fmt::format_to(it, " mode={} reason={}", migrate_mode_text(e.mode),
+                           migrate_reason_text(e.reason));
+            break;
+        case TraceEventId::mm_migrate_pages_start:
+            fmt::format_to(it, "mode={} reason={}", migrate_mode_text(e.mode),
+                           migrate_reason_text(e.reason));
+            break;
+        case TraceEventId::mm_vmscan_kswapd_sleep:
+            fmt::format_to(it, "nid={}", e.nid1);
+            break;
+        case TraceEventId::mm_vmscan_kswapd_wake:
+            fmt::format_to(it, "nid={} order={}", e.nid1, e.order);
+            break;
+        case TraceEventId::mm_vmscan_wakeup_kswapd:
+            fmt::format_to(it, "nid={} order={} gfp_flags={}", e.nid1, e.order, gfp_text(e.gfp));
+            break;
+        case TraceEventId::mm_vmscan_direct_reclaim_begin:
+            fmt::format_to(it, "order={} gfp_flags={}", e.order, gfp_text(e.gfp));
+            break;
+        case TraceEventId::mm_vmscan_direct_reclaim_end:
+            fmt::format_to(it, "nr_reclaimed={}", e.n[0]);
+            break;
+        case TraceEventId::mm_vmscan_lru_shrink_inactive:
+            // Anon pages without swap: nothing dirty, under writeback or congested, no unmap
+            // failure (a page that cannot be demoted is activated); no file pages.
+            fmt::format_to(it,
+                           "nid={} nr_scanned={} nr_reclaimed={} nr_dirty=0 nr_writeback=0 "
+                           "nr_congested=0 nr_immediate=0 nr_activate_anon={} nr_activate_file=0 "
+                           "nr_ref_keep={} nr_unmap_fail=0 priority={} flags={}",
+                           e.nid1, e.n[0], e.n[1], e.n[2], e.n[3], e.priority, kReclaimFlagsAnon);
+            break;
+        case TraceEventId::mm_vmscan_lru_shrink_active:
+            fmt::format_to(it,
+                           "nid={} nr_taken={} nr_active={} nr_deactivated={} nr_referenced={} "
+                           "priority={} flags={}",
+                           e.nid1, e.n[0], e.n[1], e.n[2], e.n[3], e.priority, kReclaimFlagsAnon);
             break;
         case TraceEventId::sched_move_numa:
             fmt::format_to(it, "pid={} tgid={} ngid={} src_cpu={} src_nid={} dst_cpu={} dst_nid={}",

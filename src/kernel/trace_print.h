@@ -1,6 +1,6 @@
 // Each tracepoint's TP_printk: the text after "event_name: " in /sys/kernel/tracing/trace, as
-// include/trace/events/sched.h and migrate.h define it (checked against the format files of a
-// Debian 6.1 kernel, docs/reports.md).
+// include/trace/events/sched.h, migrate.h and vmscan.h define it (checked against the format
+// files of a Debian 6.1 kernel, docs/reports.md).
 #pragma once
 
 #include <string>

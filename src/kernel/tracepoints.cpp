@@ -71,4 +71,22 @@ void trace_mm_migrate_pages(System& sys, const Task& p, uint64_t succeeded, uint
     sys.tracer.emit(e);
 }
 
+void trace_mm_migrate_pages_start(System& sys, int cpu, const Task* current, Nanos ts,
+                                  MigrateMode mode, MigrateReason reason) {
+    if (!sys.has_migrate_pages_start || !sys.tracer.on(TraceEventId::mm_migrate_pages_start))
+        return;
+    TraceEvent e;
+    e.id = TraceEventId::mm_migrate_pages_start;
+    e.cpu = cpu;
+    e.ts = ts;
+    e.current = current;
+    e.mode = mode;
+    e.reason = reason;
+    sys.tracer.emit(e);
+}
+
+TraceEvent trace_event_on_cpu(const System& sys, TraceEventId id, int cpu) {
+    return on_cpu(sys, id, cpu);
+}
+
 }  // namespace numasim

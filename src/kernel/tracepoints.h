@@ -1,6 +1,7 @@
 // The scheduler and migration tracepoints (include/trace/events/sched.h, migrate.h), fired
 // where the kernel fires them. Each returns at once when its event is not enabled. The four
-// NUMA-balancing events are in numab/numab.h, beside the counters they also bump.
+// NUMA-balancing events are in numab/numab.h, beside the counters they also bump; reclaim's
+// (vmscan.h) in mm/vmscan.cpp, through trace_event_on_cpu.
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,13 @@ void trace_sched_process_exit(System& sys, const Task& p);
 // that moved or not, and THPs that moved or not.
 void trace_mm_migrate_pages(System& sys, const Task& p, uint64_t succeeded, uint64_t failed,
                             uint64_t thp_succeeded, uint64_t thp_failed);
+// The start of a migrate_pages() call on `cpu` under `current` at `ts` (the kernels that have
+// it: System::has_migrate_pages_start).
+void trace_mm_migrate_pages_start(System& sys, int cpu, const Task* current, Nanos ts,
+                                  MigrateMode mode, MigrateReason reason);
+
+// An event of `id` firing on `cpu` at its runqueue's clock, under the task running there: the
+// fields a tracepoint fills in before its own.
+TraceEvent trace_event_on_cpu(const System& sys, TraceEventId id, int cpu);
 
 }  // namespace numasim

@@ -235,9 +235,16 @@ void move_folio_frames(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int tar
     if (nr > 1) ++sys.counters[Vm::thp_migration_success];
 }
 
+// migrate_pages()'s start for a NUMA hinting fault's migration by `p`.
+void trace_misplaced_start(System& sys, const Task& p) {
+    trace_mm_migrate_pages_start(sys, p.cpu, &p, sys.rqs[static_cast<size_t>(p.cpu)].clock,
+                                 MigrateMode::Async, MigrateReason::NumaMisplaced);
+}
+
 }  // namespace
 
-int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target) {
+int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target,
+                                    int cpu) {
     const PageFrame& f = vma.frame(idx);
     const bool file = vma.shares_object_page(idx) && vma.object->is_file;
     // Shared libraries: file pages of executable mappings used by several processes stay put.
@@ -252,7 +259,8 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
         // its highest zone); it runs at once (mm/vmscan.h), and this folio tries again later.
         if (sys.knobs.tiering_mode()) {
             ++sys.counters.wakeup_kswapd_calls;
-            wakeup_kswapd(sys, target);
+            const int order = nr > 1 ? vma.pages.pmd_order : 0;
+            wakeup_kswapd(sys, target, {cpu, order, TraceGfp::None});
         }
         return MIGRATE_EAGAIN;
     }
@@ -264,6 +272,7 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
 int migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int target,
                             double& kernel_ns, MigrateCostRecord* record) {
     ++sys.counters.mm_migrate_pages;
+    trace_misplaced_start(sys, p);
     const bool thp = nr > 1;
     PageFrame& head = vma.frame(idx);
     const int from = head.nid;
@@ -321,8 +330,10 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
     sys.counters[Vm::pgmigrate_success] += nr;
     sys.counters[Vm::numa_pages_migrated] += nr;
     count_promotion(sys, record.from, record.to, nr);
-    for (uint64_t k = 0; k < nr; ++k)
+    for (uint64_t k = 0; k < nr; ++k) {
+        trace_misplaced_start(sys, p);
         trace_mm_migrate_pages(sys, p, 1, 0, 0, 0);
+    }
     repeat_migrate_folio_cost(sys, record, nr);
     remove_migration_ptes(vma, idx, nr);
 }

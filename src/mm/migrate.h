@@ -18,8 +18,10 @@ inline constexpr int MIGRATE_OK = 0;
 inline constexpr int MIGRATE_EAGAIN = -11;
 inline constexpr int MIGRATE_EACCES = -13;
 
-// Checks before isolating the folio at `idx` (nr pages) for migration to `target`.
-int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target);
+// Checks before isolating the folio at `idx` (nr pages) for migration to `target`, by a fault
+// on `cpu` (which wakes the target's kswapd in tiering mode when the target is full).
+int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target,
+                                    int cpu);
 
 // Moves the folio (nr = 1 or the VMA's PMD page count, starting at `idx`) to `target`. Returns
 // MIGRATE_OK or MIGRATE_EAGAIN, updates pgmigrate_* / thp_migration_* / numa_pages_migrated, and

@@ -55,16 +55,20 @@ int alloc_zonelist_pass(System& sys, int preferred, uint64_t allowed, uint64_t n
 
 // The fast path at the low watermark, then the slow path at min: with demotion_enabled, after
 // waking the kswapds (wake_all_kswapds) and, failing that, after direct reclaim
-// (__alloc_pages_direct_reclaim). Returns the node, or -1: out of memory.
-int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, uint64_t nr, int cpu_nid) {
+// (__alloc_pages_direct_reclaim) by the allocating CPU's task. Returns the node, or -1: out of
+// memory.
+int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, int order,
+                         const ReclaimRequest& req) {
+    const uint64_t nr = uint64_t{1} << order;
+    const int cpu_nid = sys.cpu_to_node(req.cpu);
     int nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, false);
     if (nid >= 0) return nid;
     if (sys.knobs.demotion_enabled)
         for (int n : sys.mem.zonelist[preferred])
-            if ((allowed >> n) & 1) wakeup_kswapd(sys, n);
+            if ((allowed >> n) & 1) wakeup_kswapd(sys, n, req);
     nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
     if (nid >= 0) return nid;
-    if (try_to_free_pages(sys, preferred, allowed))
+    if (try_to_free_pages(sys, preferred, allowed, req))
         nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
     if (nid < 0) ++sys.counters.oom_alloc_failures;
     return nid;
@@ -130,8 +134,8 @@ PolicyTarget policy_target(const System& sys, const Task& p, const Vma& vma, uin
 
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
     const PolicyTarget t = policy_target(sys, p, vma, idx, cpu);
-    const int nid = alloc_along_zonelist(sys, t.preferred, t.allowed, uint64_t{1} << order,
-                                         sys.cpu_to_node(cpu));
+    const int nid = alloc_along_zonelist(sys, t.preferred, t.allowed, order,
+                                         {cpu, order, TraceGfp::HighuserMovableZero});
     if (t.interleave && nid >= 0 && nid == t.preferred) ++sys.counters[Vm::numa_interleave];
     return nid;
 }
@@ -150,7 +154,7 @@ void alloc_pages_vma_repeat(System& sys, const Task& p, const Vma& vma, int nid,
 }
 
 int alloc_pages_node(System& sys, int nid, int order, int cpu) {
-    return alloc_along_zonelist(sys, nid, ~uint64_t{0}, uint64_t{1} << order, sys.cpu_to_node(cpu));
+    return alloc_along_zonelist(sys, nid, ~uint64_t{0}, order, {cpu, order, TraceGfp::Kernel});
 }
 
 bool alloc_pages_thisnode(System& sys, int nid, int order, int cpu) {

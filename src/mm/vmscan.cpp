@@ -2,11 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
 
 #include "cost/access.h"
+#include "cost/constants.h"
 #include "kernel/system.h"
+#include "kernel/tracepoints.h"
 #include "mm/lru_index.h"
 #include "mm/migrate.h"
+#include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
 
 namespace numasim {
@@ -15,6 +20,33 @@ namespace {
 
 // The unit of a random stream's single accesses (touch_streams draws pages by lines).
 constexpr double CACHE_LINE_BYTES = 64;
+
+// kswapd's pid: kswapd_init() starts the threads at boot, after the early kernel threads, so a
+// real kswapd0 has a pid in the low hundreds. numasim's are kKswapdPidBase + nid, below the
+// simulated tasks' (System::next_pid).
+constexpr int kKswapdPidBase = 100;
+
+// Who reclaims, where, and what it costs: kswapd's thread on a CPU of its node, or the
+// allocating task (direct reclaim). The tracepoints fire in its context, and its kernel time
+// (the folios scanned and the demotion copies) adds up in cost_ns.
+struct Reclaimer {
+    ReclaimBy by = ReclaimBy::Kswapd;
+    int cpu = 0;
+    const Task* task = nullptr;  // the context the trace shows (null: the idle task)
+    Nanos ts = 0;
+    int priority = DEF_PRIORITY;
+    double cost_ns = 0;
+};
+
+TraceEvent reclaim_event(TraceEventId id, const Reclaimer& r, int nid) {
+    TraceEvent e;
+    e.id = id;
+    e.cpu = r.cpu;
+    e.ts = r.ts;
+    e.current = r.task;
+    e.nid1 = nid;
+    return e;
+}
 
 // Whether reclaim sees `v`'s pages on the anon LRU: private or shared anonymous memory (shmem
 // is swap-backed, on the anon lists too), not a file's page cache.
@@ -102,7 +134,7 @@ void set_active(System& sys, Vma& v, uint64_t idx, uint64_t nr) {
 
 // demote_folio_list() for one folio: to next_demotion_node(), or any node of the lower tiers
 // with room (alloc_demote_folio, no reclaim of its own). Returns whether it moved.
-bool demote_folio(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid) {
+bool demote_folio(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid, Reclaimer& r) {
     const int target =
         sys.tiers.next_demotion_node(nid, static_cast<uint32_t>(sys.rng_reclaim.next_u64()));
     if (target < 0) return false;
@@ -113,6 +145,9 @@ bool demote_folio(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid) {
     const int order = nr > 1 ? v.pages.pmd_order : 0;
     const int to = alloc_demote_page(sys, target, allowed, order, nid);
     if (to < 0) return false;
+    // The copy, unmap and remap as any migration's, on the reclaimer's CPU.
+    r.cost_ns +=
+        migrate_folio_cost(sys, nullptr, r.cpu, v, idx, nr, nid, to, v.frame(idx).mapcount);
     migrate_demote_folio(sys, v, idx, nr, to);
     return true;
 }
@@ -135,9 +170,9 @@ uint64_t& demote_counter(Counters& c, ReclaimBy by) {
 
 // shrink_active_list(): up to `nr_to_scan` pages from the active list's tail go to the inactive
 // list. An anon page goes whether it was accessed or not (only executable file pages stay).
-void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan) {
+void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan, Reclaimer& r) {
     NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
-    uint64_t scanned = 0;
+    uint64_t scanned = 0, folios = 0;
     walk_lru(sys, m.active_hand, nid, true, [&](Vma& v, uint64_t idx, uint64_t nr) {
         PageFrame& f = v.frame(idx);
         const int was = lru_list_of(f);
@@ -145,10 +180,21 @@ void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan) {
         lru_index_note(v, idx, was, lru_list_of(f));
         m.nr_active_anon -= nr;
         scanned += nr;
+        ++folios;
         return scanned < nr_to_scan;
     });
     sys.counters.pgrefill += scanned;
     sys.counters.pgdeactivate += scanned;
+    r.cost_ns += static_cast<double>(folios) * sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
+    ++sys.counters.mm_vmscan_lru_shrink_active;
+    if (sys.tracer.on(TraceEventId::mm_vmscan_lru_shrink_active)) {
+        // Every anon folio is deactivated: none stays active, none counts as referenced (only
+        // executable file folios do).
+        TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_lru_shrink_active, r, nid);
+        e.n = {scanned, 0, scanned, 0, 0, 0};
+        e.priority = r.priority;
+        sys.tracer.emit(e);
+    }
 }
 
 // shrink_inactive_list() and shrink_folio_list(): up to `nr_to_scan` pages from the inactive
@@ -156,52 +202,142 @@ void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan) {
 // had been found so before (PG_referenced), else marked and kept; an unaccessed one is demoted,
 // or, when that fails, activated (no swap to page it out to). Sets `scanned`; returns the pages
 // demoted.
-uint64_t shrink_inactive_list(System& sys, int nid, uint64_t nr_to_scan, ReclaimBy by,
+uint64_t shrink_inactive_list(System& sys, int nid, uint64_t nr_to_scan, Reclaimer& r,
                               uint64_t& scanned) {
     NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
-    uint64_t demoted = 0;
+    uint64_t demoted = 0, activated = 0, kept = 0, failed = 0, folios = 0;
+    uint64_t thp_demoted = 0, thp_failed = 0;
     scanned = 0;
     TouchChance chance;
     walk_lru(sys, m.inactive_hand, nid, false, [&](Vma& v, uint64_t idx, uint64_t nr) {
         scanned += nr;
+        ++folios;
         PageFrame& f = v.frame(idx);
         const bool was_referenced = f.flags & PF_REFERENCED;
         if (folio_referenced(sys, v, idx, nr, nid, m.inactive_hand.pass, chance)) {
-            if (was_referenced)
+            if (was_referenced) {
                 set_active(sys, v, idx, nr);
-            else
+                activated += nr;
+            } else {
                 f.flags |= PF_REFERENCED;
-        } else if (demote_folio(sys, v, idx, nr, nid)) {
+                kept += nr;
+            }
+        } else if (demote_folio(sys, v, idx, nr, nid, r)) {
             demoted += nr;
+            thp_demoted += nr > 1;
         } else {
+            // No lower node had room: migrate_pages() failed it.
+            failed += nr;
+            thp_failed += nr > 1;
             set_active(sys, v, idx, nr);
+            activated += nr;
         }
         return scanned < nr_to_scan;
     });
+    r.cost_ns += static_cast<double>(folios) * sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
     Counters& c = sys.counters;
-    scan_counter(c, by) += scanned;
+    scan_counter(c, r.by) += scanned;
     c.pgscan_anon += scanned;
-    steal_counter(c, by) += demoted;
+    steal_counter(c, r.by) += demoted;
     c.pgsteal_anon += demoted;
-    demote_counter(c, by) += demoted;
-    if (demoted) ++c.mm_migrate_pages;  // demote_folio_list's one migrate_pages() call
+    demote_counter(c, r.by) += demoted;
+    m.pgdemote += demoted;
+    if (demoted || failed) {
+        // demote_folio_list's one migrate_pages() call (MIGRATE_ASYNC, MR_DEMOTION).
+        ++c.mm_migrate_pages;
+        if (sys.has_migrate_pages_start)
+            trace_mm_migrate_pages_start(sys, r.cpu, r.task, r.ts, MigrateMode::Async,
+                                         MigrateReason::Demotion);
+        if (sys.tracer.on(TraceEventId::mm_migrate_pages)) {
+            TraceEvent e = reclaim_event(TraceEventId::mm_migrate_pages, r, nid);
+            e.n = {demoted, failed, thp_demoted, thp_failed, 0, 0};
+            e.reason = MigrateReason::Demotion;
+            sys.tracer.emit(e);
+        }
+    }
+    // shrink_inactive_list() returns early when it isolated nothing.
+    if (scanned) {
+        ++c.mm_vmscan_lru_shrink_inactive;
+        if (sys.tracer.on(TraceEventId::mm_vmscan_lru_shrink_inactive)) {
+            TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_lru_shrink_inactive, r, nid);
+            e.n = {scanned, demoted, activated, kept, 0, 0};
+            e.priority = r.priority;
+            sys.tracer.emit(e);
+        }
+    }
     return demoted;
+}
+
+// shrink_node() with its reclaimer.
+uint64_t shrink_node_by(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_reclaim,
+                        Reclaimer& r) {
+    // get_scan_count(): without swap, the anon lists are scanned only when the node can demote.
+    if (!can_demote(sys, nid)) return 0;
+    uint64_t scanned = 0, reclaimed = 0;
+    while (scanned < nr_to_scan && reclaimed < nr_to_reclaim) {
+        if (inactive_is_low(sys, nid)) shrink_active_list(sys, nid, SWAP_CLUSTER_MAX, r);
+        uint64_t batch = 0;
+        reclaimed += shrink_inactive_list(
+            sys, nid, std::min(SWAP_CLUSTER_MAX, nr_to_scan - scanned), r, batch);
+        if (batch == 0) break;  // nothing left on the inactive list
+        scanned += batch;
+    }
+    if (reclaimed) sys.mem.nodes[static_cast<size_t>(nid)].kswapd_failures = 0;
+    return reclaimed;
+}
+
+// kswapd's thread of `nid`, made at its first run.
+const Task& kswapd_thread(System& sys, int nid) {
+    if (sys.kswapd.size() < static_cast<size_t>(sys.nr_nodes()))
+        sys.kswapd.resize(static_cast<size_t>(sys.nr_nodes()));
+    auto& t = sys.kswapd[static_cast<size_t>(nid)];
+    if (!t) {
+        t = std::make_unique<Task>();
+        t->pid = t->tgid = kKswapdPidBase + nid;
+        t->comm = "kswapd" + std::to_string(nid);
+    }
+    return *t;
 }
 
 // balance_pgdat(): from DEF_PRIORITY down, each pass scanning a larger part of the lists, until
 // the node is balanced.
-void balance_pgdat(System& sys, int nid) {
+void balance_pgdat(System& sys, int nid, Reclaimer& r) {
     NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
     ++sys.counters.mm_vmscan_kswapd_wake;
+    if (sys.tracer.on(TraceEventId::mm_vmscan_kswapd_wake))
+        sys.tracer.emit(reclaim_event(TraceEventId::mm_vmscan_kswapd_wake, r, nid));
     uint64_t reclaimed = 0;
     for (int priority = DEF_PRIORITY; priority >= 0 && !pgdat_balanced(sys, nid); --priority) {
         const uint64_t lru = sys.mem.used_pages(nid);
         const uint64_t mark = sys.knobs.tiering_mode() ? m.wmark_promo : m.wmark_high;
         const uint64_t short_of = mark + 1 > m.free_pages ? mark + 1 - m.free_pages : 0;
-        reclaimed += shrink_node(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
-                                 std::max(short_of, SWAP_CLUSTER_MAX), ReclaimBy::Kswapd);
+        r.priority = priority;
+        reclaimed += shrink_node_by(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
+                                    std::max(short_of, SWAP_CLUSTER_MAX), r);
     }
     if (!reclaimed) ++m.kswapd_failures;
+    // kswapd_try_to_sleep(): it sleeps once the node is balanced or it has given up; otherwise
+    // the kernel's kswapd goes round again, which the model leaves to the next wakeup.
+    if (pgdat_balanced(sys, nid) || m.kswapd_failures >= MAX_RECLAIM_RETRIES) {
+        ++sys.counters.mm_vmscan_kswapd_sleep;
+        if (sys.tracer.on(TraceEventId::mm_vmscan_kswapd_sleep)) {
+            TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_kswapd_sleep, r, nid);
+            e.ts += static_cast<Nanos>(r.cost_ns);
+            sys.tracer.emit(e);
+        }
+    }
+}
+
+// The CPU kswapd of `nid` runs on: its node's first idle CPU, else the waker's if it is on the
+// node, else the node's first (kswapd is bound to its node's CPUs; a node without CPUs has its
+// host socket's, numa_nearest_node).
+int kswapd_cpu(const System& sys, int nid, int waker_cpu) {
+    const int host = sys.topo.nearest_cpu_node(nid);
+    const std::vector<int>& cpus = sys.topo.nodes[static_cast<size_t>(host)].cpus;
+    for (int c : cpus)
+        if (!sys.rqs[static_cast<size_t>(c)].curr) return c;
+    if (sys.cpu_to_node(waker_cpu) == host) return waker_cpu;
+    return cpus.front();
 }
 
 }  // namespace
@@ -233,46 +369,80 @@ bool pgdat_balanced(const System& sys, int nid) {
 
 uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_reclaim,
                      ReclaimBy by) {
-    // get_scan_count(): without swap, the anon lists are scanned only when the node can demote.
-    if (!can_demote(sys, nid)) return 0;
-    uint64_t scanned = 0, reclaimed = 0;
-    while (scanned < nr_to_scan && reclaimed < nr_to_reclaim) {
-        if (inactive_is_low(sys, nid)) shrink_active_list(sys, nid, SWAP_CLUSTER_MAX);
-        uint64_t batch = 0;
-        reclaimed += shrink_inactive_list(
-            sys, nid, std::min(SWAP_CLUSTER_MAX, nr_to_scan - scanned), by, batch);
-        if (batch == 0) break;  // nothing left on the inactive list
-        scanned += batch;
-    }
-    if (reclaimed) sys.mem.nodes[static_cast<size_t>(nid)].kswapd_failures = 0;
-    return reclaimed;
+    Reclaimer r;
+    r.by = by;
+    return shrink_node_by(sys, nid, nr_to_scan, nr_to_reclaim, r);
 }
 
-void wakeup_kswapd(System& sys, int nid) {
+void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
     if (!sys.knobs.demotion_enabled) return;
     const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
     if (m.kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(sys, nid)) return;
     ++sys.counters.mm_vmscan_wakeup_kswapd;
+    const Rq& waker = sys.rqs[static_cast<size_t>(req.cpu)];
+    if (sys.tracer.on(TraceEventId::mm_vmscan_wakeup_kswapd)) {
+        TraceEvent e = trace_event_on_cpu(sys, TraceEventId::mm_vmscan_wakeup_kswapd, req.cpu);
+        e.nid1 = nid;
+        e.order = req.order;
+        e.gfp = req.gfp;
+        sys.tracer.emit(e);
+    }
     // What the deferred CPUs' streams accessed meanwhile is part of what reclaim reads.
     for (int cpu = 0; cpu < static_cast<int>(sys.rqs.size()); ++cpu)
         sys.catch_up_cpu(cpu);
-    balance_pgdat(sys, nid);
+    Reclaimer r;
+    r.by = ReclaimBy::Kswapd;
+    r.cpu = kswapd_cpu(sys, nid, req.cpu);
+    r.task = &kswapd_thread(sys, nid);
+    r.ts = waker.clock;
+    balance_pgdat(sys, nid, r);
+    // kswapd's time is its CPU's: whatever runs there waits for it (Rq::kthread_debt).
+    const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
+    sys.rqs[static_cast<size_t>(r.cpu)].kthread_debt += ns;
+    sys.mem.nodes[static_cast<size_t>(nid)].kswapd_ns += ns;
 }
 
-uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed) {
+uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,
+                           const ReclaimRequest& req) {
     if (!sys.knobs.demotion_enabled) return 0;
     ++sys.counters.mm_vmscan_direct_reclaim_begin;
+    Rq& rq = sys.rqs[static_cast<size_t>(req.cpu)];
+    Reclaimer r;
+    r.by = ReclaimBy::Direct;
+    r.cpu = req.cpu;
+    r.task = rq.curr;
+    r.ts = rq.clock;
+    if (sys.tracer.on(TraceEventId::mm_vmscan_direct_reclaim_begin)) {
+        TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_direct_reclaim_begin, r, preferred);
+        e.order = req.order;
+        e.gfp = req.gfp;
+        sys.tracer.emit(e);
+    }
     for (int cpu = 0; cpu < static_cast<int>(sys.rqs.size()); ++cpu)
         sys.catch_up_cpu(cpu);
     uint64_t reclaimed = 0;
     for (int nid : sys.mem.zonelist[static_cast<size_t>(preferred)]) {
         if (!((allowed >> nid) & 1)) continue;
         const uint64_t lru = sys.mem.used_pages(nid);
-        for (int priority = DEF_PRIORITY; priority >= 0 && reclaimed < SWAP_CLUSTER_MAX; --priority)
-            reclaimed += shrink_node(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
-                                     SWAP_CLUSTER_MAX - reclaimed, ReclaimBy::Direct);
+        for (int priority = DEF_PRIORITY; priority >= 0 && reclaimed < SWAP_CLUSTER_MAX;
+             --priority) {
+            r.priority = priority;
+            reclaimed += shrink_node_by(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
+                                        SWAP_CLUSTER_MAX - reclaimed, r);
+        }
         if (reclaimed >= SWAP_CLUSTER_MAX) break;
     }
+    ++sys.counters.mm_vmscan_direct_reclaim_end;
+    if (sys.tracer.on(TraceEventId::mm_vmscan_direct_reclaim_end)) {
+        TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_direct_reclaim_end, r, preferred);
+        e.ts += static_cast<Nanos>(r.cost_ns);
+        e.n[0] = reclaimed;
+        sys.tracer.emit(e);
+    }
+    // Direct reclaim is the allocating task's own kernel time (its system time).
+    const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
+    if (rq.curr) rq.curr->kernel_debt += ns;
+    sys.counters.direct_reclaim_ns += static_cast<uint64_t>(ns);
     return reclaimed;
 }
 

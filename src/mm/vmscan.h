@@ -28,6 +28,8 @@
 
 #include <cstdint>
 
+#include "kernel/trace_event.h"
+
 namespace numasim {
 
 struct System;
@@ -45,6 +47,15 @@ inline constexpr int DEF_PRIORITY = 12;
 // MAX_RECLAIM_RETRIES (mm/internal.h): kswapd runs that reclaim nothing before it is left
 // asleep.
 inline constexpr int MAX_RECLAIM_RETRIES = 16;
+
+// What asks for reclaim: the CPU it runs on (the waker of kswapd, or the allocating task's,
+// which direct reclaim charges), and the allocation's order and gfp flags as the tracepoints
+// print them.
+struct ReclaimRequest {
+    int cpu = 0;
+    int order = 0;
+    TraceGfp gfp = TraceGfp::HighuserMovableZero;
+};
 
 // can_demote(): demotion_enabled and `nid` has a node below it.
 bool can_demote(const System& sys, int nid);
@@ -69,14 +80,19 @@ uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_r
 
 // wakeup_kswapd(): nothing unless demotion_enabled (reclaim could free nothing); otherwise wakes
 // `nid`'s kswapd if the node is not balanced and kswapd has not given up, and runs it
-// (balance_pgdat) to the balanced mark.
-void wakeup_kswapd(System& sys, int nid);
+// (balance_pgdat) to the balanced mark. kswapd's kernel thread (kswapd%d) runs on a CPU of its
+// node: the folios it scans (RECLAIM_SCAN_FOLIO_NS each) and its demotion copies
+// (migrate_folio_cost) are time that CPU spends before its task goes on (Rq::kthread_debt), and
+// add to NodeMemory::kswapd_ns.
+void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req);
 
 // try_to_free_pages() for an allocation of `nr` pages that found no node in `allowed` above its
 // min watermark: shrinks the nodes of `preferred`'s zonelist in `allowed`, in order, until
 // SWAP_CLUSTER_MAX pages are reclaimed. Returns the pages reclaimed. Nothing without
-// demotion_enabled.
-uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed);
+// demotion_enabled. Its cost (as kswapd's) is the kernel time of the task running on req.cpu,
+// the allocating one (Task::kernel_debt, its system time), and adds to
+// Counters::direct_reclaim_ns.
+uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed, const ReclaimRequest& req);
 
 // What `bytes` of a stream's accesses add to its region's expected accesses per page
 // (Region::accesses), the input of aging: a line each for single-line random and hot-set

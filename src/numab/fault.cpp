@@ -233,7 +233,7 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
     // whose cost depends on the folio (a migration sets its own bound below).
     bool repeatable = !thp;
     if (target != NUMA_NO_NODE) {
-        if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target) != MIGRATE_OK) {
+        if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target, p.cpu) != MIGRATE_OK) {
             flags |= TNF_MIGRATE_FAIL;
         } else if (migrate_misplaced_folio(sys, p, vma, first, nr, target, ns,
                                            outcome && !thp ? &outcome->migration : nullptr) ==

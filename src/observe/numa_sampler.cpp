@@ -71,6 +71,14 @@ NumaSampler::NumaSampler(OutputFiles& files, const std::string& dir, const Syste
                                  "numa_task_migrations"});
     convergence_ = std::make_unique<CsvWriter>(open(kConvergenceTable), comments,
                                                std::vector<std::string>{"time_s", "convergence"});
+    if (sys.tiers.tiers.size() > 1) {
+        tiers_ = std::make_unique<CsvWriter>(
+            open(kTiersTable), comments,
+            std::vector<std::string>{"time_s", "tier", "resident_pages", "promoted", "demoted",
+                                     "promoted_per_s", "demoted_per_s"});
+        promoted_last_.assign(static_cast<size_t>(nodes), 0);
+        demoted_last_.assign(static_cast<size_t>(nodes), 0);
+    }
     convergence_log_ = open(kConvergenceLog);
     scheduling_log_ = open(kSchedulingLog);
     const std::string head = numa_scheduling_header(nodes);
@@ -150,6 +158,8 @@ void NumaSampler::sample(const System& sys) {
         tasks_->end_row();
     }
 
+    if (tiers_) sample_tiers(sys, t);
+
     convergence_window_.read(sys.counters[Vm::numa_hint_faults],
                              sys.counters[Vm::numa_hint_faults_local]);
     const double conv = convergence_window_.current();
@@ -160,6 +170,29 @@ void NumaSampler::sample(const System& sys) {
     std::fwrite(line.data(), 1, line.size(), convergence_log_);
     const std::string block = numa_scheduling_sample(sys, sys.now / NSEC_PER_SEC);
     std::fwrite(block.data(), 1, block.size(), scheduling_log_);
+}
+
+void NumaSampler::sample_tiers(const System& sys, double t) {
+    // The last sample, taken when the run ends, may close a shorter interval.
+    const double secs = ns_to_s(sys.now - tiers_last_at_);
+    tiers_last_at_ = sys.now;
+    for (const MemoryTier& tier : sys.tiers.tiers) {
+        uint64_t resident = 0, promoted = 0, demoted = 0;
+        for (int n : tier.nodes) {
+            const auto i = static_cast<size_t>(n);
+            const uint64_t p = sys.counters.pgpromote_success[i];
+            const uint64_t d = sys.mem.nodes[i].pgdemote;
+            resident += sys.mem.used_pages(n);
+            promoted += p - promoted_last_[i];
+            demoted += d - demoted_last_[i];
+            promoted_last_[i] = p;
+            demoted_last_[i] = d;
+        }
+        tiers_->fixed(t, kTimePrecision).num(tier.id()).num(resident).num(promoted).num(demoted);
+        tiers_->fixed(secs > 0 ? static_cast<double>(promoted) / secs : 0.0, 1);
+        tiers_->fixed(secs > 0 ? static_cast<double>(demoted) / secs : 0.0, 1);
+        tiers_->end_row();
+    }
 }
 
 }  // namespace numasim

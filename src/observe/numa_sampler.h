@@ -9,6 +9,8 @@
 //   tasks.csv        per task: CPU, node, numa_preferred_nid, numa group, its NUMA hinting
 //                    faults since the previous sample and the local share of them
 //   convergence.csv  mmtests' numa-convergence value
+//   tiers.csv        per memory tier, on a machine with more than one: resident pages, and the
+//                    pages promoted into it and demoted from it in the interval and per second
 //   numa-convergence.log, numa-scheduling.log   the two monitors' own text
 //
 // Every table starts with the simulated time in seconds. docs/reports.md describes each column.
@@ -34,9 +36,10 @@ inline constexpr std::string_view kNumastatTable = "numastat.csv";
 inline constexpr std::string_view kNumaMapsTable = "numa_maps.csv";
 inline constexpr std::string_view kTasksTable = "tasks.csv";
 inline constexpr std::string_view kConvergenceTable = "convergence.csv";
+inline constexpr std::string_view kTiersTable = "tiers.csv";  // tiered machines only
 inline constexpr std::string_view kConvergenceLog = "numa-convergence.log";
 inline constexpr std::string_view kSchedulingLog = "numa-scheduling.log";
-// The CSV tables in the order they are written.
+// The CSV tables in the order they are written (tiers.csv, which only some runs write, apart).
 std::vector<std::string_view> sample_table_names();
 
 // The /proc/vmstat numa_* counters sampled into vmstat.csv, in the kernel's order.
@@ -52,7 +55,10 @@ class NumaSampler : public Sampler {
 
   private:
     Nanos interval_;
+    void sample_tiers(const System& sys, double t);
+
     std::unique_ptr<CsvWriter> vmstat_, nodes_, numastat_, maps_, tasks_, convergence_;
+    std::unique_ptr<CsvWriter> tiers_;  // null on a machine with one memory tier
     std::FILE* convergence_log_;
     std::FILE* scheduling_log_;
     Counters last_;
@@ -60,6 +66,9 @@ class NumaSampler : public Sampler {
         uint64_t faults = 0, local = 0;
     };
     std::vector<TaskFaults> task_last_;  // by Task::index
+    // Each node's promoted (pgpromote_success) and demoted pages at the previous sample.
+    std::vector<uint64_t> promoted_last_, demoted_last_;
+    Nanos tiers_last_at_ = 0;  // the previous sample's time
     MmtestsConvergence convergence_window_;
 };
 

@@ -142,6 +142,14 @@ void PerfettoWriter::event(const TraceEvent& e) {
         case TraceEventId::sched_stick_numa:
         case TraceEventId::sched_skip_vma_numa:
         case TraceEventId::mm_migrate_pages:
+        case TraceEventId::mm_migrate_pages_start:
+        case TraceEventId::mm_vmscan_kswapd_sleep:
+        case TraceEventId::mm_vmscan_kswapd_wake:
+        case TraceEventId::mm_vmscan_wakeup_kswapd:
+        case TraceEventId::mm_vmscan_direct_reclaim_begin:
+        case TraceEventId::mm_vmscan_direct_reclaim_end:
+        case TraceEventId::mm_vmscan_lru_shrink_inactive:
+        case TraceEventId::mm_vmscan_lru_shrink_active:
             instant(e);
             break;
         default:

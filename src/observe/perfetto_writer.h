@@ -1,7 +1,8 @@
 // A run as a Chrome Trace Event Format JSON file (the "JSON trace" that ui.perfetto.dev and
 // chrome://tracing open): one track per CPU with a slice for each stretch a task ran there
 // (from sched_switch), an instant event on the CPU's track for every NUMA decision
-// (sched_move_numa, sched_swap_numa, sched_stick_numa, sched_skip_vma_numa, mm_migrate_pages),
+// (sched_move_numa, sched_swap_numa, sched_stick_numa, sched_skip_vma_numa, mm_migrate_pages)
+// and every reclaim event (mm_migrate_pages_start, mm_vmscan_*),
 // and counter tracks for the vmstat numa_* counters and each node's free memory, sampled at an
 // interval. Events stream out as they happen (bounded memory); finish() closes the slices still
 // open and the JSON document.

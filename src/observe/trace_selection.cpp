@@ -9,7 +9,7 @@ namespace numasim {
 namespace {
 
 std::string valid_names() {
-    std::string s = "all, sched:*, migrate:*";
+    std::string s = "all, sched:*, migrate:*, vmscan:*";
     for (size_t i = 0; i < kNrTraceEvents; ++i)
         s += fmt::format(", {}", kTraceEventNames[i]);
     return s;
@@ -25,8 +25,9 @@ TraceEventMask one(std::string_view word, const std::string& option) {
     TraceEventMask m = 0;
     for (size_t i = 0; i < kNrTraceEvents; ++i) {
         if (!system.empty() && kTraceEventSystems[i] != system) continue;
-        if (name == "*" || kTraceEventNames[i] == name)
-            m |= trace_bit(static_cast<TraceEventId>(i));
+        const TraceEventMask bit = trace_bit(static_cast<TraceEventId>(i));
+        if ((name == "*" && !(bit & kByNameOnlyTraceEvents)) || kTraceEventNames[i] == name)
+            m |= bit;
     }
     if (!m)
         throw InputError(option, std::string(word),

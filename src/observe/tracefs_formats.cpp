@@ -54,6 +54,12 @@ Field pid(std::string_view name) {
 Field i32(std::string_view name) {
     return {"int", name, 4, true};
 }
+Field u32(std::string_view name) {
+    return {"unsigned int", name, 4, false};
+}
+Field gfp(std::string_view name) {
+    return {"gfp_t", name, 4, false};
+}
 Field ulong(std::string_view name) {
     return {"unsigned long", name, 8, false};
 }
@@ -76,10 +82,43 @@ constexpr std::string_view kTaskReport =
     "(0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | "
     "0x00000040)";
 
-// enum migrate_mode MIGRATE_ASYNC and enum migrate_reason MR_NUMA_MISPLACED
-// (include/linux/migrate_mode.h, include/linux/migrate.h of v6.1).
-constexpr uint32_t kMigrateAsync = 0;
-constexpr int kMrNumaMisplaced = 5;
+// The gfp_t values of TraceGfp on x86-64 v6.1 (include/linux/gfp_types.h, without
+// CONFIG_KASAN_HW_TAGS): GFP_KERNEL = __GFP_RECLAIM | __GFP_IO | __GFP_FS, GFP_HIGHUSER_MOVABLE =
+// GFP_KERNEL | __GFP_HARDWALL | __GFP_HIGHMEM | __GFP_MOVABLE.
+constexpr uint32_t kGfpKernel = 0xcc0, kGfpHighuserMovable = 0x100cca, kGfpZero = 0x100;
+
+uint32_t gfp_value(TraceGfp g) {
+    switch (g) {
+        case TraceGfp::None:
+            return 0;
+        case TraceGfp::HighuserMovableZero:
+            return kGfpHighuserMovable | kGfpZero;
+        case TraceGfp::Kernel:
+            return kGfpKernel;
+    }
+    return 0;
+}
+
+// show_gfp_flags with the names of the values numasim writes (a kernel's table lists every
+// flag; the composites come first in both).
+std::string gfp_print(std::string_view field) {
+    return fmt::format(
+        "(REC->{0}) ? __print_flags(REC->{0}, \"|\", {{ 0x{1:x}, \"GFP_HIGHUSER_MOVABLE\" }}, {{ "
+        "0x{2:x}, \"GFP_KERNEL\" }}, {{ 0x{3:x}, \"__GFP_ZERO\" }}) : \"none\"",
+        field, kGfpHighuserMovable, kGfpKernel, kGfpZero);
+}
+
+// RECLAIM_WB_ANON | RECLAIM_WB_ASYNC (include/trace/events/vmscan.h): trace_reclaim_flags of an
+// anon list.
+// The zone of the kswapd events: the model's one zone per node is ZONE_NORMAL (x86-64:
+// ZONE_DMA, ZONE_DMA32, ZONE_NORMAL).
+constexpr int kZoneNormal = 2;
+
+constexpr uint32_t kReclaimWbAnonAsync = 0x0001 | 0x0008;
+constexpr std::string_view kReclaimFlagsPrint =
+    "(REC->reclaim_flags) ? __print_flags(REC->reclaim_flags, \"|\", {0x0001u, "
+    "\"RECLAIM_WB_ANON\"}, {0x0002u, \"RECLAIM_WB_FILE\"}, {0x0010u, \"RECLAIM_WB_MIXED\"}, "
+    "{0x0004u, \"RECLAIM_WB_SYNC\"}, {0x0008u, \"RECLAIM_WB_ASYNC\"}) : \"RECLAIM_WB_NONE\"";
 
 std::string switch_fmt() {
     const std::string report_max = fmt::format("(({} + 1) << 1)", kTaskReport);
@@ -94,15 +133,20 @@ std::string switch_fmt() {
         states, report_max, report_max);
 }
 
+// __print_symbolic of the migrate mode and reason, as v6.1 expands them.
+constexpr std::string_view kMigrateModeReasonPrint =
+    "__print_symbolic(REC->mode, { 0, \"MIGRATE_ASYNC\" }, { 1, \"MIGRATE_SYNC_LIGHT\" }, { 2, "
+    "\"MIGRATE_SYNC\" }, { 3, \"MIGRATE_SYNC_NO_COPY\" }), __print_symbolic(REC->reason, { 0, "
+    "\"compaction\" }, { 1, \"memory_failure\" }, { 2, \"memory_hotplug\" }, { 3, "
+    "\"syscall_or_cpuset\" }, { 4, \"mempolicy_mbind\" }, { 5, \"numa_misplaced\" }, { 6, "
+    "\"contig_range\" }, { 7, \"longterm_pin\" }, { 8, \"demotion\" })";
+
 std::string migrate_pages_fmt() {
-    return "\"nr_succeeded=%lu nr_failed=%lu nr_thp_succeeded=%lu nr_thp_failed=%lu "
-           "nr_thp_split=%lu mode=%s reason=%s\", REC->succeeded, REC->failed, "
-           "REC->thp_succeeded, REC->thp_failed, REC->thp_split, __print_symbolic(REC->mode, { "
-           "0, \"MIGRATE_ASYNC\" }, { 1, \"MIGRATE_SYNC_LIGHT\" }, { 2, \"MIGRATE_SYNC\" }, { 3, "
-           "\"MIGRATE_SYNC_NO_COPY\" }), __print_symbolic(REC->reason, { 0, \"compaction\" }, { 1, "
-           "\"memory_failure\" }, { 2, \"memory_hotplug\" }, { 3, \"syscall_or_cpuset\" }, { 4, "
-           "\"mempolicy_mbind\" }, { 5, \"numa_misplaced\" }, { 6, \"contig_range\" }, { 7, "
-           "\"longterm_pin\" }, { 8, \"demotion\" })";
+    return fmt::format(
+        "\"nr_succeeded=%lu nr_failed=%lu nr_thp_succeeded=%lu nr_thp_failed=%lu "
+        "nr_thp_split=%lu mode=%s reason=%s\", REC->succeeded, REC->failed, "
+        "REC->thp_succeeded, REC->thp_failed, REC->thp_split, {}",
+        kMigrateModeReasonPrint);
 }
 
 std::string skip_vma_fmt() {
@@ -127,8 +171,8 @@ std::vector<Field> pair_fields() {
             pid("dst_pid"), pid("dst_tgid"), pid("dst_ngid"), i32("dst_cpu"), i32("dst_nid")};
 }
 
-// The event's fields (after the common ones) and print fmt, from include/trace/events/sched.h
-// and migrate.h of v6.1 (sched_skip_vma_numa: v6.7).
+// The event's fields (after the common ones) and print fmt, from include/trace/events/sched.h,
+// migrate.h and vmscan.h of v6.1 (sched_skip_vma_numa: v6.7).
 std::pair<std::vector<Field>, std::string> event_fields(TraceEventId id) {
     switch (id) {
         case TraceEventId::sched_switch:
@@ -187,6 +231,45 @@ std::pair<std::vector<Field>, std::string> event_fields(TraceEventId id) {
                      ulong("vm_end"),
                      {"enum numa_vmaskip_reason", "reason", 4, false}},
                     skip_vma_fmt()};
+        case TraceEventId::mm_migrate_pages_start:
+            return {{{"enum migrate_mode", "mode", 4, false}, i32("reason")},
+                    fmt::format("\"mode=%s reason=%s\", {}", kMigrateModeReasonPrint)};
+        case TraceEventId::mm_vmscan_kswapd_sleep:
+            return {{i32("nid")}, "\"nid=%d\", REC->nid"};
+        case TraceEventId::mm_vmscan_kswapd_wake:
+            return {{i32("nid"), i32("zid"), i32("order")},
+                    "\"nid=%d order=%d\", REC->nid, REC->order"};
+        case TraceEventId::mm_vmscan_wakeup_kswapd:
+            return {{i32("nid"), i32("zid"), i32("order"), gfp("gfp_flags")},
+                    "\"nid=%d order=%d gfp_flags=%s\", REC->nid, REC->order, " +
+                        gfp_print("gfp_flags")};
+        case TraceEventId::mm_vmscan_direct_reclaim_begin:
+            return {{i32("order"), gfp("gfp_flags")},
+                    "\"order=%d gfp_flags=%s\", REC->order, " + gfp_print("gfp_flags")};
+        case TraceEventId::mm_vmscan_direct_reclaim_end:
+            return {{ulong("nr_reclaimed")}, "\"nr_reclaimed=%lu\", REC->nr_reclaimed"};
+        case TraceEventId::mm_vmscan_lru_shrink_inactive:
+            return {{i32("nid"), ulong("nr_scanned"), ulong("nr_reclaimed"), ulong("nr_dirty"),
+                     ulong("nr_writeback"), ulong("nr_congested"), ulong("nr_immediate"),
+                     u32("nr_activate0"), u32("nr_activate1"), ulong("nr_ref_keep"),
+                     ulong("nr_unmap_fail"), i32("priority"), i32("reclaim_flags")},
+                    fmt::format("\"nid=%d nr_scanned=%ld nr_reclaimed=%ld nr_dirty=%ld "
+                                "nr_writeback=%ld nr_congested=%ld nr_immediate=%ld "
+                                "nr_activate_anon=%d nr_activate_file=%d nr_ref_keep=%ld "
+                                "nr_unmap_fail=%ld priority=%d flags=%s\", REC->nid, "
+                                "REC->nr_scanned, REC->nr_reclaimed, REC->nr_dirty, "
+                                "REC->nr_writeback, REC->nr_congested, REC->nr_immediate, "
+                                "REC->nr_activate0, REC->nr_activate1, REC->nr_ref_keep, "
+                                "REC->nr_unmap_fail, REC->priority, {}",
+                                kReclaimFlagsPrint)};
+        case TraceEventId::mm_vmscan_lru_shrink_active:
+            return {{i32("nid"), ulong("nr_taken"), ulong("nr_active"), ulong("nr_deactivated"),
+                     ulong("nr_referenced"), i32("priority"), i32("reclaim_flags")},
+                    fmt::format("\"nid=%d nr_taken=%ld nr_active=%ld nr_deactivated=%ld "
+                                "nr_referenced=%ld priority=%d flags=%s\", REC->nid, "
+                                "REC->nr_taken, REC->nr_active, REC->nr_deactivated, "
+                                "REC->nr_referenced, REC->priority, {}",
+                                kReclaimFlagsPrint)};
         case TraceEventId::NR:
             break;
     }
@@ -355,7 +438,33 @@ void tracefs_entry(std::string& out, const TraceEvent& e) {
             break;
         case TraceEventId::mm_migrate_pages:
             w.num(e.n[0]).num(e.n[1]).num(e.n[2]).num(e.n[3]).num(e.n[4]);
-            w.num(kMigrateAsync).num(s32(kMrNumaMisplaced));
+            w.num(static_cast<uint64_t>(e.mode)).num(static_cast<uint64_t>(e.reason));
+            break;
+        case TraceEventId::mm_migrate_pages_start:
+            w.num(static_cast<uint64_t>(e.mode)).num(static_cast<uint64_t>(e.reason));
+            break;
+        case TraceEventId::mm_vmscan_kswapd_sleep:
+            w.num(s32(e.nid1));
+            break;
+        case TraceEventId::mm_vmscan_kswapd_wake:
+            w.num(s32(e.nid1)).num(s32(kZoneNormal)).num(s32(e.order));
+            break;
+        case TraceEventId::mm_vmscan_wakeup_kswapd:
+            w.num(s32(e.nid1)).num(s32(kZoneNormal)).num(s32(e.order)).num(gfp_value(e.gfp));
+            break;
+        case TraceEventId::mm_vmscan_direct_reclaim_begin:
+            w.num(s32(e.order)).num(gfp_value(e.gfp));
+            break;
+        case TraceEventId::mm_vmscan_direct_reclaim_end:
+            w.num(e.n[0]);
+            break;
+        case TraceEventId::mm_vmscan_lru_shrink_inactive:
+            w.num(s32(e.nid1)).num(e.n[0]).num(e.n[1]).num(0).num(0).num(0).num(0);
+            w.num(e.n[2]).num(0).num(e.n[3]).num(0).num(s32(e.priority)).num(kReclaimWbAnonAsync);
+            break;
+        case TraceEventId::mm_vmscan_lru_shrink_active:
+            w.num(s32(e.nid1)).num(e.n[0]).num(e.n[1]).num(e.n[2]).num(e.n[3]);
+            w.num(s32(e.priority)).num(kReclaimWbAnonAsync);
             break;
         case TraceEventId::sched_move_numa:
             w.num(s32(pid_of(e.a))).num(s32(tgid_of(e.a))).num(s32(e.a_ngid));

@@ -55,6 +55,46 @@ ChartSeries locality_series(const json& samples, std::string name) {
     return s;
 }
 
+// One column of the tiers table for tier `tier` (memory_tier<N>), as (time, value).
+ChartSeries tier_series(const json& samples, int tier, std::string_view col, std::string name) {
+    const json& t = samples.at("tiers");
+    const int c = column(t, col), id = column(t, "tier");
+    ChartSeries s{std::move(name), {}};
+    if (c < 0 || id < 0) return s;
+    for (const auto& row : t.at("rows"))
+        if (num(row[static_cast<size_t>(id)]) == tier)
+            s.points.emplace_back(num(row[0]), num(row[static_cast<size_t>(c)]));
+    return s;
+}
+
+// The tier ids of the tiers table, fastest first.
+std::vector<int> tier_ids(const json& samples) {
+    const json& t = samples.at("tiers");
+    const int id = column(t, "tier");
+    std::vector<int> ids;
+    if (id < 0) return ids;
+    for (const auto& row : t.at("rows")) {
+        const int v = static_cast<int>(num(row[static_cast<size_t>(id)]));
+        if (std::find(ids.begin(), ids.end(), v) != ids.end()) break;  // the next sample
+        ids.push_back(v);
+    }
+    return ids;
+}
+
+// Resident pages per tier, and the pages promoted into and demoted from each per second
+// (tiered machines: the samples hold a tiers table).
+std::string tiers_section(const json& samples) {
+    std::vector<ChartSeries> resident, rates;
+    for (int id : tier_ids(samples)) {
+        const std::string tier = fmt::format("memory_tier{}", id);
+        resident.push_back(tier_series(samples, id, "resident_pages", tier));
+        rates.push_back(tier_series(samples, id, "promoted_per_s", tier + " promoted"));
+        rates.push_back(tier_series(samples, id, "demoted_per_s", tier + " demoted"));
+    }
+    return svg_line_chart("Resident pages per memory tier", "time (s)", "pages", resident) +
+           svg_line_chart("Promotion and demotion", "time (s)", "pages/s", rates);
+}
+
 std::string task_heatmap(const json& samples) {
     const json& t = samples.at("tasks");
     const int pid = column(t, "pid"), comm = column(t, "comm"), node = column(t, "node");
@@ -186,6 +226,7 @@ std::string run_page(const json& r) {
                             vmstat_series(s, "numa_pages_migrated", "numa_pages_migrated")});
     body += "<h2>Tasks</h2>\n" + task_heatmap(s);
     body += "<h2>Memory per node</h2>\n" + process_memory(s);
+    if (s.contains("tiers")) body += "<h2>Memory tiers</h2>\n" + tiers_section(s);
     if (r.contains("latency")) {
         const json& l = r["latency"];
         body += "<h2>Latency (every task)</h2>\n" +
@@ -232,6 +273,10 @@ std::string compare_page(const json& r) {
         if (runs.empty()) continue;
         body += fmt::format("<h2>Tasks: {}</h2>\n", html_escape(variant)) + task_heatmap(runs[0]);
     }
+    for (const auto& [variant, runs] : samples.items())
+        if (!runs.empty() && runs[0].contains("tiers"))
+            body += fmt::format("<h2>Memory tiers: {}</h2>\n", html_escape(variant)) +
+                    tiers_section(runs[0]);
     if (r.contains("provenance"))
         for (const auto& [variant, p] : r["provenance"].items())
             body += fmt::format("<h2>Provenance: {}</h2>\n", html_escape(variant)) +
@@ -243,7 +288,7 @@ std::string compare_page(const json& r) {
 constexpr std::array<std::string_view, 10> kDrawnKeys = {
     "compare", "duration",   "latency", "machine",  "ops",
     "profile", "provenance", "samples", "scenario", "variants"};
-constexpr std::array<std::string_view, 3> kDrawnTables = {"numastat", "tasks", "vmstat"};
+constexpr std::array<std::string_view, 4> kDrawnTables = {"numastat", "tasks", "tiers", "vmstat"};
 
 bool drawn(std::string_view name, auto names) {
     return std::find(names.begin(), names.end(), name) != names.end();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -73,6 +74,9 @@ void write_samples_json(std::FILE* out, const std::string& dir, int indent) {
     std::vector<std::string> names;
     for (std::string_view name : sample_table_names())
         names.emplace_back(name.substr(0, name.size() - 4));  // without ".csv"
+    // tiers.csv is there on a machine with more than one memory tier only.
+    if (std::filesystem::exists(dir + "/" + std::string(kTiersTable)))
+        names.emplace_back(kTiersTable.substr(0, kTiersTable.size() - 4));
     std::sort(names.begin(), names.end());
     const std::string pad(static_cast<size_t>(indent + kJsonIndent), ' ');
     std::fputs("{\n", out);

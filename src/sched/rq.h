@@ -37,6 +37,9 @@ struct alignas(64) Rq {
     uint64_t nr_switches = 0;
     // CPU time its tasks ran here (update_curr's deltas): what /proc/stat shows as not idle.
     Nanos busy_time = 0;
+    // Time a kernel thread (kswapd, mm/vmscan.h) takes on this CPU before what runs here goes
+    // on: the task waits without being charged, as if preempted.
+    Nanos kthread_debt = 0;
     Mm* loaded_mm = nullptr;  // cpu_tlbstate.loaded_mm: this CPU is in its mm_cpumask (mm/tlb.h)
     // sd->last_balance of each domain level: when this CPU last balanced there. Whether a level
     // is due depends on whether the CPU is busy when it looks (get_sd_balance_interval()).

@@ -139,7 +139,7 @@ struct Migrate : ::testing::Test {
 
 TEST_F(Migrate, BasePageMovesAndIsCounted) {
     const uint64_t free0 = n0.free_pages, free1 = n1.free_pages;
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 2, 1, 1), MIGRATE_OK);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 2, 1, 1, 0), MIGRATE_OK);
     double kns = 0;
     EXPECT_EQ(migrate_misplaced_folio(w.sys, p2, vma, 2, 1, 1, kns), MIGRATE_OK);
     EXPECT_EQ(vma.frame(2).nid, 1);
@@ -160,7 +160,7 @@ TEST_F(Migrate, BasePageMovesAndIsCounted) {
 
 TEST_F(Migrate, FailsBelowTheTargetsHighWatermark) {
     n1.free_pages = n1.wmark_high;  // free - 1 < high
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 2, 1, 1), MIGRATE_EAGAIN);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 2, 1, 1, 0), MIGRATE_EAGAIN);
     const auto before = w.sys.counters.vm;
     double kns = 0;
     EXPECT_EQ(migrate_misplaced_folio(w.sys, p2, vma, 2, 1, 1, kns), MIGRATE_EAGAIN);
@@ -175,7 +175,7 @@ TEST_F(Migrate, FailsBelowTheTargetsHighWatermark) {
     EXPECT_NEAR(kns, 900.0, 1e-9);  // a tenth of the fixed overhead
     // One page more and it fits: prepare and the allocation agree on the boundary.
     n1.free_pages = n1.wmark_high + 1;
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 2, 1, 1), MIGRATE_OK);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 2, 1, 1, 0), MIGRATE_OK);
     EXPECT_EQ(migrate_misplaced_folio(w.sys, p2, vma, 2, 1, 1, kns), MIGRATE_OK);
 }
 
@@ -501,7 +501,7 @@ TEST(FileMapping, SharedByNProcessesHasMapcountN) {
     for (Vma* v : vmas)
         EXPECT_EQ(&v->frame(4), &file->frames[4]);
     // An executable file page mapped by several processes is not migrated (shared library).
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, *vmas[2], 4, 1, 1), MIGRATE_EACCES);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, *vmas[2], 4, 1, 1, 0), MIGRATE_EACCES);
 }
 
 TEST(FileMapping, PrivateWriteCopiesThePageCachePage) {

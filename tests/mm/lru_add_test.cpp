@@ -87,16 +87,16 @@ TEST_F(LruAdd, ALargeFolioMovesTheBatch) {
 // batch moves; the migrated page's new folio then waits in the migrating CPU's batch.
 TEST_F(LruAdd, AWaitingPageDoesNotMigrate) {
     handle_mm_fault(w.sys, p0, vma, 0, true);
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 1), MIGRATE_EAGAIN);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 1, 0), MIGRATE_EAGAIN);
     lru_add_drain(w.sys, 0);
-    ASSERT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 1), MIGRATE_OK);
+    ASSERT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 1, 0), MIGRATE_OK);
     double ns = 0;
     ASSERT_EQ(migrate_misplaced_folio(w.sys, p2, vma, 0, 1, 1, ns), MIGRATE_OK);
     EXPECT_EQ(vma.frame(0).nid, 1);
     EXPECT_TRUE(waits(0));
     ASSERT_EQ(w.sys.lru_add.batch(2).size(), 1u);
     EXPECT_EQ(w.sys.lru_add.batch(2)[0], &vma.frame(0));
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 0), MIGRATE_EAGAIN);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 0, 0), MIGRATE_EAGAIN);
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
@@ -107,7 +107,7 @@ TEST_F(LruAdd, ABatchOfOneKeepsNothing) {
         handle_mm_fault(w.sys, p0, vma, i, true);
     repeat_anon_fault(w.sys, p0, vma, 3, 4);
     EXPECT_EQ(waiting(10), "..........");
-    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 1), MIGRATE_OK);
+    EXPECT_EQ(migrate_misplaced_folio_prepare(w.sys, vma, 0, 1, 1, 0), MIGRATE_OK);
 }
 
 // A waiting page that is freed leaves a slot in the batch (the kernel's batch holds the folio's

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel/invariants.h"
+#include "kernel/trace_print.h"
 #include "mm/lru_add.h"
 #include "mm/migrate.h"
 #include "mm/page_alloc.h"
@@ -130,7 +131,7 @@ TEST_F(Vmscan, NothingIsReclaimedWithDemotionOff) {
     EXPECT_FALSE(can_demote(w.sys, 0));
     EXPECT_EQ(shrink_node(w.sys, 0, 4, 4, ReclaimBy::Kswapd), 0u);
     node(0).free_pages = node(0).wmark_min + 1;
-    wakeup_kswapd(w.sys, 0);
+    wakeup_kswapd(w.sys, 0, {});
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 0u);
     EXPECT_EQ(c().pgscan_kswapd, 0u);
     EXPECT_EQ(vma->frame(0).nid, 0);
@@ -143,28 +144,28 @@ TEST_F(Vmscan, KswapdRunsToTheHighWatermarkOrPromoInTieringMode) {
     // SWAP_CLUSTER_MAX batch, 32 pages, and stops balanced.
     node(0).free_pages = node(0).wmark_high - 10;
     EXPECT_FALSE(pgdat_balanced(w.sys, 0));
-    wakeup_kswapd(w.sys, 0);
+    wakeup_kswapd(w.sys, 0, {});
     EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 1u);
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
     EXPECT_EQ(c().pgdemote_kswapd, 32u);
     EXPECT_EQ(node(0).free_pages, node(0).wmark_high + 22);
     EXPECT_TRUE(pgdat_balanced(w.sys, 0));
     // Balanced: a wakeup finds nothing to do.
-    wakeup_kswapd(w.sys, 0);
+    wakeup_kswapd(w.sys, 0, {});
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
     // In tiering mode the mark is WMARK_PROMO, one gap higher: the node is short again, and
     // kswapd demotes what it can, the 68 pages left, then fails and counts a failure.
     w.sys.knobs.numa_balancing = 2;
     EXPECT_FALSE(pgdat_balanced(w.sys, 0));
-    wakeup_kswapd(w.sys, 0);
+    wakeup_kswapd(w.sys, 0, {});
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 2u);
     EXPECT_EQ(c().pgdemote_kswapd, 100u);
     EXPECT_EQ(node(0).kswapd_failures, 0);  // it reclaimed something
-    wakeup_kswapd(w.sys, 0);                // nothing left on node 0: a failed run
+    wakeup_kswapd(w.sys, 0, {});            // nothing left on node 0: a failed run
     EXPECT_EQ(node(0).kswapd_failures, 1);
     // After MAX_RECLAIM_RETRIES failed runs kswapd is left asleep.
     node(0).kswapd_failures = MAX_RECLAIM_RETRIES;
-    wakeup_kswapd(w.sys, 0);
+    wakeup_kswapd(w.sys, 0, {});
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 3u);
 }
 
@@ -176,7 +177,7 @@ TEST_F(Vmscan, DirectReclaimDemotesAndAnAllocationBeyondEveryNodeIsOutOfMemory) 
     // Node 0 is at min: a page for it alone is not there, until direct reclaim demotes its two
     // cold pages to node 2 (a SWAP_CLUSTER_MAX target, of which only 2 pages exist).
     EXPECT_EQ(alloc_demote_page(w.sys, 0, uint64_t{1} << 0, 0, 0), -1);
-    EXPECT_EQ(try_to_free_pages(w.sys, 0, uint64_t{1} << 0), 2u);
+    EXPECT_EQ(try_to_free_pages(w.sys, 0, uint64_t{1} << 0, {}), 2u);
     EXPECT_EQ(c().mm_vmscan_direct_reclaim_begin, 1u);
     EXPECT_EQ(c().pgdemote_direct, 2u);
     EXPECT_EQ(c().pgscan_direct, 2u);
@@ -221,6 +222,124 @@ TEST_F(Vmscan, TheWalkStepsOverOtherNodesAndOtherListsPagesAcrossWords) {
     EXPECT_EQ(node(0).nr_active_anon, 0u);
     EXPECT_EQ(vma->pages_on(0), 0u);
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+// The events reclaim fires, as "name: fields" lines (kernel/trace_print.h).
+struct EventLines : TraceSink {
+    std::vector<std::string> lines;
+    void event(const TraceEvent& e) override {
+        std::string s(kTraceEventNames[static_cast<size_t>(e.id)]);
+        s += ": ";
+        trace_print_fields(s, e);
+        lines.push_back(s);
+        contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
+                           std::to_string(trace_task_pid(e.current)));
+    }
+    std::vector<std::string> contexts;
+};
+
+TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
+    map(4, 0);
+    EventLines sink;
+    w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
+    // 10 pages short of the high watermark: kswapd takes the 4 cold pages, demotes them in one
+    // migrate_pages() call, and finds nothing more at any priority (still short: no sleep).
+    node(0).free_pages = node(0).wmark_high - 10;
+    wakeup_kswapd(w.sys, 0, {0, 0, TraceGfp::HighuserMovableZero});
+    w.sys.tracer.flush();
+    const std::vector<std::string> want = {
+        "mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO",
+        "mm_vmscan_kswapd_wake: nid=0 order=0",
+        "mm_migrate_pages_start: mode=MIGRATE_ASYNC reason=demotion",
+        "mm_migrate_pages: nr_succeeded=4 nr_failed=0 nr_thp_succeeded=0 nr_thp_failed=0 "
+        "nr_thp_split=0 mode=MIGRATE_ASYNC reason=demotion",
+        "mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=4 nr_reclaimed=4 nr_dirty=0 "
+        "nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=0 nr_activate_file=0 "
+        "nr_ref_keep=0 nr_unmap_fail=0 priority=12 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC"};
+    EXPECT_EQ(sink.lines, want);
+    // The waker is the idle CPU 0's context; kswapd0 runs on CPU 0 (node 0's first idle CPU).
+    ASSERT_EQ(sink.contexts.size(), 5u);
+    EXPECT_EQ(sink.contexts[0], "swapper/0-0");
+    for (size_t i = 1; i < 5; ++i)
+        EXPECT_EQ(sink.contexts[i], "kswapd0-100");
+    // Each event once per counter.
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 1u);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 0u);
+    EXPECT_EQ(c().mm_vmscan_lru_shrink_inactive, 1u);
+    EXPECT_EQ(c().mm_migrate_pages, 1u);
+    w.sys.tracer.attach(nullptr, 0, 0);
+}
+
+TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsCpus) {
+    map(100, 0);
+    EventLines sink;
+    w.sys.tracer.attach(&sink, trace_bit(TraceEventId::mm_vmscan_kswapd_sleep), w.sys.nr_cpus());
+    node(0).free_pages = node(0).wmark_high - 10;
+    wakeup_kswapd(w.sys, 0, {});
+    w.sys.tracer.flush();
+    EXPECT_EQ(sink.lines, std::vector<std::string>{"mm_vmscan_kswapd_sleep: nid=0"});
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 1u);
+    // 32 folios scanned and demoted: 32 scans and 32 copies, all on kswapd's CPU, none on a
+    // task.
+    const double scan = w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
+    EXPECT_EQ(c().pgscan_kswapd, 32u);
+    EXPECT_GT(node(0).kswapd_ns, static_cast<int64_t>(32 * (scan + 1000)));
+    EXPECT_EQ(w.sys.rqs[0].kthread_debt, node(0).kswapd_ns);
+    w.sys.tracer.attach(nullptr, 0, 0);
+}
+
+TEST_F(Vmscan, AScanThatDemotesNothingCostsItsFoliosOnly) {
+    map(4, 0);
+    // The lower tier is full: every cold page fails to move and is activated, and the active
+    // list is aged again; kswapd pays RECLAIM_SCAN_FOLIO_NS for each folio of either list.
+    node(2).free_pages = 0;
+    node(3).free_pages = 0;
+    node(0).free_pages = node(0).wmark_high - 10;
+    wakeup_kswapd(w.sys, 0, {});
+    EXPECT_EQ(c().pgdemote_kswapd, 0u);
+    EXPECT_GT(c().pgscan_kswapd, 0u);
+    const auto want = static_cast<int64_t>(static_cast<double>(c().pgscan_kswapd + c().pgrefill) *
+                                           w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS);
+    EXPECT_EQ(node(0).kswapd_ns, want);
+    EXPECT_EQ(w.sys.rqs[0].kthread_debt, want);
+    ASSERT_GE(w.sys.kswapd.size(), 1u);
+    EXPECT_EQ(w.sys.kswapd[0]->comm, "kswapd0");
+    EXPECT_EQ(w.sys.kswapd[0]->pid, 100);
+    // A failed demotion is still a migrate_pages() call, with the pages failed.
+    EXPECT_GT(c().mm_migrate_pages, 0u);
+}
+
+TEST_F(Vmscan, DirectReclaimIsTheAllocatingTasksSystemTime) {
+    map(2, 0);
+    Task& p = w.task_on(0);
+    w.sys.rqs[0].curr = &p;
+    for (int nid = 0; nid < w.sys.nr_nodes(); ++nid)
+        node(nid).free_pages = node(nid).wmark_min;
+    node(2).free_pages = node(2).wmark_high * 2;
+    EventLines sink;
+    w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
+    EXPECT_EQ(try_to_free_pages(w.sys, 0, uint64_t{1} << 0, {0, 0, TraceGfp::HighuserMovableZero}),
+              2u);
+    w.sys.tracer.flush();
+    ASSERT_GE(sink.lines.size(), 2u);
+    EXPECT_EQ(sink.lines.front(),
+              "mm_vmscan_direct_reclaim_begin: order=0 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO");
+    EXPECT_EQ(sink.lines.back(), "mm_vmscan_direct_reclaim_end: nr_reclaimed=2");
+    // The allocating task's context: its (empty) comm and pid.
+    std::string want = "-";
+    want += std::to_string(p.pid);
+    for (const std::string& ctx : sink.contexts)
+        EXPECT_EQ(ctx, want);
+    EXPECT_EQ(c().mm_vmscan_direct_reclaim_end, 1u);
+    // Two folios scanned and copied, each at least its scan and the migration's fixed work.
+    const double floor =
+        2 * (w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS + w.sys.cost.k().MIGRATE_FOLIO_OVERHEAD_NS);
+    EXPECT_GE(static_cast<double>(p.kernel_debt), floor);
+    EXPECT_EQ(static_cast<uint64_t>(p.kernel_debt), c().direct_reclaim_ns);
+    EXPECT_EQ(w.sys.rqs[0].kthread_debt, 0);
+    w.sys.tracer.attach(nullptr, 0, 0);
+    w.sys.rqs[0].curr = nullptr;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The ftrace text layout and --trace-events, checked against the kernel's formats.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <string>
 
 #include "config/input_error.h"
@@ -73,6 +74,13 @@ TEST(TraceEvents, NamesSystemsAndAll) {
     EXPECT_TRUE(sched & trace_bit(TraceEventId::sched_swap_numa));
     EXPECT_EQ(trace_events_text(trace_bit(TraceEventId::sched_move_numa)),
               "sched:sched_move_numa\n");
+    // Reclaim's seven events are the vmscan system; mm_migrate_pages_start is had by name only.
+    EXPECT_EQ(parse_trace_events("vmscan:*", "--trace-events"), kVmscanTraceEvents);
+    EXPECT_EQ(std::popcount(kVmscanTraceEvents), 7);
+    const TraceEventMask start = trace_bit(TraceEventId::mm_migrate_pages_start);
+    EXPECT_FALSE(parse_trace_events("all", "--trace-events") & start);
+    EXPECT_EQ(parse_trace_events("mm_migrate_pages_start", "--trace-events"), start);
+    EXPECT_EQ(trace_events_text(start), "migrate:mm_migrate_pages_start\n");
 }
 
 TEST(TraceEvents, UnknownNameIsAnError) {

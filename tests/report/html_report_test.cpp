@@ -53,6 +53,32 @@ TEST(HtmlReport, RunPageDrawsEveryChart) {
     EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));
 }
 
+TEST(HtmlReport, TiersAreDrawnOnlyWhenTheSamplesHaveThem) {
+    nlohmann::json s = samples();
+    const nlohmann::json plain = {{"scenario", "s"}, {"samples", s}};
+    EXPECT_EQ(html_report(plain, "result.json").find("Memory tiers"), std::string::npos);
+    // Two tiers (memory_tier4: DRAM, memory_tier22: PMEM), two samples each.
+    s["tiers"] = {{"columns",
+                   {"time_s", "tier", "resident_pages", "promoted", "demoted", "promoted_per_s",
+                    "demoted_per_s"}},
+                  {"rows",
+                   {{1.0, 4, 100, 10, 0, 10.0, 0.0},
+                    {1.0, 22, 50, 0, 0, 0.0, 0.0},
+                    {2.0, 4, 90, 5, 15, 5.0, 15.0},
+                    {2.0, 22, 65, 0, 0, 0.0, 0.0}}}};
+    const std::string html = html_report({{"scenario", "s"}, {"samples", s}}, "result.json");
+    EXPECT_NE(html.find("<h2>Memory tiers</h2>"), std::string::npos);
+    EXPECT_NE(html.find("memory_tier22 demoted"), std::string::npos);
+    // Four charts as before, and the two of the tiers.
+    EXPECT_EQ(count(html, "<svg"), 6u);
+    // resident pages: a line per tier; rates: promoted and demoted per tier.
+    const size_t at = html.find("<h2>Memory tiers</h2>");
+    EXPECT_EQ(count(html.substr(at), "<polyline"), 6u);
+    // The reader keeps the table.
+    std::istringstream in(nlohmann::json({{"samples", s}}).dump());
+    EXPECT_TRUE(read_report_input(in, "result.json")["samples"].contains("tiers"));
+}
+
 TEST(HtmlReport, ComparePageOverlaysVariants) {
     const nlohmann::json r = {{"scenario", "s"},
                               {"variants", {"a", "b"}},
