@@ -289,7 +289,7 @@ double do_numa_access(System& sys, Task& p, Vma& vma, uint64_t idx) {
     const int target = numa_migrate_check(sys, p, vma, idx, false, true, nid, &flags, &last_cpupid);
     double ns = 0;
     if (target != NUMA_NO_NODE) {
-        if (migrate_misplaced_folio_prepare(sys, vma, idx, 1, target) == MIGRATE_OK &&
+        if (migrate_misplaced_folio_prepare(sys, vma, idx, 1, target, p.cpu) == MIGRATE_OK &&
             migrate_misplaced_folio(sys, p, vma, idx, 1, target, ns) == MIGRATE_OK) {
             task_numa_fault(sys, p, last_cpupid, target, 1, flags | TNF_MIGRATED);
             return ns;
