@@ -21,6 +21,7 @@
 #include "mm/memory_tiers.h"
 #include "mm/mm.h"
 #include "mm/node_memory.h"
+#include "mm/pghot.h"
 #include "numab/knobs.h"
 #include "numab/numa_group.h"
 #include "numab/placement_policy.h"
@@ -86,6 +87,7 @@ struct System {
     MemoryTiers tiers;
     PromotionKernel promotion;
     bool has_slow_tier = false;  // some node with memory is below the top tier
+    PghotState pghot;            // the pghot knob's records and kmigrated threads (mm/pghot.h)
 
     std::vector<std::unique_ptr<Task>> tasks;
     size_t nr_exited_tasks = 0;  // tasks in TaskState::Dead (do_exit counts them)
