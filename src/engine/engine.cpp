@@ -13,6 +13,7 @@
 #include "mm/fault.h"
 #include "mm/khugepaged.h"
 #include "mm/page.h"
+#include "mm/pghot.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/load_balance.h"
@@ -171,6 +172,12 @@ void Engine::tick() {
     ++ticks_;
     // khugepaged's pass, if one is due, moves every CPU's LRU add batch (mm/khugepaged.h).
     khugepaged_tick(sys_);
+    // pghot's kmigrated passes, if some are due (mm/pghot.h): they move pages that any CPU may
+    // be touching, so every CPU plays what it holds back first.
+    if (kmigrated_due(sys_)) {
+        catch_up_all();
+        kmigrated_tick(sys_);
+    }
     // A user-space daemon's pass, if one is due (PlacementPolicy::kAgent): it reads the whole
     // machine, so every CPU plays what it holds back first.
     if (const PlacementPolicy* pol = sys_.placement_policy;

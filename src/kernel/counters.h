@@ -148,6 +148,13 @@ struct Counters {
     // the fault is retried later; the run reports say the machine ran out of memory.
     uint64_t oom_alloc_failures = 0;
 
+    // pghot (mm/pghot.h), counted and listed only with the pghot knob in tiering mode, under
+    // the series' vm event names; pgpromote_candidate_nrl, the candidates promoted while the
+    // target had plenty of free memory (not rate limited), is a node stat there, kept summed.
+    bool pghot_reported = false;
+    uint64_t pghot_recorded_accesses = 0, pghot_recorded_hintfaults = 0, pghot_recorded_hwhints = 0,
+             pgpromote_candidate_nrl = 0;
+
     uint64_t& operator[](Vm v) { return vm[static_cast<size_t>(v)]; }
     uint64_t operator[](Vm v) const { return vm[static_cast<size_t>(v)]; }
 };
@@ -164,6 +171,13 @@ inline uint64_t node_stat_total(const std::vector<uint64_t>& per_node) {
         s += v;
     return s;
 }
+
+// pghot's counters (listed when Counters::pghot_reported), under their /proc/vmstat names.
+inline constexpr std::array<std::pair<std::string_view, uint64_t Counters::*>, 4> kPghotCounters = {
+    {{"pgpromote_candidate_nrl", &Counters::pgpromote_candidate_nrl},
+     {"pghot_recorded_accesses", &Counters::pghot_recorded_accesses},
+     {"pghot_recorded_hintfaults", &Counters::pghot_recorded_hintfaults},
+     {"pghot_recorded_hwhints", &Counters::pghot_recorded_hwhints}}};
 
 // The reclaim counters (listed when Counters::reclaim_reported), under their /proc/vmstat names,
 // in mm/vmstat.c's vmstat_text order: pgactivate and pgdeactivate follow pgfree, the others

@@ -617,7 +617,9 @@ struct Checker {
         if (c.pgpromote_success.size() != nr || c.pgpromote_candidate.size() != nr)
             return fail("pgpromote_success/candidate sized for {}/{} nodes, machine has {}",
                         c.pgpromote_success.size(), c.pgpromote_candidate.size(), nr);
-        const unsigned ref = sys.knobs.numa_balancing_hot_threshold_ms;
+        // pghot's kmigrated adjusts the threshold around its frequency window (mm/pghot.h).
+        const unsigned ref = pghot_active(sys) ? sys.knobs.pghot_promote_freq_window_ms
+                                               : sys.knobs.numa_balancing_hot_threshold_ms;
         for (size_t n = 0; n < nr; ++n) {
             const NodeMemory& m = sys.mem.nodes[n];
             const uint64_t cand = c.pgpromote_candidate[n];

@@ -55,6 +55,8 @@ void System::set_kernel_release(std::string_view release) {
     for (int n = 0; n < nr_nodes(); ++n)
         if (topo.nodes[n].mem_bytes && !tiers.node_is_toptier(n)) has_slow_tier = true;
     counters.promotion_possible = has_slow_tier;
+    counters.pghot_reported = knobs.pghot && knobs.tiering_mode() && has_slow_tier;
+    pghot.nodes.assign(counters.pghot_reported ? static_cast<size_t>(nr_nodes()) : 0, {});
 }
 
 }  // namespace numasim

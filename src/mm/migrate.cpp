@@ -342,6 +342,19 @@ void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int 
     move_folio_frames(sys, vma, idx, nr, target);
 }
 
+int migrate_kmigrated_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target, int cpu) {
+    const int from = vma.frame(idx).nid;
+    if (!alloc_pages_thisnode(sys, target, nr > 1 ? vma.pages.pmd_order : 0, cpu)) {
+        sys.counters[Vm::pgmigrate_fail] += nr;
+        if (nr > 1) ++sys.counters[Vm::thp_migration_fail];
+        return MIGRATE_EAGAIN;
+    }
+    move_folio_frames(sys, vma, idx, nr, target);
+    sys.counters[Vm::numa_pages_migrated] += nr;
+    count_promotion(sys, from, target, nr);
+    return MIGRATE_OK;
+}
+
 int migrate_syscall_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target, int cpu,
                           double& kernel_ns) {
     PageFrame& head = vma.frame(idx);

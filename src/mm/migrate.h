@@ -51,6 +51,14 @@ void repeat_migrate_misplaced_folio(System& sys, Task& p, Vma& vma, uint64_t idx
 // reclaimer's, not charged to a task.
 void migrate_demote_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target);
 
+// pghot's kmigrated promoting the folio (nr = 1 or the VMA's PMD page count, at `idx`) to
+// `target` (migrate_pages() with MR_NUMA_MISPLACED from promote_misplaced_memcg_folios, the
+// caller counting the call): the allocation on exactly `target`, made from `cpu`; then the move
+// as demotion makes it (every mapping's NUMA hint goes) and the counters of a NUMA promotion
+// (numa_pages_migrated, pgpromote_success). The kernel time is kmigrated's, not a task's.
+// Returns MIGRATE_OK, or MIGRATE_EAGAIN when the target has no room.
+int migrate_kmigrated_folio(System& sys, Vma& vma, uint64_t idx, uint64_t nr, int target, int cpu);
+
 // The migration of a system call (migrate_pages() with MR_SYSCALL, as migrate_pages(2) and
 // move_pages(2) make it) of the folio (nr = 1 or the VMA's PMD page count, at `idx`) to
 // `target`, on exactly that node (alloc_migration_target with __GFP_THISNODE). The caller, a

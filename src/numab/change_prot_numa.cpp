@@ -22,6 +22,7 @@
 #include "cost/constants.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
+#include "mm/pghot.h"
 #include "mm/tlb.h"
 #include "numab/internal.h"
 
@@ -39,6 +40,7 @@ struct Walk {
     bool check_file;  // rule 4 may apply
     bool tiering;     // rules 6-7 may apply: tiering mode on a machine with a slower tier
     unsigned now_ms;  // the scan time rule 7 stores
+    bool pghot;       // the pghot knob decides promotion: rule 7's time is not kept
     unsigned long updated = 0;
     unsigned long huge_updates = 0;
     uint64_t walked = 0;                  // present PTEs looked at (for the cost)
@@ -85,10 +87,11 @@ struct Walk {
         return false;
     }
 
-    // Rule 7 for the folio at page idx, which is being made PROT_NONE.
+    // Rule 7 for the folio at page idx, which is being made PROT_NONE. With pghot nothing reads
+    // the scan time and the field holds the page's hotness record instead (mm/pghot.h).
     void stamp_access_time(uint64_t idx) {
         PageFrame& f = vma.frame(idx);
-        if (tiering && !sys.node_is_toptier(f.nid)) folio_xchg_access_time(f, now_ms);
+        if (tiering && !pghot && !sys.node_is_toptier(f.nid)) folio_xchg_access_time(f, now_ms);
     }
 
     // PTE-level walk of [s, e).
@@ -151,7 +154,8 @@ unsigned long change_prot_numa(System& sys, Task& current, Vma& vma, uint64_t st
     if (!sys.knobs.normal_mode() && !tiering) return 0;  // rule 6: every node is top-tier
     const uint64_t first = vma.page_index(start), last = vma.page_index(end);
 
-    Walk walk{sys, vma, NUMA_NO_NODE, false, false, tiering, jiffies_to_msecs(sys)};
+    Walk walk{sys,   vma,     NUMA_NO_NODE,          false,
+              false, tiering, jiffies_to_msecs(sys), pghot_active(sys)};
     // Rule 5: only for a private VMA of a single-threaded process (mm_users == 1).
     if (!(vma.vm_flags & VM_SHARED) && vma.mm && vma.mm->mm_users == 1)
         walk.target_node = sys.cpu_to_node(current.cpu);

@@ -11,6 +11,7 @@
 #include "mm/migrate.h"
 #include "mm/mm.h"
 #include "mm/page_alloc.h"
+#include "mm/pghot.h"
 #include "numab/internal.h"
 #include "numab/placement_policy.h"
 
@@ -232,6 +233,15 @@ double do_numa_page(System& sys, Task& p, Vma& vma, uint64_t idx, bool write,
     // Whether a run of like pages may repeat this fault (fault runs): no allocation failed
     // whose cost depends on the folio (a migration sets its own bound below).
     bool repeatable = !thp;
+    if (target != NUMA_NO_NODE && pghot_active(sys) && !sys.node_is_toptier(nid)) {
+        // pghot: the fault reports the access and leaves the folio where it is; kmigrated
+        // promotes it later (mm/pghot.h). The fault is accounted to the node it was bound for,
+        // as the series' do_numa_page passes the target on to task_numa_fault.
+        restore_ptes(vma, first, nr);
+        pghot_record_access(sys, vma, first, target, PghotSrc::HintFaults);
+        task_numa_fault(sys, p, last_cpupid, target, static_cast<int>(nr), flags);
+        return ns;
+    }
     if (target != NUMA_NO_NODE) {
         if (migrate_misplaced_folio_prepare(sys, vma, first, nr, target, p.cpu) != MIGRATE_OK) {
             flags |= TNF_MIGRATE_FAIL;

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mm/pghot_record.h"
 #include "mm/watermarks.h"
 
 namespace numasim {
@@ -77,6 +78,7 @@ inline constexpr int64_t KNOB_MAX_MS = 3600 * 1000;        // one hour
 inline constexpr int64_t KNOB_MAX_SCAN_SIZE_MB = 1 << 20;  // 1 TiB per window
 inline constexpr int64_t KNOB_MAX_SMALLIMP = 1998;         // the largest importance (2 x 999)
 inline constexpr int64_t KNOB_MAX_PAGEVEC = 255;           // folio_batch::nr is an unsigned char
+inline constexpr int64_t KNOB_MAX_BATCH_NR = 1 << 20;      // an unsigned int in the kernel
 // The rate limit in pages (MBps << (20 - PAGE_SHIFT)) stays well inside 64 bits; 2^31 MB/s is far
 // above any memory's bandwidth.
 inline constexpr int64_t KNOB_MAX_PROMOTE_RATE_LIMIT_MBPS = int64_t{1} << 31;
@@ -218,7 +220,22 @@ constexpr KnobDomain knob_one_of() {
       "folios a CPU's LRU add batch holds (1: none kept); one in it cannot be isolated to migrate") \
     X(bool, nohz, true, knob_bool(),                                                              \
       "v2.6.21 (CONFIG_NO_HZ); boot parameter nohz=on|off",                                       \
-      "idle CPUs stop their tick; a busy CPU's tick kicks one idle CPU to balance for them")
+      "idle CPUs stop their tick; a busy CPU's tick kicks one idle CPU to balance for them")      \
+    X(bool, pghot, false, knob_bool(),                                                            \
+      "not merged: pghot RFC v6 (2026-03-23, Bharata B Rao), on v6.12 here",                      \
+      "tiering: hint faults record slow-tier accesses; kmigrated promotes in batches (docs/tiering.md)") \
+    X(unsigned, pghot_freq_threshold, PGHOT_DEFAULT_FREQ_THRESHOLD, knob_range(1, PGHOT_FREQ_MAX), \
+      "pghot RFC v6; debugfs pghot/freq_threshold",                                               \
+      "pghot: accesses within the window that make a page ready for promotion")                   \
+    X(unsigned, pghot_promote_freq_window_ms, PGHOT_DEFAULT_FREQ_WINDOW_MS, knob_range(0, KNOB_MAX_MS), \
+      "pghot RFC v6; sysctl vm.pghot_promote_freq_window_ms",                                     \
+      "pghot: window of the access count, and kmigrated's reference hot threshold")               \
+    X(unsigned, kmigrated_sleep_ms, KMIGRATED_DEFAULT_SLEEP_MS, knob_range(1, KNOB_MAX_MS),       \
+      "pghot RFC v6; debugfs pghot/kmigrated_sleep_ms",                                           \
+      "pghot: kmigrated's sleep between passes over its node")                                    \
+    X(unsigned, kmigrated_batch_nr, KMIGRATED_DEFAULT_BATCH_NR, knob_range(1, KNOB_MAX_BATCH_NR), \
+      "pghot RFC v6; debugfs pghot/kmigrated_batch_nr",                                           \
+      "pghot: folios kmigrated isolates before it migrates them")
 // clang-format on
 
 struct NumaBalancingKnobs {

@@ -143,6 +143,11 @@ bool pgdat_free_space_enough(const System& sys, int nid);
 bool numa_promotion_rate_limit(System& sys, int nid, uint64_t rate_limit, uint64_t nr);
 // Once per scan_period_max_ms, moves nid's threshold by 1/16 of 2 * ref_th toward the rate limit.
 void numa_promotion_adjust_threshold(System& sys, int nid, uint64_t rate_limit, unsigned ref_th);
+// The two above at `now` ms, the threshold once per `th_period` ms: pghot's kmigrated runs the
+// same code with its own period (mm/pghot.h).
+bool promotion_rate_limit_at(System& sys, int nid, uint64_t rate_limit, uint64_t nr, unsigned now);
+void promotion_adjust_threshold_over(System& sys, int nid, uint64_t rate_limit, unsigned ref_th,
+                                     unsigned th_period, unsigned now);
 // should_numa_migrate_memory's test for a slow-tier folio (frame `f`, nr pages) in tiering
 // mode: whether to promote it to dst_nid.
 bool numa_promote_hot_folio(System& sys, PageFrame& f, int dst_nid, uint64_t nr);

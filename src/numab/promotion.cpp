@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "mm/pghot.h"
 #include "numab/internal.h"
 
 namespace numasim {
@@ -51,8 +52,11 @@ bool pgdat_free_space_enough(const System& sys, int nid) {
 }
 
 bool numa_promotion_rate_limit(System& sys, int nid, uint64_t rate_limit, uint64_t nr) {
+    return promotion_rate_limit_at(sys, nid, rate_limit, nr, jiffies_to_msecs(sys));
+}
+
+bool promotion_rate_limit_at(System& sys, int nid, uint64_t rate_limit, uint64_t nr, unsigned now) {
     NodeMemory& pgdat = sys.mem.nodes[static_cast<size_t>(nid)];
-    const unsigned now = jiffies_to_msecs(sys);
     uint64_t& nr_cand = sys.counters.pgpromote_candidate[static_cast<size_t>(nid)];
     nr_cand += nr;
     if (now - pgdat.nbp_rl_start > MSEC_PER_SEC) {  // a new one-second window
@@ -63,13 +67,17 @@ bool numa_promotion_rate_limit(System& sys, int nid, uint64_t rate_limit, uint64
 }
 
 void numa_promotion_adjust_threshold(System& sys, int nid, uint64_t rate_limit, unsigned ref_th) {
+    promotion_adjust_threshold_over(sys, nid, rate_limit, ref_th, sys.knobs.scan_period_max_ms,
+                                    jiffies_to_msecs(sys));
+}
+
+void promotion_adjust_threshold_over(System& sys, int nid, uint64_t rate_limit, unsigned ref_th,
+                                     unsigned th_period, unsigned now) {
     NodeMemory& pgdat = sys.mem.nodes[static_cast<size_t>(nid)];
-    const unsigned now = jiffies_to_msecs(sys);
-    const unsigned th_period = sys.knobs.scan_period_max_ms;
     if (now - pgdat.nbp_th_start <= th_period) return;
     pgdat.nbp_th_start = now;
     // The candidates the rate limit would let through in one period, against those counted.
-    const uint64_t ref_cand = rate_limit * sys.knobs.scan_period_max_ms / MSEC_PER_SEC;
+    const uint64_t ref_cand = rate_limit * th_period / MSEC_PER_SEC;
     const uint64_t nr_cand = sys.counters.pgpromote_candidate[static_cast<size_t>(nid)];
     const uint64_t diff_cand = nr_cand - pgdat.nbp_th_nr_cand;
     const unsigned unit_th = ref_th * 2 / NUMA_MIGRATION_ADJUST_STEPS;
@@ -83,6 +91,8 @@ void numa_promotion_adjust_threshold(System& sys, int nid, uint64_t rate_limit, 
 }
 
 bool numa_promote_hot_folio(System& sys, PageFrame& f, int dst_nid, uint64_t nr) {
+    // With pghot the fault only reports the access; kmigrated decides (mm/pghot.h).
+    if (pghot_active(sys)) return true;
     NodeMemory& pgdat = sys.mem.nodes[static_cast<size_t>(dst_nid)];
     if (pgdat_free_space_enough(sys, dst_nid)) {
         pgdat.nbp_threshold = 0;  // the workload changed: start the threshold over

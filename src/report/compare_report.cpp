@@ -84,6 +84,8 @@ std::map<std::string, int64_t> counter_totals(const VariantRuns& x) {
         m["wakeup_kswapd_calls"] += static_cast<int64_t>(r.counters.wakeup_kswapd_calls);
         for (const auto& [name, field] : kReclaimCounters)
             m[std::string(name)] += static_cast<int64_t>(r.counters.*field);
+        for (const auto& [name, field] : kPghotCounters)
+            m[std::string(name)] += static_cast<int64_t>(r.counters.*field);
     }
     return m;
 }
@@ -104,10 +106,21 @@ bool reclaim_reported(const std::vector<VariantRuns>& v) {
     return false;
 }
 
+// With the pghot knob in some variant, its counters join them (mm/pghot.h).
+bool pghot_reported(const std::vector<VariantRuns>& v) {
+    for (const auto& x : v)
+        for (const auto& r : x.runs)
+            if (r.counters.pghot_reported) return true;
+    return false;
+}
+
 // The promotion table's rows.
 std::vector<std::string> promotion_events(const std::vector<VariantRuns>& v) {
     std::vector<std::string> e = kPromotionEvents;
     if (reclaim_reported(v)) e.insert(e.end(), kDemotionEvents.begin(), kDemotionEvents.end());
+    if (pghot_reported(v))
+        for (const auto& [name, field] : kPghotCounters)
+            e.emplace_back(name);
     return e;
 }
 

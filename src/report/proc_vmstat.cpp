@@ -101,6 +101,11 @@ std::string proc_vmstat_text(const Counters& c, std::string_view release) {
                 s += fmt::format("{} {}\n", stat, node_stat_total(c.*per_node));
         if (c.reclaim_reported) s += reclaim_lines(c, release, "pgdemote_kswapd", "", true);
     }
+    // pghot's (a series on a newer tree than any profile's): its node stat and vm events, at
+    // the end, since where the series' tree prints them among the others is not modelled.
+    if (c.pghot_reported)
+        for (const auto& [name, field] : kPghotCounters)
+            s += fmt::format("{} {}\n", name, c.*field);
     return s;
 }
 

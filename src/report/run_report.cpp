@@ -107,6 +107,9 @@ nlohmann::json vmstat_json(const Counters& c) {
     if (c.reclaim_reported)
         for (const auto& [name, field] : kReclaimEvents)
             v[std::string(name)] = c.*field;
+    if (c.pghot_reported)
+        for (const auto& [name, field] : kPghotCounters)
+            v[std::string(name)] = c.*field;
     return v;
 }
 
@@ -214,6 +217,9 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
             s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);
     if (r.counters.reclaim_reported)
         for (const auto& [name, field] : kReclaimEvents)
+            s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);
+    if (r.counters.pghot_reported)
+        for (const auto& [name, field] : kPghotCounters)
             s += fmt::format("  {:<24} {:>14}\n", name, r.counters.*field);
     s += "sched:\n";
     for (const auto& [name, field] : kSchedCounters)
