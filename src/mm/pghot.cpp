@@ -137,7 +137,8 @@ void kmigrated_do_work(System& sys, int nid) {
         const uint64_t first = huge ? block : r.idx;
         const uint64_t nr = huge ? vma->pages.pmd_nr() : 1;
         if (!kmigrated_should_migrate_memory(sys, nr, target, time)) continue;
-        if (migrate_misplaced_folio_prepare(sys, *vma, first, nr, target) != MIGRATE_OK) continue;
+        if (migrate_misplaced_folio_prepare(sys, *vma, first, nr, target, cpu) != MIGRATE_OK)
+            continue;
         batch.push_back({vma, first, nr});
         // The series flushes once the count passes the batch size.
         if (batch.size() > sys.knobs.kmigrated_batch_nr) promote_batch(sys, batch, target, cpu);
