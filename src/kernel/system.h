@@ -92,7 +92,7 @@ struct System {
     // The kernel has the mm_migrate_pages_start tracepoint (every profile from v6.1; not the
     // v4.18 and v4.19 kernels).
     bool has_migrate_pages_start = false;
-    PghotState pghot;            // the pghot knob's records and kmigrated threads (mm/pghot.h)
+    PghotState pghot;  // the pghot knob's records and kmigrated threads (mm/pghot.h)
 
     std::vector<std::unique_ptr<Task>> tasks;
     // kswapd's kernel thread of each node (kswapd%d), made at its first run (mm/vmscan.h): what
