@@ -147,7 +147,8 @@ TEST(PerfMemRecordCli, FrequencySetsTheSampleCount) {
     const std::string rec = (scratch_dir() / "f.txt").string();
     ASSERT_EQ(run_numasim("run " + toml + " --perf-mem-freq 100 --perf-mem-record " + rec).status,
               0);
-    const Tally& far = tally(read_text(rec)).at("far");
+    const std::map<std::string, Tally> t = tally(read_text(rec));
+    const Tally& far = t.at("far");
     EXPECT_GT(far.loads, 275u);
     EXPECT_LE(far.loads, 300u);
     EXPECT_NEAR(static_cast<double>(far.load_events), 1.875e6, 0.03 * 1.875e6);
