@@ -132,6 +132,10 @@ PolicyTarget policy_target(const System& sys, const Task& p, const Vma& vma, uin
 
 }  // namespace
 
+int policy_node(const System& sys, const Task& p, const Vma& vma, uint64_t idx, int cpu) {
+    return policy_target(sys, p, vma, idx, cpu).preferred;
+}
+
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
     const PolicyTarget t = policy_target(sys, p, vma, idx, cpu);
     const int nid = alloc_along_zonelist(sys, t.preferred, t.allowed, order,

@@ -16,6 +16,10 @@ struct MemPolicy;
 // else the per-node default (MPOL_PREFERRED on the faulting CPU's node with MOF|MORON).
 MemPolicy get_vma_policy(const System& sys, const Task& p, const Vma& vma, int cpu);
 
+// The node the policy asks for page `idx` of `vma` when `p` faults it on `cpu`: where
+// alloc_pages_vma tries first, before any fallback for lack of room.
+int policy_node(const System& sys, const Task& p, const Vma& vma, uint64_t idx, int cpu);
+
 // Allocates 2^order pages for page `idx` of `vma`, faulted by `p` on `cpu`. Returns the node, or
 // -1 when no allowed node has room. With demotion_enabled, the slow path of the kernel's
 // allocator runs between the passes: kswapd of every allowed node of the zonelist is woken when

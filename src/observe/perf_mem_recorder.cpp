@@ -8,6 +8,7 @@
 
 #include "kernel/system.h"
 #include "mm/mm.h"
+#include "mm/page_alloc.h"
 #include "mm/vma.h"
 #include "sched/task.h"
 
@@ -108,33 +109,6 @@ struct PerfMemRecorder::Seen {
     double owed[2] = {0, 0};
 };
 
-namespace {
-
-// Where a page not yet present will be allocated when the thread touches it: the node its
-// policy gives (the VMA's, else the task's), as alloc_pages_vma() would choose it for a CPU on
-// `cpu_node`; an interleaved page by its index, as interleave_nid() spreads a VMA's pages.
-int first_touch_node(const Vma& vma, const Task& p, uint64_t idx, int cpu_node) {
-    const MemPolicy* pol = vma.policy ? &*vma.policy : p.has_mempolicy ? &p.mempolicy : nullptr;
-    if (!pol || pol->nodes == 0) return cpu_node;
-    switch (pol->mode) {
-        case MpolMode::Bind:
-        case MpolMode::Preferred:
-            return pol->has_node(cpu_node) ? cpu_node : pol->first_node();
-        case MpolMode::Interleave: {
-            uint64_t n = idx % static_cast<uint64_t>(pol->weight());
-            for (int nid = 0; nid < 64; ++nid)
-                if (pol->has_node(nid) && n-- == 0) return nid;
-            break;
-        }
-        case MpolMode::Default:
-        case MpolMode::Local:
-            break;
-    }
-    return cpu_node;
-}
-
-}  // namespace
-
 PerfMemRecorder::PerfMemRecorder(std::FILE* out, int freq_hz)
     : out_(out), freq_hz_(static_cast<double>(freq_hz)) {}
 
@@ -197,9 +171,10 @@ void PerfMemRecorder::sample(const System& sys) {
                     const uint64_t addr = vma.page_addr(idx) + (g * 7 % lines_per_page) * 64;
                     PerfMemWhere where = PerfMemWhere::kStore;
                     if (kind == 0) {
+                        // A page not yet present: where its first touch will allocate it.
                         const int nid = vma.present.test(idx)
                                             ? vma.frame(idx).nid
-                                            : first_touch_node(vma, p, idx, cpu_node);
+                                            : policy_node(sys, p, vma, idx, p.cpu);
                         const int host = sys.topo.nearest_cpu_node(nid);
                         where = nid == cpu_node ? PerfMemWhere::kLocalRam
                                 : host != nid   ? (host == cpu_node ? PerfMemWhere::kPmem
