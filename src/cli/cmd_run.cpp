@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "cli/latency_options.h"
@@ -72,18 +73,16 @@ class RunCommand : public Command {
         if (one && (iteration_ < 0 || iteration_ >= sc.iterations))
             throw InputError(fmt::format("--iteration {}", iteration_), "",
                              fmt::format("the scenario has iterations 0..{}", sc.iterations - 1));
-        if (observe_.trace == "-" && !one && sc.iterations > 1)
-            throw InputError("--trace", "-",
-                             "standard output takes the trace of one run; give a file name, "
-                             "--iterations 1 or --iteration K");
-        if (observe_.damon_record == "-" && !one && sc.iterations > 1)
-            throw InputError("--damon-record", "-",
-                             "standard output takes the record of one run; give a file name, "
-                             "--iterations 1 or --iteration K");
-        if (observe_.perf_mem_record == "-" && !one && sc.iterations > 1)
-            throw InputError("--perf-mem-record", "-",
-                             "standard output takes the samples of one run; give a file name, "
-                             "--iterations 1 or --iteration K");
+        // A file option given "-" writes to standard output, which holds one run's file.
+        for (const auto& [option, path, what] :
+             {std::tuple{"--trace", &observe_.trace, "trace"},
+              std::tuple{"--damon-record", &observe_.damon_record, "record"},
+              std::tuple{"--perf-mem-record", &observe_.perf_mem_record, "samples"}})
+            if (*path == "-" && !one && sc.iterations > 1)
+                throw InputError(option, "-",
+                                 fmt::format("standard output takes the {} of one run; give a "
+                                             "file name, --iterations 1 or --iteration K",
+                                             what));
         if (proc_vmstat_ && json_)
             throw InputError("--proc-vmstat", "", "prints text: it cannot go with --json");
         if (proc_vmstat_ && latency_.on)

@@ -1,5 +1,7 @@
 #include "cli/observe_options.h"
 
+#include <utility>
+
 #include "cli/value_hints.h"
 #include "config/input_error.h"
 #include "config/toml_reader.h"
@@ -83,14 +85,14 @@ ObserveOptions ObserveCliOptions::options(OutputFiles& files) const {
         o.sample_interval = *ns;
     }
     o.sample_dir = out_dir;
-    if (trace_opt && trace_opt->count() > 0 && trace.empty())
-        throw InputError("--trace", "", "empty file name");
+    // A file option given with an empty name; options `run` alone has are null for `compare`.
+    for (const auto& [option, path] :
+         {std::pair{trace_opt, &trace}, std::pair{damon_record_opt, &damon_record},
+          std::pair{perf_mem_record_opt, &perf_mem_record}})
+        if (option && option->count() > 0 && path->empty())
+            throw InputError(option->get_name(), "", "empty file name");
     o.trace_path = trace;
-    if (damon_record_opt && damon_record_opt->count() > 0 && damon_record.empty())
-        throw InputError("--damon-record", "", "empty file name");
     o.damon_record_path = damon_record;
-    if (perf_mem_record_opt && perf_mem_record_opt->count() > 0 && perf_mem_record.empty())
-        throw InputError("--perf-mem-record", "", "empty file name");
     o.perf_mem_record_path = perf_mem_record;
     o.perf_mem_freq_hz = perf_mem_freq;
     o.trace_format = trace_format == "perfetto"    ? TraceFormat::Perfetto
