@@ -4,7 +4,7 @@
 # groff warning; every example run from a directory outside the source tree by the installed
 # binary and by the build tree's gives the same bytes (text and --json); and the out-of-tree
 # policy of examples/policy-plugin builds against the installed package (find_package(numasim))
-# and runs under the installed numasim.
+# and runs under the installed numasim. A read-only prefix must fail with a message naming it.
 #   scripts/install-check.sh BUILD_DIR
 # Both binaries are run as `numasim` from $PATH with the same arguments and working directory,
 # so that the provenance they print (command line, scenario path) is the same too; nothing is
@@ -20,6 +20,26 @@ cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" ||
   { cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
 mv "$tmp/prefix" "$tmp/moved"
 prefix=$tmp/moved
+# A prefix that cannot be written is bad input (docs/install.md): a non-zero exit and CMake's
+# message naming the directory, not a partial install. Root writes through file modes, so as root
+# the prefix is under a read-only tmpfs in a mount namespace of its own.
+ro=$tmp/read-only
+mkdir "$ro"
+if [ "$(id -u)" -eq 0 ]; then
+  # shellcheck disable=SC2016 # the inner sh expands its own \$1 and \$2
+  unshare -m sh -c 'mount -t tmpfs -o ro tmpfs "$1" || exit 99; cmake --install "$2" --prefix "$1/usr"' \
+    sh "$ro" "$build" >"$tmp/ro.log" 2>&1 && rc=0 || rc=$?
+else
+  chmod a-w "$ro"
+  cmake --install "$build" --prefix "$ro/usr" >"$tmp/ro.log" 2>&1 && rc=0 || rc=$?
+fi
+if [ "$rc" -eq 99 ]; then
+  echo "install-check: read-only prefix not checked: cannot mount a tmpfs here" >&2
+elif [ "$rc" -eq 0 ] || ! grep -q "cannot create directory: $ro/usr" "$tmp/ro.log" ||
+  [ -e "$ro/usr" ]; then
+  cat "$tmp/ro.log" >&2
+  fail "cmake --install into a read-only prefix: exit $rc (a non-zero exit naming it expected)"
+fi
 for f in bin/numasim libexec/numasim/numasim-guest share/man/man1/numasim.1.gz \
   share/man/man1/numasim-run.1.gz share/bash-completion/completions/numasim \
   share/zsh/vendor-completions/_numasim share/doc/numasim/copyright \
