@@ -31,9 +31,12 @@ class OracleCommand : public Command {
             ->required();
         hint_file(sub_->add_option("--kernel", o_.kernel,
                                    "boot this bzImage instead of Debian's kernel package"));
-        sub_->add_option("--kernel-package", o_.kernel_package,
-                         "boot this Debian kernel package instead of linux-image-amd64 (e.g. "
-                         "linux-image-6.12-amd64; fetched with apt-get download, cached)");
+        // Debian 12's default kernel and its bookworm-security 6.12 one (which has DAMON).
+        hint_words(sub_->add_option("--kernel-package", o_.kernel_package,
+                                    "boot this Debian kernel package instead of linux-image-amd64 "
+                                    "(e.g. linux-image-6.12-amd64; fetched with apt-get download, "
+                                    "cached)"),
+                   {kDebianDefaultKernelPackage, "linux-image-6.12-amd64"});
         hint_file(
             sub_->add_option("--damon-record", damon_record_,
                              "monitor the guest's workload with DAMON and write its record "

@@ -176,6 +176,7 @@ OracleResult run_oracle(const OracleOptions& o) {
     if (!o.kernel.empty() && o.kernel_package != kDebianDefaultKernelPackage)
         throw InputError("command line", "--kernel-package",
                          "give either --kernel or --kernel-package, not both");
+    check_kernel_package_name(o.kernel_package);
     ScenarioOverrides ov = with_variant(o);
     const Scenario asked = load_scenario_file(o.scenario, ov);
     for (const ScenarioWorkload& w : asked.workloads)

@@ -120,6 +120,12 @@ std::optional<std::string> debian_unsigned_package(std::string_view name,
     return image;
 }
 
+void check_kernel_package_name(const std::string& name) {
+    if (!debian_unsigned_package(name, ""))
+        throw InputError("command line", "--kernel-package",
+                         "'" + name + "' is not a Debian kernel image package (linux-image-*)");
+}
+
 bool config_has_damon_vaddr_sysfs(std::string_view config) {
     bool vaddr = false, sysfs = false;
     std::istringstream in{std::string(config)};
@@ -140,9 +146,7 @@ KernelImage debian_kernel(const std::string& cache_dir,
     // kernel never picks another package's (a 6.12 kernel for the default 6.1 one).
     const bool named = package != kDebianDefaultKernelPackage;
     const fs::path kernels = named ? cache / "packages" / package : cache / "kernels";
-    if (!debian_unsigned_package(package, ""))
-        throw InputError("command line", "--kernel-package",
-                         "'" + package + "' is not a Debian kernel image package (linux-image-*)");
+    check_kernel_package_name(package);
     std::optional<std::string> unsigned_pkg;
     if (have_program("apt-cache")) {
         const CommandResult r = run_command({"apt-cache", "depends", package});

@@ -30,6 +30,9 @@ std::optional<std::string> debian_image_package(std::string_view apt_cache_depen
 std::optional<std::string> debian_unsigned_package(std::string_view name,
                                                    std::string_view apt_cache_depends_output);
 
+// Throws InputError naming --kernel-package unless `name` is a linux-image-* package name.
+void check_kernel_package_name(const std::string& name);
+
 // Debian's default kernel package, which the oracle boots unless told otherwise.
 inline constexpr const char* kDebianDefaultKernelPackage = "linux-image-amd64";
 
