@@ -1,4 +1,5 @@
-// numasim oracle SCENARIO [--kernel PATH] [--boots N] [--json] [--sample INTERVAL] ...
+// numasim oracle SCENARIO [--kernel PATH | --kernel-package NAME] [--damon-record FILE] [--boots N]
+// [--json] [--sample INTERVAL] ...
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -30,6 +31,16 @@ class OracleCommand : public Command {
             ->required();
         hint_file(sub_->add_option("--kernel", o_.kernel,
                                    "boot this bzImage instead of Debian's kernel package"));
+        // Debian 12's default kernel and its bookworm-security 6.12 one (which has DAMON).
+        hint_words(sub_->add_option("--kernel-package", o_.kernel_package,
+                                    "boot this Debian kernel package instead of linux-image-amd64 "
+                                    "(e.g. linux-image-6.12-amd64; fetched with apt-get download, "
+                                    "cached)"),
+                   {kDebianDefaultKernelPackage, "linux-image-6.12-amd64"});
+        hint_file(
+            sub_->add_option("--damon-record", damon_record_,
+                             "monitor the guest's workload with DAMON and write its record "
+                             "(trace text for `numasim import damon`); needs a DAMON kernel"));
         sub_->add_option("--boots", o_.boots,
                          fmt::format("boots of the real kernel, 1..{} (min/median/max over them)",
                                      kMaxOracleBoots))
@@ -83,6 +94,10 @@ class OracleCommand : public Command {
             write_output_file(o_.log_dir.empty() ? "--cache" : "--log-dir", path, text,
                               {o_.scenario});
         };
+        if (!damon_record_.empty())
+            o_.write_damon_record = [this](const std::string& text) {
+                write_output_file("--damon-record", damon_record_, text, {o_.scenario});
+            };
         const OracleResult r = run_oracle(o_);
         const std::string out = json_ ? oracle_json(r).dump(2) + "\n" : oracle_text(r);
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -91,7 +106,7 @@ class OracleCommand : public Command {
 
   private:
     OracleOptions o_;
-    std::string sample_, memory_;
+    std::string sample_, memory_, damon_record_;
     bool json_ = false;
     ScenarioOptions opts_;
 };

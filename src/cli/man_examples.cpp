@@ -59,7 +59,11 @@ const std::vector<ManExample>& man_examples(const std::string& page) {
         {"numasim-oracle",
          {{"numasim oracle experiments/oracle-numa01tl-2n.toml",
            "Boot Debian's kernel under qemu on the scenario's machine, run the workload in it "
-           "and print its counters beside the model's."}}},
+           "and print its counters beside the model's."},
+          {"numasim oracle experiments/oracle-numa01tl-2n.toml --kernel-package "
+           "linux-image-6.12-amd64 --damon-record tl-damon.txt",
+           "The same on Debian's 6.12 kernel (the model runs profile v6.12), with DAMON "
+           "monitoring the workload; numasim import damon reads the record."}}},
         {"numasim-import",
          {{"numasim import damon damon.data -o replay.toml",
            "A damo record (its default zlib-compressed JSON) as a streams scenario."},

@@ -124,6 +124,22 @@ OracleBoot boot_once(const GuestMachine& g, const QemuBoot& qb, double timeout_s
     return b;
 }
 
+// --damon-record needs DAMON in the booted kernel: a config read before the boot says so at once
+// (without one the guest finds out and says so).
+void check_damon_kernel(const KernelImage& k) {
+    if (k.config.empty()) return;
+    std::ifstream in(k.config);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!config_has_damon_vaddr_sysfs(text.str()))
+        throw InputError(k.config, "CONFIG_DAMON",
+                         fmt::format("--damon-record needs CONFIG_DAMON_VADDR=y and "
+                                     "CONFIG_DAMON_SYSFS=y, and {} ({}) is built without them; "
+                                     "Debian's 6.12 kernel has them: --kernel-package "
+                                     "linux-image-6.12-amd64",
+                                     k.release, k.origin));
+}
+
 }  // namespace
 
 std::string guest_binary_for(const fs::path& exe) {
@@ -154,6 +170,13 @@ OracleResult run_oracle(const OracleOptions& o) {
     };
     if (o.boots < 1 || o.boots > kMaxOracleBoots)
         throw InputError("command line", "--boots", fmt::format("must be 1..{}", kMaxOracleBoots));
+    if (o.write_damon_record && o.boots != 1)
+        throw InputError("command line", "--damon-record",
+                         "records one boot: give --boots 1 (the default)");
+    if (!o.kernel.empty() && o.kernel_package != kDebianDefaultKernelPackage)
+        throw InputError("command line", "--kernel-package",
+                         "give either --kernel or --kernel-package, not both");
+    check_kernel_package_name(o.kernel_package);
     ScenarioOverrides ov = with_variant(o);
     const Scenario asked = load_scenario_file(o.scenario, ov);
     for (const ScenarioWorkload& w : asked.workloads)
@@ -176,7 +199,8 @@ OracleResult run_oracle(const OracleOptions& o) {
                          o.qemu + " is not installed (scripts/setup.sh --oracle installs it)");
 
     // The kernel (Debian's unless one was named), and the profile that models its series.
-    if (o.kernel.empty()) res.kernel = debian_kernel(cache, status);
+    if (o.kernel.empty()) res.kernel = debian_kernel(cache, status, o.kernel_package);
+    if (o.write_damon_record) check_damon_kernel(res.kernel);
     const std::string series = kernel_series(res.kernel.release);
     const auto profiles = profile_names();
     const bool known = std::find(profiles.begin(), profiles.end(), series) != profiles.end();
@@ -244,6 +268,7 @@ OracleResult run_oracle(const OracleOptions& o) {
         gc.params.push_back(a.key + "=" + a.value);
     gc.runner_args = {"--duration-ms", std::to_string(res.model.duration / NSEC_PER_MSEC), "--seed",
                       std::to_string(res.model.seed)};
+    if (o.write_damon_record) gc.runner_args.push_back("--damon");
     if (o.sample > 0)
         gc.runner_args.insert(gc.runner_args.end(),
                               {"--sample-ms", std::to_string(o.sample / NSEC_PER_MSEC)});
@@ -262,6 +287,13 @@ OracleResult run_oracle(const OracleOptions& o) {
         o.timeout_s > 0 ? o.timeout_s : guest_boot_timeout_s(ns_to_s(res.model.duration));
     for (int b = 1; b <= o.boots; ++b)
         res.boots.push_back(boot_once(res.guest, qb, timeout, b, o.boots, o, cache));
+
+    if (o.write_damon_record) {
+        std::string record;
+        for (const std::string& line : res.boots.front().log.damon_record)
+            record += line + "\n";
+        o.write_damon_record(record);
+    }
 
     status(fmt::format("oracle: simulating {} iteration(s)", res.model.iterations));
     // With the latency histograms, whose counts of task_numa_work calls and hinting faults

@@ -31,13 +31,18 @@ struct OracleOptions {
     ScenarioOverrides overrides;  // --machine, --profile, --set, --param, ... as for `run`
     std::string variant;          // a [[variant]] of the scenario file to apply
     std::string kernel;           // --kernel bzImage; "" : Debian's kernel package
-    int boots = 1;                // 1..kMaxOracleBoots
-    int jobs = 1;                 // workers for the model's iterations
-    std::string accel = "auto";   // auto, kvm, tcg
-    GuestLimits limits;           // max_mem_bytes 0: half of the host's available memory
-    Nanos sample = 0;             // --sample interval inside the guest; 0: none
-    std::string cache_dir;        // "" : default_oracle_cache_dir()
-    std::string guest_binary;     // "" : guest_binary_for() the numasim executable
+    std::string kernel_package = kDebianDefaultKernelPackage;  // --kernel-package
+    // --damon-record: the guest runs the workload under DAMON's virtual-address monitoring and
+    // this receives the record's text (docs/replay.md, "DAMON on the oracle's kernel"); empty: no
+    // monitoring.
+    std::function<void(const std::string&)> write_damon_record;
+    int boots = 1;               // 1..kMaxOracleBoots
+    int jobs = 1;                // workers for the model's iterations
+    std::string accel = "auto";  // auto, kvm, tcg
+    GuestLimits limits;          // max_mem_bytes 0: half of the host's available memory
+    Nanos sample = 0;            // --sample interval inside the guest; 0: none
+    std::string cache_dir;       // "" : default_oracle_cache_dir()
+    std::string guest_binary;    // "" : guest_binary_for() the numasim executable
     std::string busybox = "/bin/busybox";
     std::string qemu = "qemu-system-x86_64";
     std::string log_dir;  // keep every boot's console log here ("" : only failed boots', in

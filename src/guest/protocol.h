@@ -17,6 +17,9 @@
 //   NUMASIM calibrate from=0 to=1 placed=1 latency_ns=131.2 latency_ns_runs=5 ...
 //                                                 (--calibrate-ms: one node pair,
 //                                                 guest/calibrate.h)
+//   NUMASIM damon <text>                                  (--damon: one line of the DAMON
+//                                                 record, guest/damon.h; `#` comments, then
+//                                                 the trace buffer's damon_aggregated lines)
 //   NUMASIM error <text>
 //   NUMASIM end rc=0
 //

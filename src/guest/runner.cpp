@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@
 #include "config/toml_reader.h"
 #include "guest/calibrate.h"
 #include "guest/context.h"
+#include "guest/damon.h"
 #include "guest/numactl.h"
 #include "guest/programs.h"
 #include "guest/sys.h"
@@ -30,6 +32,30 @@ namespace {
 constexpr Nanos kStopGrace = 10 * NSEC_PER_SEC;
 // The runner's own wake-ups between samples: often enough to notice workloads ending.
 constexpr Nanos kPollStep = 200 * NSEC_PER_MSEC;
+// --damon: the workload's processes are the runner's leaf descendants once their number has
+// stayed the same this long (a streams workload forks its instances at once), looked at every
+// kDamonLookStep, and at most kDamonLookMax after the start.
+constexpr Nanos kDamonSettle = 100 * NSEC_PER_MSEC;
+constexpr Nanos kDamonLookStep = 20 * NSEC_PER_MSEC;
+constexpr Nanos kDamonLookMax = 2 * NSEC_PER_SEC;
+// How often the targets' /proc/PID/maps and thread counts are read while they run: mappings
+// are made and threads started after the process starts.
+constexpr Nanos kDamonLookEvery = NSEC_PER_SEC;
+
+// The workload's processes, once they have all started.
+std::vector<int> settled_workload_processes(Nanos start) {
+    std::vector<int> last = leaf_descendants(getpid(), process_parents());
+    Nanos same_since = monotonic_ns();
+    while (monotonic_ns() - same_since < kDamonSettle && monotonic_ns() - start < kDamonLookMax) {
+        sleep_until(monotonic_ns() + kDamonLookStep);
+        std::vector<int> now = leaf_descendants(getpid(), process_parents());
+        if (now != last) {
+            last = std::move(now);
+            same_since = monotonic_ns();
+        }
+    }
+    return last;
+}
 
 // The overrides the host resolved ("workload.process.region.thp=true", one a line), as
 // assignments to the scenario's keys.
@@ -98,6 +124,8 @@ RunnerOptions parse_runner_args(const std::vector<std::string>& args) {
             o.seed = static_cast<uint64_t>(number(i));
         } else if (a == "--calibrate-ms") {
             o.calibrate_ms = number(i);
+        } else if (a == "--damon") {
+            o.damon = true;
         } else if (!a.empty() && a[0] != '-' && o.scenario.empty()) {
             o.scenario = a;
         } else {
@@ -164,6 +192,18 @@ int runner_main(const RunnerOptions& o) {
     ctx.first_process = 0;
 
     int rc = 0;
+    std::unique_ptr<DamonMonitor> damon;
+    Nanos damon_look_at = 0;  // the targets' layout and threads are read again every second
+    if (o.damon) {
+        try {
+            damon =
+                std::make_unique<DamonMonitor>(settled_workload_processes(ctx.start), DamonAttrs{});
+            damon_look_at = monotonic_ns() + kDamonLookEvery;
+        } catch (const std::exception& e) {
+            say(fmt::format("error DAMON: {}", e.what()));
+            rc = 1;
+        }
+    }
     Nanos next_sample = o.sample_ms ? ctx.start + o.sample_ms * NSEC_PER_MSEC : 0;
     Nanos next_progress = o.progress_ms ? ctx.start + o.progress_ms * NSEC_PER_MSEC : 0;
     bool killed = false;
@@ -185,6 +225,10 @@ int runner_main(const RunnerOptions& o) {
             say(line);
             next_sample += o.sample_ms * NSEC_PER_MSEC;
         }
+        if (damon_look_at && now >= damon_look_at) {
+            damon->snapshot_targets();
+            damon_look_at += kDamonLookEvery;
+        }
         if (next_progress && now >= next_progress) {
             say(progress_line(*ctx.board, ns_to_s(now - ctx.start)));
             next_progress += o.progress_ms * NSEC_PER_MSEC;
@@ -197,10 +241,14 @@ int runner_main(const RunnerOptions& o) {
         }
         Nanos wake = now + kPollStep;
         if (next_sample) wake = std::min(wake, next_sample);
+        if (damon_look_at) wake = std::min(wake, damon_look_at);
         sleep_until(wake);
     }
-    say(progress_line(*ctx.board, ctx.elapsed_s()));
-    say(fmt::format("runner end rc={} elapsed_s={:.3f}", rc, ctx.elapsed_s()));
+    // The workload's time, without the DAMON record's printing.
+    const double elapsed_s = ctx.elapsed_s();
+    say(progress_line(*ctx.board, elapsed_s));
+    if (damon && !damon->finish() && !rc) rc = 1;
+    say(fmt::format("runner end rc={} elapsed_s={:.3f}", rc, elapsed_s));
     return rc;
 }
 

@@ -1,14 +1,15 @@
 // numasim-guest, the program the oracle's init runs on the real kernel:
 //
 //   numasim-guest SCENARIO.toml [--params FILE] [--duration-ms N] [--sample-ms N]
-//                 [--progress-ms N] [--seed N]
+//                 [--progress-ms N] [--seed N] [--damon]
 //   numasim-guest --calibrate-ms N     (guest/calibrate.h: no scenario)
 //
 // It reads the scenario's [[workload]] tables with the model's own readers (program/*_spec.h),
 // applying the --param assignments listed one per line in FILE, forks one process per workload,
 // each running its program (guest/programs.h), and meanwhile prints the runner's progress and,
 // with --sample-ms, the /proc/vmstat NUMA counters since the start every interval. Its lines are
-// those of guest/protocol.h. It stops every workload at the scenario's duration.
+// those of guest/protocol.h. It stops every workload at the scenario's duration. With --damon,
+// DAMON monitors the workload's processes and the runner prints its record (guest/damon.h).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@ struct RunnerOptions {
     int64_t progress_ms = 5000;
     uint64_t seed = 1;
     int64_t calibrate_ms = 0;  // > 0: measure the nodes for `numasim calibrate --oracle` instead
+    bool damon = false;        // monitor the workload with DAMON (guest/damon.h)
 };
 
 // Throws std::invalid_argument naming the bad argument.

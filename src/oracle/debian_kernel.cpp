@@ -16,8 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Debian's metapackage for the default amd64 kernel of the configured release.
-constexpr const char* kMetaPackage = "linux-image-amd64";
 // The flavour without the Secure Boot signature: the same kernel, and its package carries the
 // image itself rather than a link to a signed template.
 constexpr const char* kUnsignedSuffix = "-unsigned";
@@ -63,9 +61,9 @@ std::optional<KernelImage> newest_cached(const fs::path& kernels) {
     return std::nullopt;
 }
 
-KernelImage download(const fs::path& cache, const std::string& package,
+KernelImage download(const fs::path& cache, const fs::path& kernels, const std::string& package,
                      const std::function<void(const std::string&)>& log) {
-    const fs::path debs = cache / "debs", kernels = cache / "kernels";
+    const fs::path debs = cache / "debs";
     fs::create_directories(debs);
     fs::create_directories(kernels);
     log("oracle: apt-get download " + package);
@@ -109,26 +107,62 @@ std::optional<std::string> debian_image_package(std::string_view out) {
     return std::nullopt;
 }
 
+std::optional<std::string> debian_unsigned_package(std::string_view name,
+                                                   std::string_view apt_cache_depends_output) {
+    constexpr std::string_view kImagePrefix = "linux-image-";
+    if (name.rfind(kImagePrefix, 0) != 0 || name.size() == kImagePrefix.size()) return std::nullopt;
+    std::string image(name);
+    if (auto dep = debian_image_package(apt_cache_depends_output)) image = *dep;
+    const std::string_view suffix = kUnsignedSuffix;
+    if (image.size() < suffix.size() ||
+        image.compare(image.size() - suffix.size(), suffix.size(), suffix) != 0)
+        image += suffix;
+    return image;
+}
+
+void check_kernel_package_name(const std::string& name) {
+    if (!debian_unsigned_package(name, ""))
+        throw InputError("command line", "--kernel-package",
+                         "'" + name + "' is not a Debian kernel image package (linux-image-*)");
+}
+
+bool config_has_damon_vaddr_sysfs(std::string_view config) {
+    bool vaddr = false, sysfs = false;
+    std::istringstream in{std::string(config)};
+    std::string line;
+    while (std::getline(in, line)) {
+        vaddr = vaddr || line == "CONFIG_DAMON_VADDR=y";
+        sysfs = sysfs || line == "CONFIG_DAMON_SYSFS=y";
+    }
+    return vaddr && sysfs;
+}
+
 KernelImage debian_kernel(const std::string& cache_dir,
-                          const std::function<void(const std::string&)>& log) {
-    const fs::path cache(cache_dir), kernels = cache / "kernels";
-    std::optional<std::string> package;
+                          const std::function<void(const std::string&)>& log,
+                          const std::string& package) {
+    const fs::path cache(cache_dir);
+    // The default package's kernels keep the cache layout they always had; a package named with
+    // --kernel-package gets a directory of its own, so that a fallback to the newest cached
+    // kernel never picks another package's (a 6.12 kernel for the default 6.1 one).
+    const bool named = package != kDebianDefaultKernelPackage;
+    const fs::path kernels = named ? cache / "packages" / package : cache / "kernels";
+    check_kernel_package_name(package);
+    std::optional<std::string> unsigned_pkg;
     if (have_program("apt-cache")) {
-        const CommandResult r = run_command({"apt-cache", "depends", kMetaPackage});
-        if (r.exit_code == 0) package = debian_image_package(r.output);
+        const CommandResult r = run_command({"apt-cache", "depends", package});
+        if (r.exit_code == 0) unsigned_pkg = debian_unsigned_package(package, r.output);
     }
     std::optional<KernelImage> k;
-    if (package) {
-        const std::string unsigned_pkg = *package + kUnsignedSuffix;
-        k = unpacked_kernel(kernels / unsigned_pkg, unsigned_pkg);
-        if (!k) k = download(cache, unsigned_pkg, log);
+    if (unsigned_pkg) {
+        k = unpacked_kernel(kernels / *unsigned_pkg, *unsigned_pkg);
+        if (!k) k = download(cache, kernels, *unsigned_pkg, log);
     } else {
         k = newest_cached(kernels);
     }
     if (!k)
         throw InputError("oracle", "kernel",
-                         std::string("apt knows no ") + kMetaPackage +
-                             " and no kernel is cached in " + kernels.string() +
+                         "apt knows no " + package + " and no kernel is cached in " +
+                             kernels.string() +
                              ": run `apt-get update` (Debian), or pass --kernel PATH");
     if (auto r = bzimage_release_of_file(k->bzimage)) k->release = *r;
     check_config(*k);

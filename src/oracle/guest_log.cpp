@@ -68,6 +68,8 @@ std::string BootLogReader::feed(std::string_view line) {
         log_.progress.emplace_back(rest);
     } else if (kind == "error") {
         log_.errors.emplace_back(rest);
+    } else if (kind == "damon") {
+        log_.damon_record.emplace_back(rest);
     } else if (kind == guest_line::kProbeReply) {
         log_.probe_ok = true;
     } else {

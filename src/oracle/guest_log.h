@@ -41,6 +41,7 @@ struct BootLog {
     // function); a thread absent from an armed event's map made no call.
     std::map<std::string, std::map<int, int64_t>> probe_hits;
     std::vector<GuestSample> samples;
+    std::vector<std::string> damon_record;  // `damon` lines: the DAMON record, one line each
     std::vector<std::string> progress, errors;
     double elapsed_s = 0;  // the runner's own elapsed time, in guest seconds
     bool probe_ok = false;

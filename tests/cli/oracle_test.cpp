@@ -28,6 +28,20 @@ TEST(OracleCli, InputErrorsBeforeAnyBoot) {
     o = run_numasim("oracle examples/streams.toml --kernel /nonexistent/bzImage");
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("--kernel"), std::string::npos) << o.out;
+    // --kernel-package and --damon-record: the user's typing, before qemu or apt is asked.
+    o = run_numasim("oracle examples/streams.toml --kernel-package bash --qemu /nonexistent/qemu");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("--kernel-package: 'bash' is not a Debian kernel image package"),
+              std::string::npos)
+        << o.out;
+    o = run_numasim(
+        "oracle examples/streams.toml --kernel /nonexistent/bzImage --kernel-package "
+        "linux-image-6.12-amd64");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("either --kernel or --kernel-package"), std::string::npos) << o.out;
+    o = run_numasim("oracle examples/streams.toml --damon-record d.txt --boots 2");
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("--damon-record: records one boot"), std::string::npos) << o.out;
 }
 
 TEST(OracleCli, ValidateSkipsOracleChecksWithoutQemu) {

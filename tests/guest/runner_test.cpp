@@ -21,6 +21,8 @@ TEST(RunnerArgs, AllOptions) {
     EXPECT_EQ(o.duration_ms, 20000);
     EXPECT_EQ(o.sample_ms, 1000);
     EXPECT_EQ(o.seed, 61u);
+    EXPECT_FALSE(o.damon);
+    EXPECT_TRUE(parse_runner_args({"s.toml", "--damon"}).damon);
     EXPECT_THROW(parse_runner_args({}), std::invalid_argument);
     EXPECT_THROW(parse_runner_args({"s.toml", "--duration-ms", "x"}), std::invalid_argument);
     EXPECT_THROW(parse_runner_args({"s.toml", "--bogus"}), std::invalid_argument);

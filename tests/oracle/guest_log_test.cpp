@@ -49,6 +49,20 @@ TEST(BootLog, ReadsEveryKind) {
     EXPECT_DOUBLE_EQ(b.elapsed_s, 20.5);
 }
 
+// `damon` lines are the record's lines as printed, spaces and colons kept, in order.
+TEST(BootLog, DamonRecordLinesKeptVerbatim) {
+    const BootLog b = parse_boot_log(
+        "NUMASIM damon # target_id=0 pid=77 comm=numa01_tl threads=5\r\n"
+        "NUMASIM damon   kdamond.0-90 [001] ..... 3.100000: damon_aggregated: target_id=0 "
+        "nr_regions=10 4096-8192: 3 1\r\n"
+        "NUMASIM end rc=0\r\n");
+    ASSERT_EQ(b.damon_record.size(), 2u);
+    EXPECT_EQ(b.damon_record[0], "# target_id=0 pid=77 comm=numa01_tl threads=5");
+    EXPECT_EQ(b.damon_record[1],
+              "  kdamond.0-90 [001] ..... 3.100000: damon_aggregated: target_id=0 nr_regions=10 "
+              "4096-8192: 3 1");
+}
+
 TEST(BootLog, ADeadBootHasNoEnd) {
     const BootLog b = parse_boot_log("NUMASIM kernel release=6.1\nKernel panic - not syncing\n");
     EXPECT_FALSE(b.ended);

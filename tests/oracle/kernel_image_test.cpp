@@ -54,5 +54,33 @@ TEST(DebianImagePackage, FromAptCacheDepends) {
     EXPECT_FALSE(debian_image_package("linux-image-amd64\n"));
 }
 
+// `--kernel-package`: a metapackage boots the image package it depends on, an image package
+// itself, each in its -unsigned flavour (the outputs are `apt-cache depends` of bookworm's).
+TEST(DebianUnsignedPackage, MetapackageImagePackageAndBadNames) {
+    const char* meta612 = "linux-image-6.12-amd64\n  Depends: linux-image-6.12.118+deb12-amd64\n";
+    EXPECT_EQ(debian_unsigned_package("linux-image-6.12-amd64", meta612),
+              "linux-image-6.12.118+deb12-amd64-unsigned");
+    const char* image =
+        "linux-image-6.12.118+deb12-amd64\n  PreDepends: linux-base\n  Depends: kmod\n"
+        " |Depends: initramfs-tools\n  Conflicts: linux-image-6.12.118+deb12-amd64-unsigned\n";
+    EXPECT_EQ(debian_unsigned_package("linux-image-6.12.118+deb12-amd64", image),
+              "linux-image-6.12.118+deb12-amd64-unsigned");
+    EXPECT_EQ(debian_unsigned_package("linux-image-6.12.118+deb12-amd64-unsigned", ""),
+              "linux-image-6.12.118+deb12-amd64-unsigned");
+    EXPECT_FALSE(debian_unsigned_package("linux-headers-6.12-amd64", meta612));
+    EXPECT_FALSE(debian_unsigned_package("linux-image-", ""));
+    EXPECT_FALSE(debian_unsigned_package("bash", ""));
+}
+
+// Debian 12's 6.1 config has `# CONFIG_DAMON is not set`; its 6.12 config has both options.
+TEST(KernelConfig, DamonNeedsVaddrAndSysfs) {
+    EXPECT_FALSE(
+        config_has_damon_vaddr_sysfs("# CONFIG_DAMON is not set\nCONFIG_NUMA_BALANCING=y\n"));
+    EXPECT_FALSE(config_has_damon_vaddr_sysfs("CONFIG_DAMON=y\nCONFIG_DAMON_VADDR=y\n"));
+    EXPECT_FALSE(config_has_damon_vaddr_sysfs("CONFIG_DAMON=y\nCONFIG_DAMON_SYSFS=y\n"));
+    EXPECT_TRUE(config_has_damon_vaddr_sysfs(
+        "CONFIG_DAMON=y\nCONFIG_DAMON_VADDR=y\nCONFIG_DAMON_PADDR=y\nCONFIG_DAMON_SYSFS=y\n"));
+}
+
 }  // namespace
 }  // namespace numasim
