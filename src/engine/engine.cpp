@@ -580,6 +580,8 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
         if (write && vma.present.test(idx) && !vma.protnone.test(idx))
             ns += do_wp_page(sys_, p, vma, idx);
         hinting = true;
+        if (hinting_fault_observer_) [[unlikely]]
+            hinting_fault_observer_(p, vma, idx);
     } else if (write) {
         ns = do_wp_page(sys_, p, vma, idx);
     }

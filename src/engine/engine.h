@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -100,6 +101,12 @@ class Engine {
     uint64_t migrated_run_pages() const { return migrated_run_pages_; }
     // Walks cut after a costly hinting fault (engine/step_cut.h; tests).
     uint64_t step_cuts() const { return step_cuts_; }
+    // Tells `f` of each page a walk takes a hinting fault on, in the order taken (tests: with
+    // fault runs off, each page of a run is its own call).
+    using HintingFaultObserver = std::function<void(const Task&, const Vma&, uint64_t idx)>;
+    void set_hinting_fault_observer(HintingFaultObserver f) {
+        hinting_fault_observer_ = std::move(f);
+    }
     // First touches handled by repeating the fault of the page before them (tests).
     uint64_t first_touch_run_pages() const { return first_touch_run_pages_; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
@@ -219,6 +226,7 @@ class Engine {
     uint64_t migrated_run_pages_ = 0;
     StepClock step_;  // the clock of the walk being made (engine/step_cut.h)
     uint64_t step_cuts_ = 0;
+    HintingFaultObserver hinting_fault_observer_;
     // handle_touch's record of the last hinting fault, kept so that its lists keep capacity.
     NumaFaultOutcome fault_outcome_;
     uint64_t first_touch_run_pages_ = 0;

@@ -150,8 +150,9 @@ bool task_numa_compare(System& sys, TaskNumaEnv& env, long taskimp, long groupim
             imp += static_cast<long>(task_weight(sys, *cur, env.src_nid, dist)) -
                    static_cast<long>(task_weight(sys, *cur, env.dst_nid, dist));
     }
-    if (cur->numa_preferred_nid == env.dst_nid) imp -= imp / 16;  // cur is home: discourage
-    if (cur->numa_preferred_nid == env.src_nid) imp += imp / 8;   // cur goes home: encourage
+    // The preferred-node biases (v5.7, 88cca72c9673, with the rest of the swap rules above).
+    if (v57 && cur->numa_preferred_nid == env.dst_nid) imp -= imp / 16;  // cur is home
+    if (v57 && cur->numa_preferred_nid == env.src_nid) imp += imp / 8;   // cur goes home
 
     if (k.smallimp == 0) {
         // Before SMALLIMP: any gain over the best so far, and a move wins one point lower.

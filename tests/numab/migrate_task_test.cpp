@@ -105,6 +105,27 @@ TEST_F(Compare, NoTaskSwapTakesOnlyMoves) {
     EXPECT_EQ(env.best_imp, 30);
 }
 
+// The swap partner's preferred node biases imp from v5.7 (88cca72c9673) only: going home
+// 40 + 40/8 = 45, staying home 40 - 40/16 = 38; the v4.x search (numa_classify off) keeps 40.
+TEST_F(Compare, PreferredNodeBiasOnlyFromV57) {
+    w.sys.knobs.smallimp = 30;
+    const auto best_imp = [&](bool v57, int cur_preferred) {
+        w.sys.knobs.numa_classify = v57;
+        cur->numa_preferred_nid = cur_preferred;
+        env.best_cpu = -1;
+        env.best_imp = 0;
+        env.best_task = nullptr;
+        w.sys.rqs[2].numa_migrate_on = false;
+        task_numa_compare_for_test(w.sys, env, 40, 0, false);
+        EXPECT_EQ(env.best_task, cur);
+        return env.best_imp;
+    };
+    EXPECT_EQ(best_imp(true, 0), 45);
+    EXPECT_EQ(best_imp(true, 1), 38);
+    EXPECT_EQ(best_imp(false, 0), 40);
+    EXPECT_EQ(best_imp(false, 1), 40);
+}
+
 TEST_F(Compare, BusyDestinationClaimedElsewhereIsSkipped) {
     w.sys.rqs[2].numa_migrate_on = true;
     EXPECT_FALSE(task_numa_compare_for_test(w.sys, env, 500, 0, false));

@@ -1,7 +1,8 @@
 // Steps end at costly hinting faults (engine/step_cut.h, docs/model.md "Steps end at costly
 // faults"): the clock of a walk by hand, and on whole runs that a task no longer decides a second
-// of migrations at one instant, that other tasks' migrations come in between its own, and that
-// fault runs and deferred ticks still change nothing.
+// of migrations at one instant, that other tasks' migrations come in between its own, that a cut
+// random or chunk walk goes on after the page it stopped at, and that fault runs and deferred
+// ticks still change nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -162,6 +163,68 @@ TEST(StepCut, SameOutcomeWithAndWithoutFaultRuns) {
     EXPECT_GT(with.second.second, 0u);
     EXPECT_EQ(with.first, without.first);
     EXPECT_EQ(with.second, without.second);
+}
+
+// One thread walks one region at random, page by page or in chunks, and the scanner makes the
+// whole region PROT_NONE at each pass: a step's walk meets thousands of hinting faults, their
+// kernel time reaches the event, and the walk is cut. A walk visits its pages in address order,
+// so the cut walk, going on from the page after the cut, takes its next hinting fault higher up;
+// one that started over would take it anywhere in the region, below the cut as often as not.
+// Counts the cuts and those whose next hinting fault lies above the page the walk was cut at
+// (9 in 10 at least: a cut near the region's end may leave no page to fault on above it, and
+// the next fault is then a new walk's).
+struct Resumes {
+    uint64_t cuts = 0;
+    uint64_t above = 0;
+};
+
+Resumes cut_walks(const char* toml) {
+    System sys(load_preset("haswell-2s"), load_profile("v6.6"), 5);
+    const auto workloads = sametest::setup_workloads(sys, toml);
+    Engine eng(sys);
+    eng.set_fault_runs(false);  // each page of a chunk is its own fault
+    struct Fault {
+        int pid;
+        const Vma* vma;
+        uint64_t idx;
+        uint64_t cuts;  // walks cut before this fault
+    };
+    std::vector<Fault> seen;
+    eng.set_hinting_fault_observer([&](const Task& p, const Vma& v, uint64_t idx) {
+        seen.push_back({p.pid, &v, idx, eng.step_cuts()});
+    });
+    eng.run(msecs_to_ns(3000));
+    EXPECT_EQ(sys.counters[Vm::numa_hint_faults], seen.size());
+    Resumes r;
+    std::map<int, const Fault*> last;  // per task: its fault before
+    for (const Fault& f : seen) {
+        const Fault*& before = last[f.pid];
+        // A cut follows a hinting fault and ends that task's walk: with one walking thread, the
+        // count changes between two of its faults only where its own walk was cut.
+        if (before && f.cuts != before->cuts) {
+            EXPECT_EQ(f.cuts, before->cuts + 1);
+            ++r.cuts;
+            if (f.vma == before->vma && f.idx > before->idx) ++r.above;
+        }
+        before = &f;
+    }
+    return r;
+}
+
+TEST(StepCut, CutRandomWalkGoesOnAfterThePageItStoppedAt) {
+    const Resumes r = cut_walks(
+        "[[workload]]\ntype='pmbench'\nduration=3\nmapsize='64MiB'\nsetsize='64MiB'\n"
+        "pattern='uniform'\njobs=1\n");
+    ASSERT_GE(r.cuts, 10u);
+    EXPECT_GE(r.above * 10, r.cuts * 9);
+}
+
+TEST(StepCut, CutChunkWalkGoesOnAfterThePageItStoppedAt) {
+    // perf bench numa's random walk in 8 KiB chunks (workload/perf_bench_numa.cpp).
+    const Resumes r =
+        cut_walks("[[workload]]\ntype='perf-bench-numa'\nnr_proc=1\nnr_threads=1\nmb_proc=64\n");
+    ASSERT_GE(r.cuts, 10u);
+    EXPECT_GE(r.above * 10, r.cuts * 9);
 }
 
 }  // namespace
