@@ -7,6 +7,7 @@
 #include "kernel/trace_print.h"
 #include "mm/lru_add.h"
 #include "mm/migrate.h"
+#include "mm/munmap.h"
 #include "mm/page_alloc.h"
 #include "mm/vmscan.h"
 #include "mm/watermarks.h"
@@ -36,6 +37,15 @@ struct Vmscan : ::testing::Test {
         for (uint64_t i = 0; i < n; ++i)
             handle_mm_fault(w.sys, p, *vma, i, true);
         lru_add_drain_all(w.sys);
+    }
+    // One PMD-mapped THP first-touched on node 0 and on its LRU, all of it in region `hot`.
+    void map_thp() {
+        Mm& mm = mm_create(w.sys);
+        vma = &do_mmap(w.sys, mm, kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+        hot = &add_region(w.sys, *vma, 0, vma->nr_pages(), "hot");
+        handle_mm_fault(w.sys, w.task_on(0), *vma, 0, true);
+        lru_add_drain_all(w.sys);
+        ASSERT_TRUE(vma->pmd_mapped.test(0));
     }
     // Every page of `hot` certainly accessed since the last pass: e^-1000 is 0 in a double.
     void touch_hot() { hot->accesses.all += 1000; }
@@ -106,6 +116,45 @@ TEST_F(Vmscan, ColdPagesAreDemotedHotOnesLookedAtTwiceThenActivated) {
     EXPECT_EQ(c().pgdemote_direct, 4u);
     EXPECT_EQ(node(0).nr_active_anon, 0u);
     EXPECT_EQ(hot->pages_on(2), 4u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+// A PMD-mapped THP is one folio of 512 pages: activated, every page of it is on the active
+// list (PageActive() of a tail reads the head's), so nr_active_anon, the frames' flags and the
+// invariant checks agree; deactivated, all go back; unmapped, all leave the count.
+TEST_F(Vmscan, AThpIsActivatedAndDeactivatedWhole) {
+    map_thp();
+    // Accessed before each of two passes: referenced, then activated.
+    touch_hot();
+    EXPECT_EQ(shrink_node(w.sys, 0, 512, 100, ReclaimBy::Kswapd), 0u);
+    for (uint64_t i = 0; i < 512; ++i)
+        ASSERT_EQ(vma->frame(i).flags, PF_ALLOC | PF_THP | PF_REFERENCED) << i;
+    touch_hot();
+    EXPECT_EQ(shrink_node(w.sys, 0, 512, 100, ReclaimBy::Kswapd), 0u);
+    EXPECT_EQ(c().pgactivate, 512u);
+    EXPECT_EQ(node(0).nr_active_anon, 512u);
+    for (uint64_t i = 0; i < 512; ++i)
+        ASSERT_EQ(vma->frame(i).flags, PF_ALLOC | PF_THP | PF_ACTIVE) << i;
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+    // The inactive list is empty against 512 active pages: the next pass deactivates the folio
+    // whole and, not accessed since, demotes it whole.
+    EXPECT_EQ(shrink_node(w.sys, 0, 512, 100, ReclaimBy::Kswapd), 512u);
+    EXPECT_EQ(c().pgdeactivate, 512u);
+    EXPECT_EQ(node(0).nr_active_anon, 0u);
+    EXPECT_EQ(hot->pages_on(2), 512u);
+    EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
+}
+
+TEST_F(Vmscan, AnActiveThpUnmappedLeavesTheActiveCountWhole) {
+    map_thp();
+    touch_hot();
+    shrink_node(w.sys, 0, 512, 100, ReclaimBy::Kswapd);
+    touch_hot();
+    shrink_node(w.sys, 0, 512, 100, ReclaimBy::Kswapd);
+    ASSERT_EQ(node(0).nr_active_anon, 512u);
+    // munmap frees it page by page, each page taking itself off the list it is on.
+    do_munmap(w.sys, *vma);
+    EXPECT_EQ(node(0).nr_active_anon, 0u);
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
