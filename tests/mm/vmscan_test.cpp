@@ -158,6 +158,41 @@ TEST_F(Vmscan, AnActiveThpUnmappedLeavesTheActiveCountWhole) {
     EXPECT_EQ(find_invariant_violation(w.sys), std::nullopt);
 }
 
+// A THP fault's gfp mask (GFP_TRANSHUGE_LIGHT, defrag=madvise) has no __GFP_KSWAPD_RECLAIM: with
+// every node at its low watermark it takes min's reserve without waking a kswapd; a base page
+// in the same state wakes them.
+TEST_F(Vmscan, AThpFaultWakesNoKswapdABasePageDoes) {
+    for (int nid = 0; nid < w.sys.nr_nodes(); ++nid)
+        node(nid).free_pages = node(nid).wmark_low;
+    Mm& mm = mm_create(w.sys);
+    Vma& v = do_mmap(w.sys, mm, 2 * kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    Task& p = w.task_on(0);
+    handle_mm_fault(w.sys, p, v, 0, true);
+    EXPECT_TRUE(v.pmd_mapped.test(0));
+    EXPECT_EQ(v.frame(0).nid, 0);
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 0u);
+    EXPECT_EQ(node(0).free_pages, node(0).wmark_low - 512);
+    Vma& b = do_mmap(w.sys, mm, kPages4K.size(), VM_READ | VM_WRITE, "base");
+    handle_mm_fault(w.sys, p, b, 0, true);
+    EXPECT_EQ(b.frame(0).nid, 0);
+    // Node 0 (below low now) and the others (at low, not balanced) are woken.
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 4u);
+    EXPECT_EQ(c().oom_alloc_failures, 0u);
+}
+
+// A THP that finds no node with room is no out-of-memory: the fault falls back to a base page.
+TEST_F(Vmscan, AFailedThpIsNoOutOfMemory) {
+    for (int nid = 0; nid < w.sys.nr_nodes(); ++nid)
+        node(nid).free_pages = node(nid).wmark_min + 1;
+    Mm& mm = mm_create(w.sys);
+    Vma& v = do_mmap(w.sys, mm, kPages4K.pmd_size(), VM_READ | VM_WRITE | VM_HUGEPAGE, "thp");
+    handle_mm_fault(w.sys, w.task_on(0), v, 0, true);
+    EXPECT_FALSE(v.pmd_mapped.test(0));
+    EXPECT_EQ(v.frame(0).nid, 0);
+    EXPECT_EQ(v.present.count(0, v.nr_pages()), 1u);
+    EXPECT_EQ(c().oom_alloc_failures, 0u);
+}
+
 TEST_F(Vmscan, DemotionGoesToThePreferredTargetThenTheLowerTiersThenNowhere) {
     map(3, 0);
     node(2).free_pages = node(2).wmark_min;  // node 2 full: the fallback, node 3
