@@ -7,6 +7,7 @@
 
 #include "cost/access.h"
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/lru_index.h"
@@ -406,7 +407,7 @@ void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
     // kswapd's time is its CPU's: whatever runs there waits for it (Rq::kthread_debt).
     const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
     sys.rqs[static_cast<size_t>(r.cpu)].kthread_debt += ns;
-    sys.mem.nodes[static_cast<size_t>(nid)].kswapd_ns += ns;
+    sys.counters.kswapd_stime_ns[static_cast<size_t>(nid)] += static_cast<uint64_t>(ns);
 }
 
 uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,
@@ -449,6 +450,7 @@ uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,
     // Direct reclaim is the allocating task's own kernel time (its system time).
     const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
     if (rq.curr) rq.curr->kernel_debt += ns;
+    if (rq.curr && sys.latency) sys.latency->record(*rq.curr, LatencyKind::DirectReclaim, ns);
     sys.counters.direct_reclaim_ns += static_cast<uint64_t>(ns);
     return reclaimed;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel/invariants.h"
+#include "kernel/latency.h"
 #include "kernel/trace_print.h"
 #include "mm/lru_add.h"
 #include "mm/migrate.h"
@@ -368,8 +369,9 @@ TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsCpus) {
     // task.
     const double scan = w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
     EXPECT_EQ(c().pgscan_kswapd, 32u);
-    EXPECT_GT(node(0).kswapd_ns, static_cast<int64_t>(32 * (scan + 1000)));
-    EXPECT_EQ(w.sys.rqs[0].kthread_debt, node(0).kswapd_ns);
+    EXPECT_GT(c().kswapd_stime_ns[0], static_cast<uint64_t>(32 * (scan + 1000)));
+    EXPECT_EQ(static_cast<uint64_t>(w.sys.rqs[0].kthread_debt), c().kswapd_stime_ns[0]);
+    EXPECT_EQ(c().kswapd_stime_ns[1], 0u);
     w.sys.tracer.attach(nullptr, 0, 0);
 }
 
@@ -385,7 +387,7 @@ TEST_F(Vmscan, AScanThatDemotesNothingCostsItsFoliosOnly) {
     EXPECT_GT(c().pgscan_kswapd, 0u);
     const auto want = static_cast<int64_t>(static_cast<double>(c().pgscan_kswapd + c().pgrefill) *
                                            w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS);
-    EXPECT_EQ(node(0).kswapd_ns, want);
+    EXPECT_EQ(c().kswapd_stime_ns[0], static_cast<uint64_t>(want));
     EXPECT_EQ(w.sys.rqs[0].kthread_debt, want);
     ASSERT_GE(w.sys.kswapd.size(), 1u);
     EXPECT_EQ(w.sys.kswapd[0]->comm, "kswapd0");
@@ -423,6 +425,29 @@ TEST_F(Vmscan, DirectReclaimIsTheAllocatingTasksSystemTime) {
     EXPECT_EQ(static_cast<uint64_t>(p.kernel_debt), c().direct_reclaim_ns);
     EXPECT_EQ(w.sys.rqs[0].kthread_debt, 0);
     w.sys.tracer.attach(nullptr, 0, 0);
+    w.sys.rqs[0].curr = nullptr;
+}
+
+// With --latency, a direct reclaim is one event of the allocating task's direct_reclaim
+// histogram, of the time charged to it.
+TEST_F(Vmscan, DirectReclaimIsOneLatencyEventOfItsTime) {
+    map(2, 0);
+    Task& p = w.task_on(0);
+    w.sys.rqs[0].curr = &p;
+    LatencyRecorder rec;
+    w.sys.latency = &rec;
+    for (int nid = 0; nid < w.sys.nr_nodes(); ++nid)
+        node(nid).free_pages = node(nid).wmark_min;
+    node(2).free_pages = node(2).wmark_high * 2;
+    EXPECT_EQ(try_to_free_pages(w.sys, 0, uint64_t{1} << 0, {0, 0, TraceGfp::Kernel}), 2u);
+    const LatencyHists* h = rec.of(p.index);
+    ASSERT_NE(h, nullptr);
+    const auto k = static_cast<size_t>(LatencyKind::DirectReclaim);
+    EXPECT_EQ(h->usecs[k].count(), 1u);
+    EXPECT_EQ(h->sum_ns[k], c().direct_reclaim_ns);
+    EXPECT_EQ(static_cast<uint64_t>(p.kernel_debt), c().direct_reclaim_ns);
+    EXPECT_EQ(latency_kind_name(LatencyKind::DirectReclaim), "direct_reclaim");
+    w.sys.latency = nullptr;
     w.sys.rqs[0].curr = nullptr;
 }
 
