@@ -106,7 +106,8 @@ if not ("0" in tiers and "1" in tiers and tiers["1"] > tiers["0"]):
     fail.append(f"node 1 is not in a lower memory tier than node 0: {tiers}")
 model = dict((k, int(v)) for k, v in (l.split() for l in open(sys.argv[2]) if l.strip()))
 names = ["pgpromote_success", "pgpromote_candidate", "pgdemote_kswapd", "pgdemote_direct",
-         "numa_hint_faults", "numa_pages_migrated", "pgmigrate_success"]
+         "numa_hint_faults", "numa_pages_migrated", "pgmigrate_success", "pgmigrate_fail",
+         "pgscan_kswapd", "pgsteal_kswapd"]
 if "before" in vm and "after" in vm:
     real = {n: vm["after"].get(n, 0) - vm["before"].get(n, 0) for n in names}
     print(f"{'counter':24} {'oracle':>10} {'numasim':>10} {'ratio':>7}")

@@ -20,12 +20,14 @@ int sched_setaffinity_threads(System& sys, int pid, const std::vector<int>& cpus
     return set;
 }
 
-int64_t sys_migrate_pages(System& sys, int pid, uint64_t old_nodes, uint64_t new_nodes, int cpu) {
+int64_t sys_migrate_pages(System& sys, int pid, uint64_t old_nodes, uint64_t new_nodes, int cpu,
+                          const Task* caller) {
     for (const auto& tp : sys.tasks) {
         const Task& t = *tp;
         if (t.tgid != pid || t.exiting() || !t.mm) continue;
         double kernel_ns = 0;
-        const uint64_t failed = do_migrate_pages(sys, *t.mm, old_nodes, new_nodes, cpu, kernel_ns);
+        const uint64_t failed =
+            do_migrate_pages(sys, *t.mm, old_nodes, new_nodes, cpu, kernel_ns, caller);
         sys.agent_kernel_ns += kernel_ns;
         return static_cast<int64_t>(failed);
     }

@@ -10,6 +10,7 @@
 namespace numasim {
 
 struct System;
+struct Task;
 
 // sched_setaffinity(tid, cpus) for every thread of process `pid` (what a daemon does walking
 // /proc/PID/task): each live thread may run on `cpus` only; a queued or running thread on a CPU
@@ -18,8 +19,9 @@ struct System;
 int sched_setaffinity_threads(System& sys, int pid, const std::vector<int>& cpus);
 
 // migrate_pages(pid, maxnode, old_nodes, new_nodes) (kernel_migrate_pages, mm/mempolicy.c)
-// from a daemon running on `cpu`: the pages that could not be moved, or -1 if no process has
-// that pid (ESRCH).
-int64_t sys_migrate_pages(System& sys, int pid, uint64_t old_nodes, uint64_t new_nodes, int cpu);
+// from a daemon running on `cpu`, whose thread the trace events show as `caller`: the pages that
+// could not be moved, or -1 if no process has that pid (ESRCH).
+int64_t sys_migrate_pages(System& sys, int pid, uint64_t old_nodes, uint64_t new_nodes, int cpu,
+                          const Task* caller = nullptr);
 
 }  // namespace numasim

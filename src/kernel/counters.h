@@ -143,6 +143,9 @@ struct Counters {
              mm_vmscan_lru_shrink_inactive = 0, mm_vmscan_lru_shrink_active = 0;
     // Kernel time of direct reclaim, charged to the allocating tasks (ns).
     uint64_t direct_reclaim_ns = 0;
+    // CPU time of each node's kswapd thread (kswapdN), by node (ns): its system time, the stime
+    // of its /proc/PID/stat (a kernel thread has no user time). Sized to the machine's nodes.
+    std::vector<uint64_t> kswapd_stime_ns;
     // Allocations that found no page on any node they may use, even after direct reclaim: where
     // the kernel calls out_of_memory() (oom_kill counts the kills). The model kills nothing:
     // the fault is retried later; the run reports say the machine ran out of memory.

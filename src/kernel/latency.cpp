@@ -20,6 +20,8 @@ std::string_view latency_kind_name(LatencyKind k) {
             return "numa_move_runq";
         case LatencyKind::RemoteStall:
             return "remote_access_stall";
+        case LatencyKind::DirectReclaim:
+            return "direct_reclaim";
     }
     return "";
 }

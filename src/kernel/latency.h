@@ -24,8 +24,9 @@ enum class LatencyKind {
     TlbIpi,         // a TLB-shootdown interrupt from another CPU's PTE change or migration
     NumaMoveRunq,   // runqueue wait after a NUMA move (migrate_task_to, migrate_swap)
     RemoteStall,    // per tick of running: the wait of memory accesses beyond local ones'
+    DirectReclaim,  // an allocation's direct reclaim (try_to_free_pages), as bcc's drsnoop times it
 };
-inline constexpr size_t kLatencyKinds = 6;
+inline constexpr size_t kLatencyKinds = 7;
 
 // The name of each kind in reports and JSON (the kernel function where there is one).
 std::string_view latency_kind_name(LatencyKind k);

@@ -20,6 +20,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
     mem.init(bytes, topo.distance, topo.hw.pages, knobs.watermark_scale_factor);
     counters.pgpromote_success.assign(bytes.size(), 0);
     counters.pgpromote_candidate.assign(bytes.size(), 0);
+    counters.kswapd_stime_ns.assign(bytes.size(), 0);
     counters.reclaim_reported = knobs.demotion_enabled;
     rqs.resize(topo.nr_cpus());
     lru_add.resize(topo.nr_cpus());

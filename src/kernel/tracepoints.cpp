@@ -71,6 +71,18 @@ void trace_mm_migrate_pages(System& sys, const Task& p, uint64_t succeeded, uint
     sys.tracer.emit(e);
 }
 
+void trace_mm_migrate_pages_syscall(System& sys, int cpu, const Task* caller, uint64_t succeeded,
+                                    uint64_t failed, uint64_t thp_succeeded, uint64_t thp_failed) {
+    if (!sys.tracer.on(TraceEventId::mm_migrate_pages)) return;
+    TraceEvent e = on_cpu(sys, TraceEventId::mm_migrate_pages, cpu);
+    if (caller) e.current = caller;
+    e.a = e.current;
+    e.mode = MigrateMode::Sync;
+    e.reason = MigrateReason::Syscall;
+    e.n = {succeeded, failed, thp_succeeded, thp_failed, 0, 0};
+    sys.tracer.emit(e);
+}
+
 void trace_mm_migrate_pages_start(System& sys, int cpu, const Task* current, Nanos ts,
                                   MigrateMode mode, MigrateReason reason) {
     if (!sys.has_migrate_pages_start || !sys.tracer.on(TraceEventId::mm_migrate_pages_start))

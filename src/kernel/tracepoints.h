@@ -29,6 +29,10 @@ void trace_sched_process_exit(System& sys, const Task& p);
 // that moved or not, and THPs that moved or not.
 void trace_mm_migrate_pages(System& sys, const Task& p, uint64_t succeeded, uint64_t failed,
                             uint64_t thp_succeeded, uint64_t thp_failed);
+// migrate_pages() of the migrate_pages(2) system call (MIGRATE_SYNC, reason syscall_or_cpuset)
+// on `cpu`, made by `caller` (a daemon outside the simulation; null: the task running there).
+void trace_mm_migrate_pages_syscall(System& sys, int cpu, const Task* caller, uint64_t succeeded,
+                                    uint64_t failed, uint64_t thp_succeeded, uint64_t thp_failed);
 // The start of a migrate_pages() call on `cpu` under `current` at `ts` (the kernels that have
 // it: System::has_migrate_pages_start).
 void trace_mm_migrate_pages_start(System& sys, int cpu, const Task* current, Nanos ts,

@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "kernel/system.h"
+#include "kernel/tracepoints.h"
 #include "mm/lru_add.h"
 #include "mm/migrate.h"
 
@@ -16,9 +17,12 @@ bool node_isset(uint64_t mask, int n) {
 
 // migrate_to_node(): every folio of `mm` on `source` that only this process maps, in address
 // order (queue_pages_range over the whole address space), to `dest`. A PMD-mapped THP moves
-// whole. Returns the pages that failed to move.
-uint64_t migrate_to_node(System& sys, Mm& mm, int source, int dest, int cpu, double& kernel_ns) {
-    uint64_t failed = 0;
+// whole, and the folios found are one migrate_pages() call (MIGRATE_SYNC, MR_SYSCALL) by
+// `caller`. Returns the pages that failed to move.
+uint64_t migrate_to_node(System& sys, Mm& mm, int source, int dest, int cpu, double& kernel_ns,
+                         const Task* caller) {
+    uint64_t moved = 0, failed = 0, thp_moved = 0, thp_failed = 0;
+    bool started = false;
     for (const auto& vp : mm.vmas) {
         Vma& v = *vp;
         // vma_migratable(): no I/O or raw PFN mappings, no hugetlbfs here.
@@ -31,11 +35,24 @@ uint64_t migrate_to_node(System& sys, Mm& mm, int source, int dest, int cpu, dou
                 first = block;
                 nr = v.pages.pmd_nr();
             }
-            if (f.nid == source && f.mapcount <= 1 &&
-                migrate_syscall_folio(sys, v, first, nr, dest, cpu, kernel_ns) != MIGRATE_OK)
-                failed += nr;
+            if (f.nid == source && f.mapcount <= 1) {
+                if (!started) {
+                    started = true;
+                    const Rq& rq = sys.rqs[static_cast<size_t>(cpu)];
+                    trace_mm_migrate_pages_start(sys, cpu, caller ? caller : rq.curr, rq.clock,
+                                                 MigrateMode::Sync, MigrateReason::Syscall);
+                }
+                const bool ok =
+                    migrate_syscall_folio(sys, v, first, nr, dest, cpu, kernel_ns) == MIGRATE_OK;
+                (ok ? moved : failed) += nr;
+                if (nr > 1) ++(ok ? thp_moved : thp_failed);
+            }
             i = first + nr - 1;
         }
+    }
+    if (started) {
+        ++sys.counters.mm_migrate_pages;
+        trace_mm_migrate_pages_syscall(sys, cpu, caller, moved, failed, thp_moved, thp_failed);
     }
     return failed;
 }
@@ -51,7 +68,7 @@ int node_remap(int s, uint64_t from, uint64_t to) {
 }
 
 uint64_t do_migrate_pages(System& sys, Mm& mm, uint64_t from, uint64_t to, int cpu,
-                          double& kernel_ns) {
+                          double& kernel_ns, const Task* caller) {
     // lru_cache_disable(): every CPU's LRU add batch drains, so that each folio can be isolated.
     lru_add_drain_all(sys);
     uint64_t busy = 0;
@@ -73,7 +90,7 @@ uint64_t do_migrate_pages(System& sys, Mm& mm, uint64_t from, uint64_t to, int c
         }
         if (source < 0) break;
         tmp &= ~(uint64_t{1} << source);
-        busy += migrate_to_node(sys, mm, source, dest, cpu, kernel_ns);
+        busy += migrate_to_node(sys, mm, source, dest, cpu, kernel_ns, caller);
     }
     return busy;
 }

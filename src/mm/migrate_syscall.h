@@ -11,6 +11,7 @@ namespace numasim {
 
 struct System;
 struct Mm;
+struct Task;
 
 // Where node `s` of `from` goes in `to`: the node of `to` at the position `s` holds in `from`,
 // counted modulo the weight of `to` (node_remap(), lib/bitmap.c bitmap_bitremap). Masks are
@@ -18,8 +19,11 @@ struct Mm;
 int node_remap(int s, uint64_t from, uint64_t to);
 
 // do_migrate_pages(mm, from, to, MPOL_MF_MOVE) with the caller on `cpu`: the pages that could
-// not be moved (no room on the target). Adds the caller's kernel time to `kernel_ns`.
+// not be moved (no room on the target). Adds the caller's kernel time to `kernel_ns`. Each
+// source node whose list of folios is not empty is one migrate_pages() call: counted in
+// mm_migrate_pages and traced (mm_migrate_pages_start, mm_migrate_pages) in the context of
+// `caller` (null: the task running on `cpu`).
 uint64_t do_migrate_pages(System& sys, Mm& mm, uint64_t from, uint64_t to, int cpu,
-                          double& kernel_ns);
+                          double& kernel_ns, const Task* caller = nullptr);
 
 }  // namespace numasim

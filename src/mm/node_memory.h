@@ -38,7 +38,6 @@ struct NodeMemory {
     uint64_t nr_active_anon = 0;
     int kswapd_failures = 0;
     LruHand inactive_hand, active_hand;  // the lists' tails
-    int64_t kswapd_ns = 0;               // CPU time kswapd of this node has spent (ns)
     // Pages demoted from this node, by every reclaimer: the node's pgdemote_kswapd +
     // pgdemote_direct + pgdemote_khugepaged (node stats from v6.11, counted on the source).
     uint64_t pgdemote = 0;

@@ -56,21 +56,22 @@ int alloc_zonelist_pass(System& sys, int preferred, uint64_t allowed, uint64_t n
 // The fast path at the low watermark, then the slow path at min: with demotion_enabled, after
 // waking the kswapds (wake_all_kswapds) and, failing that, after direct reclaim
 // (__alloc_pages_direct_reclaim) by the allocating CPU's task. Returns the node, or -1: out of
-// memory.
+// memory. A THP (`thp`) wakes no kswapd (its gfp mask has no __GFP_KSWAPD_RECLAIM, alloc_pages_vma)
+// and its failure is no out-of-memory: the fault falls back to a base page.
 int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, int order,
-                         const ReclaimRequest& req) {
+                         const ReclaimRequest& req, bool thp = false) {
     const uint64_t nr = uint64_t{1} << order;
     const int cpu_nid = sys.cpu_to_node(req.cpu);
     int nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, false);
     if (nid >= 0) return nid;
-    if (sys.knobs.demotion_enabled)
+    if (sys.knobs.demotion_enabled && !thp)
         for (int n : sys.mem.zonelist[preferred])
             if ((allowed >> n) & 1) wakeup_kswapd(sys, n, req);
     nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
     if (nid >= 0) return nid;
     if (try_to_free_pages(sys, preferred, allowed, req))
         nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
-    if (nid < 0) ++sys.counters.oom_alloc_failures;
+    if (nid < 0 && !thp) ++sys.counters.oom_alloc_failures;
     return nid;
 }
 
@@ -138,8 +139,13 @@ int policy_node(const System& sys, const Task& p, const Vma& vma, uint64_t idx, 
 
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
     const PolicyTarget t = policy_target(sys, p, vma, idx, cpu);
+    // A user page of a higher order is a THP: vma_thp_gfp_mask() builds its mask from
+    // GFP_TRANSHUGE_LIGHT, which clears __GFP_RECLAIM, and adds __GFP_KSWAPD_RECLAIM back only
+    // with the `defer` or `defer+madvise` defrag settings. Every profile's default is `madvise`
+    // (since v4.6), which adds only __GFP_DIRECT_RECLAIM, for a madvised VMA: a THP fault never
+    // wakes kswapd, and falls back to a base page, which does.
     const int nid = alloc_along_zonelist(sys, t.preferred, t.allowed, order,
-                                         {cpu, order, TraceGfp::HighuserMovableZero});
+                                         {cpu, order, TraceGfp::HighuserMovableZero}, order > 0);
     if (t.interleave && nid >= 0 && nid == t.preferred) ++sys.counters[Vm::numa_interleave];
     return nid;
 }

@@ -24,7 +24,9 @@ int policy_node(const System& sys, const Task& p, const Vma& vma, uint64_t idx, 
 // -1 when no allowed node has room. With demotion_enabled, the slow path of the kernel's
 // allocator runs between the passes: kswapd of every allowed node of the zonelist is woken when
 // none is above its low watermark, and the allocation reclaims directly when none is above min
-// (mm/vmscan.h). An allocation that still fails is counted as out of memory.
+// (mm/vmscan.h). An allocation that still fails is counted as out of memory. A THP (order > 0)
+// wakes no kswapd, as GFP_TRANSHUGE_LIGHT under the default `defrag` setting asks, and its
+// failure is not out of memory: the fault falls back to base pages.
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu);
 
 // `n` more base pages for pages after `idx` of `vma` (a first-touch run, mm/fault.h), all on

@@ -7,6 +7,7 @@
 
 #include "cost/access.h"
 #include "cost/constants.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/lru_index.h"
@@ -122,13 +123,23 @@ bool folio_referenced(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid, u
     return expected > 0 && sys.rng_reclaim.bernoulli(chance.of(expected));
 }
 
+// Sets `set` and clears `clear` in the LRU flags of the folio of `nr` pages at idx of `v`. The
+// kernel keeps PG_active and PG_referenced once, in the folio (a tail page reads its head's), and
+// a split hands them to every page; the model keeps them in every frame of the folio, so the
+// per-page counts (nr_active_anon, the invariant checks, the LRU index) and a later split see
+// all of its pages on the list where the folio is.
+void set_folio_lru_flags(Vma& v, uint64_t idx, uint64_t nr, uint8_t set, uint8_t clear) {
+    for (uint64_t i = idx; i < idx + nr; ++i) {
+        PageFrame& f = v.frame(i);
+        const int was = lru_list_of(f);
+        f.flags = static_cast<uint8_t>((f.flags | set) & ~clear);
+        lru_index_note(v, i, was, lru_list_of(f));
+    }
+}
+
 void set_active(System& sys, Vma& v, uint64_t idx, uint64_t nr) {
-    PageFrame& f = v.frame(idx);
-    const int was = lru_list_of(f);
-    f.flags |= PF_ACTIVE;
-    f.flags &= static_cast<uint8_t>(~PF_REFERENCED);
-    lru_index_note(v, idx, was, lru_list_of(f));
-    sys.mem.nodes[f.nid].nr_active_anon += nr;
+    set_folio_lru_flags(v, idx, nr, PF_ACTIVE, PF_REFERENCED);
+    sys.mem.nodes[v.frame(idx).nid].nr_active_anon += nr;
     sys.counters.pgactivate += nr;
 }
 
@@ -174,10 +185,7 @@ void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan, Reclaimer& r)
     NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
     uint64_t scanned = 0, folios = 0;
     walk_lru(sys, m.active_hand, nid, true, [&](Vma& v, uint64_t idx, uint64_t nr) {
-        PageFrame& f = v.frame(idx);
-        const int was = lru_list_of(f);
-        f.flags &= static_cast<uint8_t>(~(PF_ACTIVE | PF_REFERENCED));
-        lru_index_note(v, idx, was, lru_list_of(f));
+        set_folio_lru_flags(v, idx, nr, 0, PF_ACTIVE | PF_REFERENCED);
         m.nr_active_anon -= nr;
         scanned += nr;
         ++folios;
@@ -219,7 +227,7 @@ uint64_t shrink_inactive_list(System& sys, int nid, uint64_t nr_to_scan, Reclaim
                 set_active(sys, v, idx, nr);
                 activated += nr;
             } else {
-                f.flags |= PF_REFERENCED;
+                set_folio_lru_flags(v, idx, nr, PF_REFERENCED, 0);
                 kept += nr;
             }
         } else if (demote_folio(sys, v, idx, nr, nid, r)) {
@@ -399,7 +407,7 @@ void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
     // kswapd's time is its CPU's: whatever runs there waits for it (Rq::kthread_debt).
     const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
     sys.rqs[static_cast<size_t>(r.cpu)].kthread_debt += ns;
-    sys.mem.nodes[static_cast<size_t>(nid)].kswapd_ns += ns;
+    sys.counters.kswapd_stime_ns[static_cast<size_t>(nid)] += static_cast<uint64_t>(ns);
 }
 
 uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,
@@ -442,6 +450,7 @@ uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,
     // Direct reclaim is the allocating task's own kernel time (its system time).
     const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
     if (rq.curr) rq.curr->kernel_debt += ns;
+    if (rq.curr && sys.latency) sys.latency->record(*rq.curr, LatencyKind::DirectReclaim, ns);
     sys.counters.direct_reclaim_ns += static_cast<uint64_t>(ns);
     return reclaimed;
 }

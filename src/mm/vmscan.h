@@ -83,7 +83,7 @@ uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_r
 // (balance_pgdat) to the balanced mark. kswapd's kernel thread (kswapd%d) runs on a CPU of its
 // node: the folios it scans (RECLAIM_SCAN_FOLIO_NS each) and its demotion copies
 // (migrate_folio_cost) are time that CPU spends before its task goes on (Rq::kthread_debt), and
-// add to NodeMemory::kswapd_ns.
+// add to Counters::kswapd_stime_ns.
 void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req);
 
 // try_to_free_pages() for an allocation of `nr` pages that found no node in `allowed` above its

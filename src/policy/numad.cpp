@@ -52,6 +52,9 @@ constexpr Nanos kCpuSampleWait = 100 * NSEC_PER_MSEC;
 // The CPU the daemon's system calls run on (where their TLB flushes start): numad is not a task
 // of the simulation, so it is taken to be the boot CPU.
 constexpr int kDaemonCpu = 0;
+// numad's pid as its system calls' trace events show it: a daemon started at boot, before the
+// simulated tasks (System::next_pid), after the kernel threads (kswapd's are from 100).
+constexpr int kDaemonPid = 900;
 
 // process_data_t: numad's entry for one process.
 struct NumadProcess {
@@ -94,6 +97,8 @@ struct NumadState : PolicyRunState {
     // After a pass that moved a process: update_nodes() again, then sleep this long.
     bool refresh_pending = false;
     int pending_interval = 0;
+    // The daemon's thread, the context of its migrate_pages(2) calls' trace events.
+    Task daemon;
 };
 
 // numad's clock counts hundredths since boot, never 0 while it runs (0 marks an entry not read
@@ -371,7 +376,8 @@ bool Numad::bind_process_and_migrate_memory(System& sys, NumadState& st, NumadPr
         }
         // Every node chosen leaves no source (numad itself would read past its array here).
         if (from < 0 || p.process_mbs[static_cast<size_t>(from)] == 0 || from == prev_from) break;
-        if (sys_migrate_pages(sys, p.pid, uint64_t{1} << from, uint64_t{1} << dest, kDaemonCpu) < 0)
+        if (sys_migrate_pages(sys, p.pid, uint64_t{1} << from, uint64_t{1} << dest, kDaemonCpu,
+                              &st.daemon) < 0)
             return false;  // "it apparently went away"
         // numad assumes the memory moved, for its own accounting.
         p.process_mbs[static_cast<size_t>(dest)] += p.process_mbs[static_cast<size_t>(from)];
@@ -478,6 +484,8 @@ int Numad::manage_loads(System& sys, NumadState& st) const {
 Nanos Numad::agent(System& sys) const {
     if (!sys.policy_state) {
         auto st = std::make_unique<NumadState>();
+        st->daemon.pid = st->daemon.tgid = kDaemonPid;
+        st->daemon.comm = "numad";
         hash_expand(*st);  // process_hash_table_expand() at start: the first table
         sys.policy_state = std::move(st);
     }

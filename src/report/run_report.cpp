@@ -188,6 +188,8 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
     j["tasks"] = std::move(tasks);
     j["regions"] = std::move(regions);
     if (r.counters.promotion_possible) j["node_vmstat"] = node_vmstat_json(r.counters);
+    // kswapdN's CPU time by node, with the reclaim counters (demotion_enabled).
+    if (r.counters.reclaim_reported) j["kswapd_stime_ns"] = r.counters.kswapd_stime_ns;
     return j;
 }
 

@@ -205,14 +205,16 @@ class RequestServing : public Workload {
     };
 
     // What the latency recorder has charged task p so far (0 without --latency): balancing's
-    // own stretches, not the remote-access stall, which is placement's and no charge.
+    // own stretches, not the remote-access stall, which is placement's and no charge, nor
+    // direct reclaim, which is the allocator's.
     Nanos balancing_of(const Task& p) const {
         if (!sys_->latency) return 0;
         const LatencyHists* h = sys_->latency->of(p.index);
         if (!h) return 0;
         Nanos s = 0;
         for (size_t k = 0; k < kLatencyKinds; ++k)
-            if (static_cast<LatencyKind>(k) != LatencyKind::RemoteStall)
+            if (static_cast<LatencyKind>(k) != LatencyKind::RemoteStall &&
+                static_cast<LatencyKind>(k) != LatencyKind::DirectReclaim)
                 s += static_cast<Nanos>(h->sum_ns[k]);
         return s;
     }

@@ -69,14 +69,20 @@ TEST(ReclaimTrace, EveryEventIsCountedOnce) {
     // kswapd's events are under its thread: its wakes, sleeps and at least its scans.
     EXPECT_GE(t.kswapd_context, v["mm_vmscan_kswapd_wake"].get<uint64_t>() +
                                     v["mm_vmscan_kswapd_sleep"].get<uint64_t>());
+    // kswapd's CPU time by node: node 0's, whose cold filler it demotes, is not 0.
+    const nlohmann::json& stime = j["kswapd_stime_ns"];
+    ASSERT_EQ(stime.size(), 4u);
+    EXPECT_GT(stime[0].get<uint64_t>(), 0u);
 }
 
 TEST(ReclaimTrace, NoReclaimEventsWithoutDemotion) {
     const std::string trace = scratch_path("mode2.txt");
     const Output o =
-        run_numasim("run examples/tiering-demotion.toml --set numa_balancing=2 --trace " + trace +
-                    " --trace-events 'vmscan:*,sched_move_numa'");
+        run_numasim("run examples/tiering-demotion.toml --set numa_balancing=2 --json --trace " +
+                    trace + " --trace-events 'vmscan:*,sched_move_numa'");
     ASSERT_EQ(o.status, 0) << o.out;
+    EXPECT_NE(o.out.find("\"vmstat\""), std::string::npos);
+    EXPECT_EQ(o.out.find("kswapd_stime_ns"), std::string::npos);
     const TraceCounts t = count_events(read_text(trace));
     for (const auto& [name, n] : t.events)
         EXPECT_EQ(name.rfind("mm_vmscan_", 0), std::string::npos) << name << " " << n;

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "kernel/trace_print.h"
+#include "mm/lru_add.h"
+#include "mm_fixture.h"
+
 namespace numasim {
 namespace {
 
@@ -35,6 +39,57 @@ TEST(NodeRemap, OneSourceOneDestination) {
     // numad's calls: one node to one node.
     EXPECT_EQ(node_remap(1, nodes({1}), nodes({0})), 0);
     EXPECT_EQ(node_remap(0, nodes({0}), nodes({3})), 3);
+}
+
+// The trace events of one source node's migrate_pages() call, with their context.
+struct SyscallEvents : TraceSink {
+    std::vector<std::string> lines, contexts;
+    void event(const TraceEvent& e) override {
+        std::string s(kTraceEventNames[static_cast<size_t>(e.id)]);
+        s += ": ";
+        trace_print_fields(s, e);
+        lines.push_back(s);
+        contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
+                           std::to_string(trace_task_pid(e.current)));
+    }
+};
+
+// migrate_pages(2) of a process with 4 pages on node 0 and 2 on node 1, from {0} to {1} (as
+// numad makes it): migrate_to_node() for the source, one migrate_pages() call (MIGRATE_SYNC,
+// MR_SYSCALL) in the caller's context, counted in mm_migrate_pages.
+TEST(DoMigratePages, EachSourceIsOneMigratePagesCallInTheCallersContext) {
+    mmtest::World w;
+    w.sys.set_kernel_release("v6.6");
+    Mm& mm = mm_create(w.sys);
+    Vma& v = do_mmap(w.sys, mm, 6 * kPages4K.size(), VM_READ | VM_WRITE, "anon");
+    for (uint64_t i = 0; i < 6; ++i)
+        handle_mm_fault(w.sys, w.task_on(i < 4 ? 0 : w.sys.topo.nodes[1].cpus.front()), v, i, true);
+    lru_add_drain_all(w.sys);
+    ASSERT_EQ(v.frame(4).nid, 1);
+    Task numad;
+    numad.pid = numad.tgid = 900;
+    numad.comm = "numad";
+    SyscallEvents sink;
+    w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
+    double kernel_ns = 0;
+    EXPECT_EQ(do_migrate_pages(w.sys, mm, nodes({0}), nodes({1}), 0, kernel_ns, &numad), 0u);
+    w.sys.tracer.flush();
+    EXPECT_EQ(w.sys.counters.mm_migrate_pages, 1u);
+    for (uint64_t i = 0; i < 6; ++i)
+        EXPECT_EQ(v.frame(i).nid, 1) << i;
+    const std::string mode = "mode=MIGRATE_SYNC reason=syscall_or_cpuset";
+    const std::vector<std::string> want = {
+        "mm_migrate_pages_start: " + mode,
+        "mm_migrate_pages: nr_succeeded=4 nr_failed=0 nr_thp_succeeded=0 nr_thp_failed=0 "
+        "nr_thp_split=0 " +
+            mode};
+    EXPECT_EQ(sink.lines, want);
+    for (const std::string& ctx : sink.contexts)
+        EXPECT_EQ(ctx, "numad-900");
+    // A source with nothing left to move makes no call.
+    EXPECT_EQ(do_migrate_pages(w.sys, mm, nodes({0}), nodes({1}), 0, kernel_ns, &numad), 0u);
+    EXPECT_EQ(w.sys.counters.mm_migrate_pages, 1u);
+    w.sys.tracer.attach(nullptr, 0, 0);
 }
 
 }  // namespace
