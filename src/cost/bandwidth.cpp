@@ -1,7 +1,6 @@
 #include "cost/bandwidth.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -19,11 +18,6 @@ constexpr double kTolerance = 1e-6;
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
     return a.size() == b.size() &&
            (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-// Bit for bit, so that 0.0 and -0.0 differ (a quotient by them does).
-bool same_bits(double a, double b) {
-    return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
 }
 
 }  // namespace
@@ -47,7 +41,7 @@ void BandwidthSolver::clear() {
 }
 
 void BandwidthSolver::add_task(double fixed_ns, double duty) {
-    tasks_.push_back(Task{fixed_ns, duty, static_cast<uint32_t>(uses_.size()), 0, false});
+    tasks_.push_back(Task{fixed_ns, duty, static_cast<uint32_t>(uses_.size()), 0});
 }
 
 bool BandwidthSolver::add_up(std::vector<Use>& uses, size_t first, const Use& u) {
@@ -64,29 +58,11 @@ bool BandwidthSolver::add_up(std::vector<Use>& uses, size_t first, const Use& u)
 void BandwidthSolver::add_use(int resource, double stall_weight, double bytes) {
     Task& t = tasks_.back();
     if (add_up(uses_, t.first, Use{resource, stall_weight, bytes})) ++t.count;
-    t.like_prev = false;  // only add_uses looks for alike tasks
 }
 
 void BandwidthSolver::add_uses(std::span<const Use> summed) {
     uses_.insert(uses_.end(), summed.begin(), summed.end());
     tasks_.back().count += static_cast<uint32_t>(summed.size());
-    tasks_.back().like_prev = like_previous(tasks_.size() - 1);
-}
-
-bool BandwidthSolver::like_previous(size_t i) const {
-    if (i == 0) return false;
-    const Task& a = tasks_[i - 1];
-    const Task& b = tasks_[i];
-    if (!same_bits(a.fixed_ns, b.fixed_ns) || !same_bits(a.duty, b.duty) || a.count != b.count)
-        return false;
-    for (uint32_t k = 0; k < a.count; ++k) {
-        const Use& u = uses_[a.first + k];
-        const Use& v = uses_[b.first + k];
-        if (u.resource != v.resource || !same_bits(u.stall_weight, v.stall_weight) ||
-            !same_bits(u.bytes, v.bytes))
-            return false;
-    }
-    return true;
 }
 
 void BandwidthSolver::set_background(int resource, double bytes_per_ns) {
@@ -113,40 +89,24 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
         slope = dd->data();
     }
     if (ns_out) ns_out->resize(tasks_.size());
-    double ns = 0;
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
-        const Use* u = uses_.data() + t.first;
-        const Use* const end = u + t.count;
-        if (t.like_prev) {
-            // The task before's line time and terms, added in the same order.
-            if (ns_out) (*ns_out)[i] = ns;
-            const double* moved = moved_.data();
-            const double* term = slope_term_.data();
-            for (; u != end; ++u, ++moved, ++term) {
-                load[u->resource] += *moved;
-                if (slope && u->stall_weight != 0) slope[u->resource] -= *term;
-            }
-            continue;
-        }
-        ns = line_ns(t);
+        const double ns = line_ns(t);
         if (ns_out) (*ns_out)[i] = ns;
         const double lines = t.duty / ns;
-        if (moved_.size() < t.count) {
-            moved_.resize(t.count);
-            slope_term_.resize(t.count);
+        const Use* u = uses_.data() + t.first;
+        const Use* const end = u + t.count;
+        if (!slope) {
+            for (; u != end; ++u)
+                load[u->resource] += lines * u->bytes;
+            continue;
         }
-        double* moved = moved_.data();
-        double* term = slope_term_.data();
-        for (; u != end; ++u, ++moved, ++term) {
-            *moved = lines * u->bytes;
-            load[u->resource] += *moved;
+        for (; u != end; ++u) {
+            const double moved = lines * u->bytes;
+            load[u->resource] += moved;
             // A use the task does not wait on (a posted write-back) adds exactly nothing to the
             // slope: skip its divide.
-            if (slope && u->stall_weight != 0) {
-                *term = *moved * u->stall_weight / ns;
-                slope[u->resource] -= *term;
-            }
+            if (u->stall_weight != 0) slope[u->resource] -= moved * u->stall_weight / ns;
         }
     }
 }
@@ -195,22 +155,12 @@ int BandwidthSolver::solve(int max_passes) {
     rate_.resize(tasks_.size());
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
-        if (t.like_prev) {
-            // The task before's rate and delivered bytes, added in the same order.
-            rate_[i] = rate_[i - 1];
-            for (uint32_t k = 0; k < t.count; ++k)
-                load_[uses_[t.first + k].resource] += moved_[k];
-            continue;
-        }
         double theta = 1.0;
         for (uint32_t u = t.first; u < t.first + t.count; ++u)
             theta = std::min(theta, clip_[uses_[u].resource]);
         rate_[i] = theta / ns_[i];  // line_ns(t): the delays have not moved since
-        for (uint32_t k = 0; k < t.count; ++k) {
-            const Use& u = uses_[t.first + k];
-            moved_[k] = t.duty * rate_[i] * u.bytes;
-            load_[u.resource] += moved_[k];
-        }
+        for (uint32_t u = t.first; u < t.first + t.count; ++u)
+            load_[uses_[u].resource] += t.duty * rate_[i] * uses_[u].bytes;
     }
     return pass;
 }

@@ -56,11 +56,7 @@ class BandwidthSolver {
     // The last task added waits `stall_weight` ns per ns of delay at `resource` per line and moves
     // `bytes` through it per line. Repeated uses of one resource add up.
     void add_use(int resource, double stall_weight, double bytes);
-    // The last task's uses, already added up per resource (add_up): nothing to look for. A task
-    // given bit for bit the fixed time, duty and uses of the task before it is marked alike
-    // (the threads of one process on one node usually are): the passes take its line time and
-    // its terms from that task instead of computing them again, and add them in the same order,
-    // so the loads come out the same bits.
+    // The last task's uses, already added up per resource (add_up): nothing to look for.
     void add_uses(std::span<const Use> summed);
     // Load that does not react to the delay (kernel copies and page clearing), bytes per ns.
     void set_background(int resource, double bytes_per_ns);
@@ -87,10 +83,7 @@ class BandwidthSolver {
     struct Task {
         double fixed_ns, duty;
         uint32_t first, count;
-        bool like_prev = false;  // the same bits as the task before it (add_uses)
     };
-    // Whether task i has the bits of task i - 1: fixed time, duty and uses.
-    bool like_previous(size_t i) const;
     double line_ns(const Task& t) const;
     void evaluate(std::vector<double>& d, std::vector<double>* dd,
                   std::vector<double>* ns = nullptr) const;
@@ -103,9 +96,6 @@ class BandwidthSolver {
     std::vector<Use> uses_;
     std::vector<double> rate_;
     mutable std::vector<double> d_, dd_;
-    // The last task's terms per use, for the alike tasks after it (evaluate, solve): bytes moved
-    // per ns, and what that adds to the slope.
-    mutable std::vector<double> moved_, slope_term_;
     std::vector<double> ns_;  // each task's line time at the final delays
 };
 

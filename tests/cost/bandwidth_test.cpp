@@ -157,54 +157,5 @@ TEST(BandwidthSolver, DistinctUsesAddedUpMatchRepeatedUses) {
     EXPECT_GT(a.delay(0), 0.0);
 }
 
-TEST(BandwidthSolver, AlikeTasksSolveAsTasksComputedOneByOne) {
-    // Runs of tasks with the same bits (taken from the task before) among tasks that differ from
-    // their neighbour in one figure only: the duty, one use's bytes, a stall weight, the fixed
-    // time. Given with add_use (every task computed on its own) or add_uses (alike tasks marked),
-    // the solve is the same to the bit, on a machine loaded past its bandwidth so that clips,
-    // several passes and the slope all take part.
-    using Use = BandwidthSolver::Use;
-    struct T {
-        double fixed_ns, duty;
-        std::vector<Use> uses;
-    };
-    const std::vector<Use> base{{0, 0.1, 64.0}, {1, 0.1, 64.0}, {2, 0.0, 32.0}};
-    std::vector<T> tasks;
-    for (int i = 0; i < 5; ++i)
-        tasks.push_back({5.5, 1.0, base});
-    tasks.push_back({5.5, 0.75, base});  // the duty differs
-    tasks.push_back({5.5, 0.75, base});
-    std::vector<Use> more = base;
-    more[2].bytes = 48.0;  // the write-back's bytes differ
-    tasks.push_back({5.5, 0.75, more});
-    std::vector<Use> waits = more;
-    waits[1].stall_weight = 0.2;  // a stall weight differs
-    for (int i = 0; i < 3; ++i)
-        tasks.push_back({5.5, 0.75, waits});
-    tasks.push_back({6.0, 0.75, waits});  // the fixed time differs
-    tasks.push_back({6.0, 0.75, waits});
-    // One pass leaves the link over its bandwidth, so that the clips take part; eight converge.
-    for (const int passes : {1, 8}) {
-        BandwidthSolver a, b;
-        for (BandwidthSolver* s : {&a, &b})
-            s->init({{60.0, 9.0}, {20.8, 5.0}, {60.0, 9.0}});
-        for (const T& t : tasks) {
-            a.add_task(t.fixed_ns, t.duty);
-            for (const Use& u : t.uses)
-                a.add_use(u.resource, u.stall_weight, u.bytes);
-            b.add_task(t.fixed_ns, t.duty);
-            b.add_uses(t.uses);
-        }
-        EXPECT_EQ(a.solve(passes), b.solve(passes)) << passes;
-        EXPECT_TRUE(a.same_result(b)) << passes;
-        if (passes == 1) {
-            EXPECT_LT(b.clip(1), 1.0);
-        }
-        // Tasks that wait otherwise than their neighbour run at another rate than it.
-        EXPECT_NE(b.task_rate(7), b.task_rate(8)) << passes;
-        EXPECT_NE(b.task_rate(10), b.task_rate(11)) << passes;
-    }
-}
-
 }  // namespace
 }  // namespace numasim
