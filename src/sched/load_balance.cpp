@@ -31,18 +31,6 @@ bool counted_in_tasks(MigrationType t) {
     return t == MigrationType::Task || t == MigrationType::Util;
 }
 
-// Whether group g of sd holds cpu: its id among the few ids of cpu's groups (one or two per
-// level), rather than a search of its CPUs, hundreds at the top levels of a large machine.
-// Domains built by hand without ids (unit tests) are searched.
-bool group_holds(const System& sys, const SchedDomain& sd, size_t g, int cpu) {
-    if (g < sd.group_ids.size() && static_cast<size_t>(cpu) < sys.sched.cpu_groups.size()) {
-        const std::vector<int>& ids = sys.sched.cpu_groups[static_cast<size_t>(cpu)];
-        return std::find(ids.begin(), ids.end(), sd.group_ids[g]) != ids.end();
-    }
-    const std::vector<int>& cpus = sd.groups[g];
-    return std::find(cpus.begin(), cpus.end(), cpu) != cpus.end();
-}
-
 }  // namespace
 
 SgStats group_stats(System& sys, const SchedDomain& sd, size_t g) {
@@ -103,9 +91,10 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
     const SgStats* busiest = nullptr;
     unsigned long total_load = 0, total_cap = 0;
     for (size_t i = 0; i < sd.groups.size(); ++i) {
+        const std::vector<int>& g = sd.groups[i];
         groups.push_back(group_stats(sys, sd, i));
         SgStats& s = groups.back();
-        s.local = group_holds(sys, sd, i, env.dst_cpu);
+        s.local = std::find(g.begin(), g.end(), env.dst_cpu) != g.end();
         total_load += s.load;
         total_cap += s.capacity;
     }
@@ -201,9 +190,9 @@ int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
 bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdleType idle) {
     if (idle == CpuIdleType::NewlyIdle) return true;
     const std::vector<int>* local = nullptr;
-    for (size_t g = 0; g < sd.groups.size(); ++g)
-        if (group_holds(sys, sd, g, cpu)) {
-            local = &sd.groups[g];
+    for (const auto& g : sd.groups)
+        if (std::find(g.begin(), g.end(), cpu) != g.end()) {
+            local = &g;
             break;
         }
     if (!local) return true;
@@ -395,7 +384,7 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
                 allowed |= p.allowed(c);
             if (!allowed) continue;
             groups.push_back(group_stats(sys, sd, i));
-            groups.back().local = group_holds(sys, sd, i, cpu);
+            groups.back().local = std::find(g.begin(), g.end(), cpu) != g.end();
         }
         for (const auto& s : groups) {
             if (s.local) {

@@ -204,9 +204,10 @@ TEST(SchedDomains, GroupsPartitionNonOverlappingLevels) {
 }
 
 TEST(SchedDomains, GroupIdsSayWhichGroupsHoldACpu) {
-    // load_balance() asks whether a group of a CPU's domain holds the CPU by the group's id
-    // among the ids of the CPU's groups. On the 8-socket mesh the top level's groups overlap:
-    // CPU 0's three groups all hold node 1's CPUs (X86EightSocketTopLevelGroupsCoverOnce).
+    // The group sums cache (sched/sg_stats_cache.h) clears, when a CPU changes, the sums of the
+    // groups whose ids cpu_groups lists for it: those ids must be exactly the groups holding
+    // the CPU. On the 8-socket mesh the top level's groups overlap: CPU 0's three groups all
+    // hold node 1's CPUs (X86EightSocketTopLevelGroupsCoverOnce).
     for (const char* name : {"x86-8s-144c", "cascadelake-2s", "power8-2s4n"}) {
         SCOPED_TRACE(name);
         const SchedTopology st = build_sched_domains(load_preset(name));
