@@ -203,6 +203,39 @@ TEST(SchedDomains, GroupsPartitionNonOverlappingLevels) {
     }
 }
 
+TEST(SchedDomains, GroupIdsSayWhichGroupsHoldACpu) {
+    // The group sums cache (sched/sg_stats_cache.h) clears, when a CPU changes, the sums of the
+    // groups whose ids cpu_groups lists for it: those ids must be exactly the groups holding
+    // the CPU. On the 8-socket mesh the top level's groups overlap: CPU 0's three groups all
+    // hold node 1's CPUs (X86EightSocketTopLevelGroupsCoverOnce).
+    for (const char* name : {"x86-8s-144c", "cascadelake-2s", "power8-2s4n"}) {
+        SCOPED_TRACE(name);
+        const SchedTopology st = build_sched_domains(load_preset(name));
+        int overlapping = 0;
+        for (size_t cpu = 0; cpu < st.domains.size(); ++cpu)
+            for (const auto& sd : st.domains[cpu]) {
+                ASSERT_EQ(sd.group_ids.size(), sd.groups.size());
+                for (int x : sd.span) {
+                    const std::vector<int>& ids = st.cpu_groups[static_cast<size_t>(x)];
+                    int holding = 0;
+                    for (size_t g = 0; g < sd.groups.size(); ++g) {
+                        const bool holds = std::find(sd.groups[g].begin(), sd.groups[g].end(), x) !=
+                                           sd.groups[g].end();
+                        const bool by_id =
+                            std::find(ids.begin(), ids.end(), sd.group_ids[g]) != ids.end();
+                        ASSERT_EQ(holds, by_id)
+                            << "cpu " << cpu << " " << sd.name << " group " << g << " cpu " << x;
+                        holding += holds;
+                    }
+                    overlapping += holding > 1;
+                }
+            }
+        if (std::string(name) == "x86-8s-144c") {
+            EXPECT_GT(overlapping, 0);
+        }
+    }
+}
+
 TEST(SchedDomains, SmtMaskIsEachCpusCore) {
     // cpu_smt_mask() against the topology's own sibling lists; sched_smt_present only where a
     // core has more than one thread (tiny-2n has none, power8 eight per core).
