@@ -8,6 +8,7 @@
 #include "kernel/numa_maps.h"
 #include "kernel/system.h"
 #include "mm/vma.h"
+#include "numab/placement_policy.h"
 #include "numab/proc_sched.h"
 #include "sim/rng.h"
 #include "workload/workload.h"
@@ -94,6 +95,11 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
         r.tasks.push_back(std::move(p));
     }
     r.regions = mapping_pages(sys);
+    if (sys.placement_policy && sys.placement_policy->has(PlacementPolicy::kAgent)) {
+        r.agent = true;
+        r.agent_read_s = sys.agent_read_ns / static_cast<double>(NSEC_PER_SEC);
+        r.agent_syscall_s = sys.agent_kernel_ns / static_cast<double>(NSEC_PER_SEC);
+    }
     if (latency) {
         sys.latency = nullptr;
         r.latency_recorded = true;

@@ -66,6 +66,11 @@ struct RunResult {
     uint64_t events = 0;  // CPU ticks + faults + page and task migrations (docs/performance.md)
     bool latency_recorded = false;     // `--latency`: `latency` holds every task that has one
     std::vector<TaskLatency> latency;  // the tasks with a latency histogram, in task order
+    // A user-space daemon's own CPU time (PlacementPolicy::kAgent: numad), charged to the CPUs
+    // it ran on: its reads of /proc and sysfs, and its system calls. Not in user_s/system_s,
+    // which are the workload's tasks' times.
+    bool agent = false;
+    double agent_read_s = 0, agent_syscall_s = 0;
 };
 
 // One run with `seed`; with `obs`, it also records what `obs` asks for (experiment/observation.h)

@@ -2,8 +2,9 @@
 // main() forks once; each process mallocs the buffer and creates THREADS threads, each of which
 // bzero()es the whole buffer under MPOL_BIND to the first-touch node, drops the policy and then
 // bzero()es its own part (THREAD_ALLOC: its slice, else the whole buffer) `loops` times; main()
-// joins them. numa02: one process; main() bzero()es the buffer, then THREADS threads each
-// bzero() their slice `loops` times. The model runs the same description in
+// joins them; a bound build (HARD_BIND, INVERSE_BIND) binds each process first and sets no
+// policy in the threads. numa02: one process; main() bzero()es the buffer, then THREADS threads
+// each bzero() their slice `loops` times. The model runs the same description in
 // workload/autonumabench.cpp.
 #include <fmt/format.h>
 
@@ -42,6 +43,13 @@ int one_process(const AutonumabenchSpec& spec, int proc, const Context& ctx) {
     const std::string comm = s.bind_first_touch ? "numa01" : "numa02";
     set_comm(comm);
     char* buffer = map_region(s.bytes, false, -1, spec.thp);  // malloc(SIZE)
+    const bool forced = spec.bind == AutonumaBind::None;
+    if (!forced) {
+        // HARD_BIND: numa01.c binds its process before creating the threads, which inherit it.
+        const AutonumaBinding b = autonuma_binding(spec.bind, ctx.topo, proc);
+        set_affinity(b.cpus, ctx.topo.nr_cpus());
+        set_mempolicy({.mode = MpolMode::Bind, .nodes = b.nodes, .flags = 0});
+    }
     const uint64_t slice = s.bytes / static_cast<uint64_t>(s.threads);
     uint64_t main_bytes = 0;
     if (!s.bind_first_touch)
@@ -51,11 +59,12 @@ int one_process(const AutonumabenchSpec& spec, int proc, const Context& ctx) {
             ctx.board ? ctx.board->claim(fmt::format("{}.{}/{}", comm, proc, i)) : nullptr;
         uint64_t total = 0;
         if (s.bind_first_touch) {
-            set_mempolicy({.mode = MpolMode::Bind,
-                           .nodes = uint64_t{1} << spec.first_touch_node,
-                           .flags = 0});
+            if (forced)
+                set_mempolicy({.mode = MpolMode::Bind,
+                               .nodes = uint64_t{1} << spec.first_touch_node,
+                               .flags = 0});
             bzero_range(buffer, s.bytes, ctx, slot, total);
-            set_mempolicy({});
+            if (forced) set_mempolicy({});
         }
         char* own = s.thread_local_slices ? buffer + slice * static_cast<uint64_t>(i) : buffer;
         const uint64_t own_bytes = s.thread_local_slices ? slice : s.bytes;

@@ -1,5 +1,7 @@
 #include "kernel/agent_calls.h"
 
+#include <cmath>
+
 #include "kernel/system.h"
 #include "mm/migrate_syscall.h"
 #include "sched/fair.h"
@@ -14,6 +16,7 @@ int sched_setaffinity_threads(System& sys, int pid, const std::vector<int>& cpus
         if (t.tgid != pid || t.exiting()) continue;
         t.allow_only(cpus);
         ++set;
+        sys.agent_kernel_ns += SCHED_SETAFFINITY_NS;
         if (t.state != TaskState::Sleeping && !t.allowed(t.cpu))
             move_task(sys, t, find_idlest_cpu(sys, t, t.cpu));
     }
@@ -32,6 +35,22 @@ int64_t sys_migrate_pages(System& sys, int pid, uint64_t old_nodes, uint64_t new
         return static_cast<int64_t>(failed);
     }
     return -1;
+}
+
+int agent_wake_cpu(System& sys) {
+    const int prev = sys.agent_cpu;
+    if (idle_cpu(sys, prev)) return prev;
+    for (int cpu : sys.topo.llc_cpus(prev))
+        if (idle_cpu(sys, cpu)) return cpu;
+    return prev;
+}
+
+void charge_agent_pass(System& sys) {
+    const double spent = sys.agent_read_ns + sys.agent_kernel_ns;
+    const auto ns = static_cast<Nanos>(std::llround(spent - sys.agent_charged_ns));
+    if (ns <= 0) return;
+    sys.rqs[static_cast<size_t>(sys.agent_cpu)].kthread_debt += ns;
+    sys.agent_charged_ns += static_cast<double>(ns);
 }
 
 }  // namespace numasim

@@ -55,6 +55,21 @@ NumaMapsTotals numa_maps_totals(const System& sys, const Mm& mm) {
     return t;
 }
 
+double numa_maps_read_ns(const System& sys, const Mm& mm) {
+    const uint64_t per_pmd = mm.pages.pmd_nr();
+    double entries = 0;
+    for (const auto& vp : mm.vmas) {
+        const Vma& v = *vp;
+        uint64_t present = 0;
+        for (int nid = 0; nid < sys.nr_nodes(); ++nid)
+            present += v.pages_on(nid);
+        const uint64_t pmds = v.pmd_mapped.size() ? v.pmd_mapped.count(0, v.pmd_mapped.size()) : 0;
+        const uint64_t under_pmds = std::min(present, pmds * per_pmd);
+        entries += static_cast<double>(present - under_pmds + pmds);
+    }
+    return static_cast<double>(mm.vmas.size()) * NUMA_MAPS_LINE_NS + entries * NUMA_MAPS_ENTRY_NS;
+}
+
 uint64_t proc_stat_idle(const System& sys, int cpu) {
     const Nanos busy = sys.rqs[static_cast<size_t>(cpu)].busy_time;
     return static_cast<uint64_t>(std::max<Nanos>(0, sys.now - busy) / USER_HZ_TICK_NS);

@@ -50,4 +50,23 @@ struct NodeMeminfo {
 };
 NodeMeminfo node_meminfo(const System& sys, int nid);
 
+// What reading costs the reader, in kernel time: open(), read() to the end and close(),
+// measured as thread CPU time on a 2-CPU KVM guest (AMD EPYC, Linux 6.18), medians of 9 runs
+// (docs/model.md, "A daemon's own time"). Reading still changes nothing: the caller charges it.
+inline constexpr double PROC_PID_STAT_READ_NS = 7700;  // /proc/PID/stat (do_task_stat)
+// /proc/stat and nodeN/meminfo, each a table of lines (10.6 and 10.7 us measured). /proc/stat
+// has a line per CPU, so it costs more on larger machines; the 2-CPU figure is used for all.
+inline constexpr double PROC_TABLE_READ_NS = 10700;
+inline constexpr double PROC_DIR_ENTRY_NS = 345;  // readdir() of /proc, per entry
+// /proc/PID/numa_maps: a line per VMA (seq_file, mpol_to_str: 54.7 us for 27 VMAs), and
+// gather_pte_stats() per present page-table entry (59.6 ns per 4 KiB PTE over 1 GiB). A
+// PMD-mapped THP is one entry (gather_pmd_stats()); its cost was below the noise of the
+// measurement and is taken as a PTE's.
+inline constexpr double NUMA_MAPS_LINE_NS = 2000;
+inline constexpr double NUMA_MAPS_ENTRY_NS = 60;
+
+// The kernel time of reading /proc/PID/numa_maps of `mm` once: its VMAs' lines and the
+// page-table entries the walk finds present.
+double numa_maps_read_ns(const System& sys, const Mm& mm);
+
 }  // namespace numasim

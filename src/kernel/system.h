@@ -80,7 +80,10 @@ struct System {
     // A kAgent policy's daemon: when its next pass is due, and what it keeps between passes.
     Nanos agent_wake = 0;
     std::unique_ptr<PolicyRunState> policy_state;
-    double agent_kernel_ns = 0;  // kernel time of its system calls (kernel/agent_calls.h)
+    double agent_kernel_ns = 0;   // kernel time of its system calls (kernel/agent_calls.h)
+    double agent_read_ns = 0;     // kernel time of its reads of /proc and sysfs
+    double agent_charged_ns = 0;  // of both, what charge_agent_pass() charged to a CPU
+    int agent_cpu = 0;            // the CPU its last pass ran on
     CostModel cost;
     FaultLocks fault_locks;  // the faults of the current tick and the locks they took
     PhysMem mem;

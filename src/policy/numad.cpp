@@ -49,9 +49,6 @@ constexpr size_t kMinProcessHashTableSize = 16;
 // sleeping 1/10 s at a time (nanosleep) until then.
 constexpr int64_t kMinCpuSampleGap = 7;
 constexpr Nanos kCpuSampleWait = 100 * NSEC_PER_MSEC;
-// The CPU the daemon's system calls run on (where their TLB flushes start): numad is not a task
-// of the simulation, so it is taken to be the boot CPU.
-constexpr int kDaemonCpu = 0;
 // numad's pid as its system calls' trace events show it: a daemon started at boot, before the
 // simulated tasks (System::next_pid), after the kernel threads (kswapd's are from 100).
 constexpr int kDaemonPid = 900;
@@ -115,6 +112,8 @@ class Numad : public PlacementPolicy {
     Nanos agent(System& sys) const override;
 
   private:
+    // One wake-up's work; returns the sleep that follows.
+    Nanos pass(System& sys, NumadState& st) const;
     bool cpu_sample_due(const System& sys, const NumadState& st) const;
     void update_nodes(System& sys, NumadState& st) const;
     void update_processes(System& sys, NumadState& st) const;
@@ -221,6 +220,8 @@ void Numad::update_nodes(System& sys, NumadState& st) const {
     cur.taken = true;
     cur.time_stamp = time_stamp(sys);
     cur.idle.resize(static_cast<size_t>(m.nr_cpus()));
+    // One read of /proc/stat, then one of each node's meminfo (below).
+    sys.agent_read_ns += PROC_TABLE_READ_NS * (1 + num_nodes);
     for (int c = 0; c < m.nr_cpus(); ++c)
         cur.idle[static_cast<size_t>(c)] = proc_stat_idle(sys, c);
     const auto threads_per_core = static_cast<int64_t>(m.smt_siblings(0).size());
@@ -272,6 +273,8 @@ void Numad::update_processes(System& sys, NumadState& st) const {
     const auto page = static_cast<int64_t>(sys.pages().size());
     size_t new_candidates = 0;
     for (const ProcPidStat& s : proc_pid_stats(sys)) {
+        // Every pid of /proc's directory, and its stat file.
+        sys.agent_read_ns += PROC_DIR_ENTRY_NS + PROC_PID_STAT_READ_NS;
         const int64_t mbs_used = static_cast<int64_t>(s.rss) * page / kMegabyte;
         if (mbs_used <= kMemoryThreshold || new_candidates >= st.table.size() / 3) continue;
         const int ix = hash_insert(st, s.pid);
@@ -325,6 +328,7 @@ bool Numad::pick_numa_nodes(System& sys, NumadState& st, NumadProcess& p, int64_
         if (q.pid == p.pid) s = &q;
     if (!s) return false;  // "it apparently went away"
     const NumaMapsTotals maps = numa_maps_totals(sys, *s->mm);
+    sys.agent_read_ns += numa_maps_read_ns(sys, *s->mm);
     const size_t num_nodes = st.node.size();
     p.process_mbs.assign(num_nodes, 0);
     for (size_t n = 0; n < num_nodes; ++n)
@@ -360,7 +364,10 @@ bool Numad::bind_process_and_migrate_memory(System& sys, NumadState& st, NumadPr
         if ((p.node_list >> n) & 1)
             cpus.insert(cpus.end(), st.node_cpus[n].begin(), st.node_cpus[n].end());
     std::sort(cpus.begin(), cpus.end());
-    if (sched_setaffinity_threads(sys, p.pid, cpus) == 0) return false;
+    // The threads are found in /proc/PID/task's directory, an entry each.
+    const int threads = sched_setaffinity_threads(sys, p.pid, cpus);
+    sys.agent_read_ns += PROC_DIR_ENTRY_NS * threads;
+    if (threads == 0) return false;
     int prev_from = -1;
     for (;;) {
         int dest = -1, from = -1;
@@ -376,7 +383,7 @@ bool Numad::bind_process_and_migrate_memory(System& sys, NumadState& st, NumadPr
         }
         // Every node chosen leaves no source (numad itself would read past its array here).
         if (from < 0 || p.process_mbs[static_cast<size_t>(from)] == 0 || from == prev_from) break;
-        if (sys_migrate_pages(sys, p.pid, uint64_t{1} << from, uint64_t{1} << dest, kDaemonCpu,
+        if (sys_migrate_pages(sys, p.pid, uint64_t{1} << from, uint64_t{1} << dest, sys.agent_cpu,
                               &st.daemon) < 0)
             return false;  // "it apparently went away"
         // numad assumes the memory moved, for its own accounting.
@@ -490,6 +497,14 @@ Nanos Numad::agent(System& sys) const {
         sys.policy_state = std::move(st);
     }
     auto& st = static_cast<NumadState&>(*sys.policy_state);
+    sys.agent_cpu = agent_wake_cpu(sys);
+    const Nanos sleep = pass(sys, st);
+    // What the pass read and called is time of the CPU it ran on.
+    charge_agent_pass(sys);
+    return sleep;
+}
+
+Nanos Numad::pass(System& sys, NumadState& st) const {
     // update_nodes() sleeps 1/10 s at a time until 7/100 s have passed since its last read.
     if (!cpu_sample_due(sys, st)) return kCpuSampleWait;
     update_nodes(sys, st);

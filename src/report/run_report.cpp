@@ -190,6 +190,11 @@ nlohmann::json result_json(const Scenario& sc, const RunResult& r) {
     if (r.counters.promotion_possible) j["node_vmstat"] = node_vmstat_json(r.counters);
     // kswapdN's CPU time by node, with the reclaim counters (demotion_enabled).
     if (r.counters.reclaim_reported) j["kswapd_stime_ns"] = r.counters.kswapd_stime_ns;
+    if (r.agent)
+        j["agent"] = {{"policy", sc.policy},
+                      {"cpu_s", r.agent_read_s + r.agent_syscall_s},
+                      {"proc_read_s", r.agent_read_s},
+                      {"syscall_s", r.agent_syscall_s}};
     return j;
 }
 
@@ -201,6 +206,10 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
                                 sc.machine.name, sc.profile, r.seed, policy);
     s += fmt::format("  elapsed {:.3f} s   user {:.3f} s   system {:.3f} s\n", ns_to_s(r.elapsed),
                      r.user_s, r.system_s);
+    if (r.agent)
+        s += fmt::format("  {}: cpu {:.3f} s (reading /proc {:.3f} s, system calls {:.3f} s)\n",
+                         sc.policy, r.agent_read_s + r.agent_syscall_s, r.agent_read_s,
+                         r.agent_syscall_s);
     for (const WorkloadResult& w : r.workloads)
         s += w.summary;
     s += "vmstat:\n";

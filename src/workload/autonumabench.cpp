@@ -28,6 +28,9 @@ class Autonumabench : public Workload {
         size_ = spec.size;
         node_ = spec.first_touch_node;
         thp_ = spec.thp;
+        bind_ = spec.bind;
+        for (int p = 0; bind_ != AutonumaBind::None && p < size_.processes; ++p)
+            bindings_.push_back(autonuma_binding(bind_, topo, p));
     }
 
     // numa01.c's main(): fork() (NUMA01*), then in each process malloc(SIZE) and THREADS
@@ -60,6 +63,9 @@ class Autonumabench : public Workload {
                      {"elapsed_s", elapsed},
                      {"user_s", rt.user_s},
                      {"system_s", rt.sys_s}};
+        // Named only for a bound build, so an unbound run's figures stay as they were.
+        if (bind_ != AutonumaBind::None)
+            r.figures.insert(r.figures.begin() + 6, Figure{"bind", bind_name()});
         // mmtests' autonumabench operations (SummariseMultiops, 2019-2025 naming).
         r.operations = {{"syst-" + test_, rt.sys_s, true}, {"elsp-" + test_, elapsed, true}};
         for (const Task* t : tasks)
@@ -73,6 +79,12 @@ class Autonumabench : public Workload {
     }
 
   private:
+    std::string bind_name() const {
+        return bind_ == AutonumaBind::Hard      ? "hard"
+               : bind_ == AutonumaBind::Inverse ? "inverse"
+                                                : "none";
+    }
+
     // Mains are numbered after all workers (thread_index is per workload).
     int main_index(int p) const { return size_.processes * size_.threads + p; }
 
@@ -100,6 +112,15 @@ class Autonumabench : public Workload {
                                       ? &pr.region(vma, i * slice, slice, fmt::format("slice{}", i))
                                       : &all);
                 buffers_[&pr] = {&all, own};
+                if (bind_ != AutonumaBind::None) {
+                    // HARD_BIND: sched_setaffinity() and set_mempolicy(MPOL_BIND) before the
+                    // threads are created, which inherit both.
+                    const AutonumaBinding& b = bindings_[static_cast<size_t>(p)];
+                    ph.set_affinity = b.cpus;
+                    ph.set_mempolicy = make_policy(MpolMode::Bind, b.nodes);
+                    ph.cpu_time = NSEC_PER_USEC;
+                    return true;
+                }
                 if (!size_.bind_first_touch) {
                     // BINDMAP: bind(node) (a no-op without HARD_BIND), bzero of each node's
                     // chunk: the main thread first-touches the whole buffer.
@@ -128,25 +149,30 @@ class Autonumabench : public Workload {
     // thread(): (NUMA01*) set_mempolicy(MPOL_BIND, nodemask_global); bzero(p_global, SIZE);
     // set_mempolicy(MPOL_DEFAULT) [NO_BIND_FORCE_SAME_NODE, as the Makefile builds numa01 and
     // numa01_THREAD_ALLOC]; then nr passes of bzero(p, THREAD_SIZE) over its buffer or slice.
+    // The HARD_BIND builds lack NO_BIND_FORCE_SAME_NODE: the first bzero runs under the
+    // process's own binding and no policy is set or dropped.
     std::unique_ptr<TaskProgram> make_worker(Region* all, Region* own) {
         int step = size_.bind_first_touch ? 0 : 1;
-        return std::make_unique<FnProgram>([this, all, own, step](Task&, Phase& ph) mutable {
-            ph.rate_gbs = BZERO_RATE_GBS;
-            if (step == 0) {
-                step = 1;
-                ph.set_mempolicy = make_policy(MpolMode::Bind, node_bit(node_));
-                ph.streams.push_back({.region = all, .write_fraction = 1.0});
-                ph.work_bytes = static_cast<double>(all->bytes());
+        const bool forced = bind_ == AutonumaBind::None;
+        return std::make_unique<FnProgram>(
+            [this, all, own, step, forced](Task&, Phase& ph) mutable {
+                ph.rate_gbs = BZERO_RATE_GBS;
+                if (step == 0) {
+                    step = 1;
+                    if (forced) ph.set_mempolicy = make_policy(MpolMode::Bind, node_bit(node_));
+                    ph.streams.push_back({.region = all, .write_fraction = 1.0});
+                    ph.work_bytes = static_cast<double>(all->bytes());
+                    return true;
+                }
+                if (step != 1) return false;
+                step = 2;
+                if (size_.bind_first_touch && forced)
+                    ph.set_mempolicy = MemPolicy{};  // MPOL_DEFAULT
+                if (size_.loops == 0) return false;
+                ph.streams.push_back({.region = own, .write_fraction = 1.0});
+                ph.work_bytes = static_cast<double>(own->bytes()) * size_.loops;
                 return true;
-            }
-            if (step != 1) return false;
-            step = 2;
-            if (size_.bind_first_touch) ph.set_mempolicy = MemPolicy{};  // MPOL_DEFAULT
-            if (size_.loops == 0) return false;
-            ph.streams.push_back({.region = own, .write_fraction = 1.0});
-            ph.work_bytes = static_cast<double>(own->bytes()) * size_.loops;
-            return true;
-        });
+            });
     }
 
     struct Buffers {
@@ -158,6 +184,8 @@ class Autonumabench : public Workload {
     AutonumaSizing size_;
     int node_ = 0;
     bool thp_ = false;
+    AutonumaBind bind_ = AutonumaBind::None;
+    std::vector<AutonumaBinding> bindings_;  // per process, under a bound build
     System* sys_ = nullptr;
     int index_ = 0;
     std::vector<std::unique_ptr<Process>> procs_;

@@ -12,7 +12,10 @@
 #include "engine/process.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
+#include "kernel/agent_calls.h"
+#include "kernel/proc_view.h"
 #include "kernel/system.h"
+#include "machine/presets.h"
 #include "mm/vma.h"
 #include "workload/workload.h"
 
@@ -92,6 +95,74 @@ TEST(Numad, BindsEachProcessToOneNodeAndMigratesItsMemoryThere) {
     EXPECT_EQ(sys.counters[Vm::pgmigrate_fail], 0u);
     EXPECT_EQ(sys.counters[Vm::numa_pages_migrated], 0u);
     EXPECT_GT(sys.agent_kernel_ns, 0.0);
+}
+
+// The daemon's own time (docs/placement-policies.md, "What an agent's system calls cost"): reading
+// a process's numa_maps costs a line per VMA and an entry per present PTE. Each process here has
+// 131072 present 4 KiB pages of data (less at most the last), so its numa_maps read is at least
+// 131071 x 60 ns = 7.86 ms on top of 2 us per VMA.
+TEST(Numad, NumaMapsReadCostsLinesAndPresentEntries) {
+    const Scenario sc = load_scenario_text(kSpread, "spread.toml");
+    System sys(sc.machine, sc.knobs, sc.seed, sc.figures);
+    sys.set_kernel_release(profile_release(sc.profile));
+    sys.placement_policy = sc.placement.get();
+    auto workloads = sc.make_workloads();
+    workloads[0]->setup(sys, 0);
+    Engine engine(sys);
+    engine.run(sc.duration);
+    for (const auto& mm : sys.mms) {
+        uint64_t present = 0;
+        for (const auto& v : mm->vmas)
+            for (int n = 0; n < sys.nr_nodes(); ++n)
+                present += v->pages_on(n);
+        EXPECT_GE(present, kPages - 1);
+        EXPECT_DOUBLE_EQ(numa_maps_read_ns(sys, *mm),
+                         static_cast<double>(mm->vmas.size()) * NUMA_MAPS_LINE_NS +
+                             static_cast<double>(present) * NUMA_MAPS_ENTRY_NS);
+        EXPECT_GT(numa_maps_read_ns(sys, *mm), (kPages - 1) * 60.0);
+    }
+    // Every pass's reads and calls were charged to a CPU, to the nanosecond.
+    EXPECT_GT(sys.agent_read_ns, 0.0);
+    EXPECT_NEAR(sys.agent_charged_ns, sys.agent_read_ns + sys.agent_kernel_ns, 1.0);
+}
+
+// charge_agent_pass() charges what was spent since the last charge, once, to the CPU the
+// daemon woke on; agent_wake_cpu() keeps an idle previous CPU, else takes an idle CPU of its
+// LLC, else stays where it was.
+TEST(Numad, APassIsChargedOnceToTheCpuItWokeOn) {
+    System sys(load_preset("tiny-2n"), {}, 1);
+    sys.agent_read_ns = 1000;
+    sys.agent_cpu = agent_wake_cpu(sys);
+    EXPECT_EQ(sys.agent_cpu, 0);
+    charge_agent_pass(sys);
+    EXPECT_EQ(sys.rqs[0].kthread_debt, 1000);
+    charge_agent_pass(sys);  // nothing new
+    EXPECT_EQ(sys.rqs[0].kthread_debt, 1000);
+    sys.agent_kernel_ns += 500;
+    // CPU 0 busy: tiny-2n's node 0 is one LLC of CPUs 0-1, so CPU 1.
+    sys.rqs[0].nr_running = 1;
+    sys.agent_cpu = agent_wake_cpu(sys);
+    EXPECT_EQ(sys.agent_cpu, 1);
+    charge_agent_pass(sys);
+    EXPECT_EQ(sys.rqs[1].kthread_debt, 500);
+    // Both busy: it stays on CPU 1 and waits its turn there.
+    sys.rqs[1].nr_running = 1;
+    EXPECT_EQ(agent_wake_cpu(sys), 1);
+    EXPECT_DOUBLE_EQ(sys.agent_charged_ns, 1500.0);
+    sys.rqs[0].nr_running = sys.rqs[1].nr_running = 0;
+}
+
+// run's report names the daemon's time; a mainline run has none.
+TEST(Numad, TheRunResultCarriesTheDaemonsTime) {
+    const Scenario sc = load_scenario_text(kSpread, "spread.toml");
+    const RunResult r = run_once(sc, 7);
+    EXPECT_TRUE(r.agent);
+    EXPECT_GT(r.agent_read_s, 0.0);
+    EXPECT_GT(r.agent_syscall_s, 0.0);
+    std::string mainline = kSpread;
+    mainline.replace(mainline.find("policy = \"numad\""), 16, "policy = \"mainline\"");
+    const RunResult m = run_once(load_scenario_text(mainline, "m.toml"), 7);
+    EXPECT_FALSE(m.agent);
 }
 
 TEST(Numad, ARunRepeatsBitForBit) {

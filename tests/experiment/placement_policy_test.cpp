@@ -157,8 +157,8 @@ std::string input_error(std::string_view text, const ScenarioOverrides& ov = {})
 TEST(PlacementPolicy, BadInputNamesTheKey) {
     const std::string base = "[scenario]\nmachine = \"tiny-2n\"\n[[workload]]\ntype = \"cowsum\"\n";
     EXPECT_EQ(input_error(base, {parse_override("policy=nosuch", "-V x:policy=nosuch")}),
-              "-V x:policy=nosuch: scenario.policy: unknown policy 'nosuch' (known: ibs, "
-              "mainline, numactl, numad)");
+              "-V x:policy=nosuch: scenario.policy: unknown policy 'nosuch' (known: "
+              "autonuma-2012, ibs, mainline, numactl, numad)");
     EXPECT_EQ(input_error(base, {parse_override("policy=numactl", "-V b:policy=numactl")})
                   .rfind("-V b:policy=numactl: scenario.policy: policy numactl needs", 0),
               0u);
