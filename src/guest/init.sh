@@ -81,12 +81,30 @@ for f in task_numa_work task_numa_fault; do
         say probe event=$f armed=0
     fi
 done
+# The sched_skip_vma_numa tracepoint (v6.7+) counted per thread and reason the same way: one
+# probe event per reason, named by the kernel's NUMAB_SKIP_* value in the order of
+# include/trace/events/sched.h, so that the host reads them as the probes above.
+skip_reasons="UNSUITABLE SHARED_RO INACCESSIBLE SCAN_DELAY PID_INACTIVE IGNORE_PID SEQ_COMPLETED"
+skip_armed=0
+if echo 'hist:keys=common_pid,reason' > $T/events/sched/sched_skip_vma_numa/trigger 2>/dev/null; then
+    skip_armed=1
+    for r in $skip_reasons; do
+        say probe event=sched_skip_vma_numa.$r armed=1
+    done
+fi
 probe_counts() {
     for f in $armed; do
         sed -n 's/^{ common_pid: *\([0-9]*\) *} hitcount: *\([0-9]*\).*/\1 \2/p' \
             $T/events/numasim/$f/hist | while read -r pid hits; do
             say probe event=$f pid=$pid hits=$hits
         done
+    done
+    [ $skip_armed = 1 ] || return 0
+    sed -n 's/^{ common_pid: *\([0-9]*\), *reason: *\([0-9]*\) *} hitcount: *\([0-9]*\).*/\1 \2 \3/p' \
+        $T/events/sched/sched_skip_vma_numa/hist | while read -r pid reason hits; do
+        set -- $skip_reasons
+        shift "$reason"
+        say probe event=sched_skip_vma_numa.$1 pid=$pid hits=$hits
     done
 }
 

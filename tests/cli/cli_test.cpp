@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -153,6 +154,30 @@ TEST(Cli, ImpossibleRequestsAreErrors) {
     const Output b = run_numasim("run " + big);
     EXPECT_EQ(b.status, 2) << b.out;
     EXPECT_NE(b.out.find("workload"), std::string::npos) << b.out;
+}
+
+// The trace's sched_skip_vma_numa events, counted per reason, are the run's counters of the same
+// name (what docs/oracle.md compares with the real kernel's hist counts). knobs.toml under v6.12
+// skips for every reason.
+TEST(Cli, SkipVmaEventsPerReasonEqualTheCounters) {
+    const std::string trace = numasim::test::scratch_path("numasim_skip.trace");
+    const Output o = run_numasim("run examples/knobs.toml --profile v6.12 --json --trace " + trace);
+    ASSERT_EQ(o.status, 0) << o.out;
+    const auto counters = nlohmann::json::parse(o.out)["sched"]["sched_skip_vma_numa"];
+    std::map<std::string, uint64_t> traced;
+    std::ifstream in(trace);
+    for (std::string line; std::getline(in, line);) {
+        if (line.find(": sched_skip_vma_numa: ") == std::string::npos) continue;
+        const size_t at = line.find(" reason=");
+        ASSERT_NE(at, std::string::npos) << line;
+        ++traced[line.substr(at + 8)];
+    }
+    ASSERT_EQ(counters.size(), 7u);
+    for (const auto& [reason, n] : counters.items()) {
+        EXPECT_GT(n.get<uint64_t>(), 0u) << reason;
+        EXPECT_EQ(traced[reason], n.get<uint64_t>()) << reason;
+    }
+    EXPECT_EQ(traced.size(), counters.size());  // no reason the counters do not name
 }
 
 TEST(Cli, FailedRunLeavesNoTraceFile) {

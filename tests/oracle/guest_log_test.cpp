@@ -92,6 +92,23 @@ TEST(BootLog, ProbeCountsPerThreadOfArmedEvents) {
     EXPECT_EQ(work.size(), 2u);
 }
 
+// guest/init.sh announces one probe event per NUMAB_SKIP_* reason of the sched_skip_vma_numa
+// tracepoint (v6.7+) and prints its hist counts under that name; a kernel without the
+// tracepoint announces none, so its boots have no skip figures.
+TEST(BootLog, SkipVmaReasonsAreProbeEventsPerThread) {
+    const BootLog b = parse_boot_log(
+        "NUMASIM probe event=sched_skip_vma_numa.UNSUITABLE armed=1\n"
+        "NUMASIM probe event=sched_skip_vma_numa.PID_INACTIVE armed=1\n"
+        "NUMASIM probe event=sched_skip_vma_numa.UNSUITABLE pid=186 hits=312\n"
+        "NUMASIM probe event=sched_skip_vma_numa.SEQ_COMPLETED pid=191 hits=10\n");
+    ASSERT_EQ(b.probe_hits.size(), 2u);
+    EXPECT_EQ(b.probe_hits.at("sched_skip_vma_numa.UNSUITABLE").at(186), 312);
+    // Armed and never hit: a zero count, not a missing one.
+    EXPECT_TRUE(b.probe_hits.at("sched_skip_vma_numa.PID_INACTIVE").empty());
+    // A reason that was not announced is not counted.
+    EXPECT_EQ(b.probe_hits.count("sched_skip_vma_numa.SEQ_COMPLETED"), 0u);
+}
+
 TEST(ParseKeyValues, IgnoresBareWords) {
     const KeyValues kv = parse_key_values("a=1  b=x=y bare c=");
     EXPECT_EQ(kv.at("a"), "1");
