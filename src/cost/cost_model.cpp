@@ -331,11 +331,13 @@ double CostModel::remote_stall_per_byte(const AccessMix& a, int cpu) const {
 }
 
 double CostModel::demand_remote_per_byte(const Demand& d) const {
-    double t = d.lc.remote_ns;
-    for (const Use& u : d.uses)
+    // The bandwidth clip (as loaded_line takes it) stretches every line alike, the remote part
+    // with it.
+    double t = d.lc.remote_ns, theta = 1.0;
+    for (const Use& u : d.uses) {
         if (u.resource >= nodes_) t += u.stall_weight * solver_.delay(u.resource);
-    // The bandwidth clip stretches every line alike, the remote part with it.
-    const double theta = loaded_line(d).second;
+        if (u.bytes > 0) theta = std::min(theta, solver_.clip(u.resource));
+    }
     return std::max(t, 0.0) / (cost::CACHE_LINE_BYTES * theta);
 }
 
@@ -363,14 +365,19 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
         } else {
             npb = ns_per_byte(a, cpu, &miss);
         }
-        // Both ways leave the demand the rate came from in demand_[cpu].
-        const double remote =
-            remote_stall_ && !a.streams.empty() ? demand_remote_per_byte(demand_[cpu]) : 0.0;
-        note = RateNote{cpu,   demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss,
-                        remote};
+        note = RateNote{cpu, demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss};
     }
     if (miss_per_byte) *miss_per_byte = note.miss_per_byte;
     return note.ns_per_byte;
+}
+
+double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note,
+                              double& remote_per_byte) const {
+    if (note_stands(note, cpu)) return ns_per_byte(a, cpu, miss_per_byte, note);
+    const double npb = ns_per_byte(a, cpu, miss_per_byte, note);
+    // Both ways of deriving the note leave the demand the rate came from in demand_[cpu].
+    remote_per_byte = a.streams.empty() ? 0.0 : demand_remote_per_byte(demand_[cpu]);
+    return npb;
 }
 
 double CostModel::rate_gbs(const AccessMix& a, int cpu, int task) const {

@@ -77,17 +77,17 @@ class CostModel {
         int cpu = -1;
         uint64_t generation = 0, epoch = 0;
         double ns_per_byte = 0, miss_per_byte = 0;
-        // Of ns_per_byte, the remote-access stall: what the accesses take beyond the same
-        // accesses to the CPU's own node (remote_stall_per_byte); 0 unless that is tracked.
-        double remote_per_byte = 0;
     };
     // ns_per_byte through `note`: the same numbers, taken from the note while it stands.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note) const;
+    // The same, and for latency accounting (docs/latency.md) the remote-access stall of that
+    // rate (remote_stall_per_byte) in `remote_per_byte`, which the caller keeps beside the note:
+    // derived when the note is, left as it is while the note stands. Not in the note, which
+    // the hot paths without latency accounting copy and compare.
+    double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note,
+                       double& remote_per_byte) const;
     // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
     bool note_stands(const RateNote& note, int cpu) const;
-    // Whether the rate notes carry remote_per_byte (latency accounting's remote-access stall,
-    // docs/latency.md); off, nothing of it is derived.
-    void set_remote_stall(bool on) { remote_stall_ = on; }
     // Nanoseconds per byte of progress of `a` on `cpu` that its misses to other nodes wait
     // beyond what the same misses to the CPU's own node would: the idle-latency difference
     // (SLIT distance, slower tiers), and the queueing on the interconnect links, which only
@@ -334,7 +334,6 @@ class CostModel {
     // mutable; a hit changes no number).
     mutable std::vector<Demand> demand_;
     bool demand_cache_ = true;
-    bool remote_stall_ = false;
     mutable uint64_t demand_hits_ = 0, demand_misses_ = 0, demand_shares_ = 0;
     // Direct-mapped by share_key: the last CPU whose demand was derived or shared under a key.
     struct ShareSlot {

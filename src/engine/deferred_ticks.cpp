@@ -18,9 +18,11 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "engine/engine.h"
 #include "engine/task_traffic.h"
+#include "kernel/latency.h"
 #include "kernel/system.h"
 #include "mm/vma.h"
 #include "mm/vmscan.h"
@@ -146,31 +148,49 @@ void Engine::catch_up(int cpu) {
         task_tick_numa_deadline(sys_, p) != held.scan_deadline ||
         (!quiet && held.quiet_epoch == QuietStamp::epoch))
         throw std::logic_error("deferred ticks: a deferred CPU changed without catching it up");
-    for (uint64_t k = held.first; k <= held.through; ++k) {
-        const size_t i = static_cast<size_t>(k - event_base_);
-        const Nanos t = event_time_[i];
-        // advance_cpu() at this event: user steps at the noted rate, and the sweeps' cursors
-        // (the regions were quiet, so touch_streams() did nothing else).
-        while (rq.clock < t) {
-            bool ends = false;
-            const double bytes =
-                user_step(p, run, cpu, t - rq.clock, held.note.ns_per_byte, held.note.miss_per_byte,
-                          held.note.remote_per_byte, ends);
-            if (ends) throw std::logic_error("deferred ticks: a phase ended in a held-back step");
-            if (sys_.perf_mem_recording) note_task_traffic(p, run.phase.streams, bytes);
-            for (size_t j = 0; j < run.phase.streams.size(); ++j) {
-                const AccessStream& s = run.phase.streams[j];
-                if (sys_.note_region_accesses()) note_stream_accesses(s, bytes);
-                uint64_t start = 0;
-                if (s.pattern == Pattern::Sweep) sweep_cursor(run, j, s, bytes * s.share, start);
+    // The held-back events played again, in two copies: with latency accounting, and without
+    // it, where the loop is the same as if there were none.
+    const auto play = [&](auto latency) {
+        // Latency accounting's remote-access stall, looked up once for the whole catch-up: the
+        // steps add to it and the ticks record it (scheduler_tick_settled leaves that to us).
+        // Its rate is the held note's, whose remote part the task's run keeps (the task is not
+        // advanced, nor its note taken again, before it is caught up).
+        LatencyRecorder::RemoteStall* stall = nullptr;
+        if constexpr (latency) stall = &sys_.latency->remote_of(p);
+        for (uint64_t k = held.first; k <= held.through; ++k) {
+            const size_t i = static_cast<size_t>(k - event_base_);
+            const Nanos t = event_time_[i];
+            // advance_cpu() at this event: user steps at the noted rate, and the sweeps' cursors
+            // (the regions were quiet, so touch_streams() did nothing else).
+            while (rq.clock < t) {
+                bool ends = false;
+                const double bytes = user_step(p, run, cpu, t - rq.clock, held.note.ns_per_byte,
+                                               held.note.miss_per_byte, ends);
+                if constexpr (latency) stall->pending_ns += bytes * run.remote_per_byte;
+                if (ends)
+                    throw std::logic_error("deferred ticks: a phase ended in a held-back step");
+                if (sys_.perf_mem_recording) note_task_traffic(p, run.phase.streams, bytes);
+                for (size_t j = 0; j < run.phase.streams.size(); ++j) {
+                    const AccessStream& s = run.phase.streams[j];
+                    if (sys_.note_region_accesses()) note_stream_accesses(s, bytes);
+                    uint64_t start = 0;
+                    if (s.pattern == Pattern::Sweep)
+                        sweep_cursor(run, j, s, bytes * s.share, start);
+                }
             }
+            if (!event_tick_[i] || k > held.ticks_through) continue;
+            // tick() at this event: the settled scheduler_tick() and what the cost model was
+            // told.
+            scheduler_tick_settled(sys_, cpu, t);
+            if constexpr (latency) sys_.latency->tick(p, *stall);
+            run.utime_seen = p.utime;
+            run.stime_seen = p.stime;
         }
-        if (!event_tick_[i] || k > held.ticks_through) continue;
-        // tick() at this event: the settled scheduler_tick() and what the cost model was told.
-        scheduler_tick_settled(sys_, cpu, t);
-        run.utime_seen = p.utime;
-        run.stime_seen = p.stime;
-    }
+    };
+    if (sys_.latency)
+        play(std::true_type{});
+    else
+        play(std::false_type{});
 }
 
 void Engine::catch_up_all() {

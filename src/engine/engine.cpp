@@ -45,8 +45,6 @@ Engine::Engine(System& sys)
     if (const PlacementPolicy* pol = sys.placement_policy;
         pol && pol->has(PlacementPolicy::kNumaScan))
         scan_policy_ = pol;
-    // The remote-access stall is derived only for latency accounting (docs/latency.md).
-    sys_.cost.set_remote_stall(sys_.latency != nullptr);
     sys_.events.push(TICK_NSEC, EV_TICK);
 }
 
@@ -492,11 +490,16 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             continue;
         }
         double miss_per_byte = 0;
-        const double npb = sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note);
+        // The remote-access stall is derived only for latency accounting (docs/latency.md).
+        const double npb =
+            sys_.latency ? sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note,
+                                                 run.remote_per_byte)
+                         : sys_.cost.ns_per_byte(run.access, cpu, &miss_per_byte, run.rate_note);
         bool ends = false;
         const Nanos start = rq.clock;
-        const double bytes =
-            user_step(*p, run, cpu, avail, npb, miss_per_byte, run.rate_note.remote_per_byte, ends);
+        const double bytes = user_step(*p, run, cpu, avail, npb, miss_per_byte, ends);
+        if (sys_.latency) [[unlikely]]
+            sys_.latency->remote_stall(*p, bytes * run.remote_per_byte);
         run.walk = StepWalk{.ends = ends, .bytes = bytes};
         step_ = StepClock{.limit = avail, .used = rq.clock - start};
         const WalkEnd walked = touch_streams(*p, run);
@@ -515,7 +518,7 @@ void Engine::advance_cpu(int cpu, Nanos t) {
 }
 
 double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb,
-                         double miss_per_byte, double remote_per_byte, bool& ends) {
+                         double miss_per_byte, bool& ends) {
     Rq& rq = sys_.rqs[cpu];
     const Phase& ph = run.phase;
     double bytes = static_cast<double>(avail) / npb;
@@ -545,8 +548,6 @@ double Engine::user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb
     const auto whole = static_cast<int64_t>(carry);
     sys_.counters.llc_misses += static_cast<uint64_t>(whole);
     carry -= static_cast<double>(whole);
-    if (sys_.latency) [[unlikely]]
-        sys_.latency->remote_stall(p, bytes * remote_per_byte);
     return bytes;
 }
 

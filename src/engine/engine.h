@@ -48,6 +48,7 @@ struct TaskRun {
     AccessMix access;                      // what the phase touches; Task::touches points here
     Nanos utime_seen = 0, stime_seen = 0;  // at the last tick it ran at (its user-mode share)
     CostModel::RateNote rate_note;         // its rate on its CPU; cleared with `access`
+    double remote_per_byte = 0;            // of the noted rate, remote stall (--latency only)
     uint64_t phase_seq = 0;                // phases started: `access` changes with it
     // The latest futex_wake's time, and the start of its futex_wait phase: a wake posted at or
     // after that start ends the wait. Times, not a flag, because the engine advances the CPUs one
@@ -144,9 +145,9 @@ class Engine {
     void futex_wake(const Task& waker, Task& q);
     // One step of p's user work on `cpu` of at most `avail` ns at `npb` ns per byte: accounted,
     // cut short where the phase's bytes or CPU time run out (`ends`). Returns the bytes done.
-    // `remote_per_byte` of it is remote-access stall (latency accounting, when it is on).
+    // Latency accounting's remote-access stall of the step is left to the caller.
     double user_step(Task& p, TaskRun& run, int cpu, Nanos avail, double npb, double miss_per_byte,
-                     double remote_per_byte, bool& ends);
+                     bool& ends);
     // Moves sweep stream i's cursor by `sb` bytes; returns the pages it passed (0: none), the
     // first of them (region-relative) in `start`.
     uint64_t sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,

@@ -57,23 +57,13 @@ void LatencyRecorder::end_wait(const Task& p, Nanos clock) {
     at = -1;
 }
 
-void LatencyRecorder::tick(const Task& p) {
-    const size_t i = index(p);
-    if (i >= remote_.size()) return;
-    RemoteStall& r = remote_[i];
-    const auto ns = static_cast<Nanos>(r.pending_ns);
-    r.pending_ns = 0;
-    const auto us = static_cast<uint64_t>(ns) / NSEC_PER_USEC;
-    if (r.run_n && us == r.run_us) {
-        ++r.run_n;
-        r.run_sum += static_cast<uint64_t>(ns);
-        return;
-    }
+void LatencyRecorder::start_run(size_t i, uint64_t ns) {
     flush_remote(i);
-    r.run_us = us;
-    r.run_ns = ns;
+    RemoteStall& r = remote_[i];
+    r.run_lo = ns - ns % static_cast<uint64_t>(NSEC_PER_USEC);
+    r.run_ns = static_cast<Nanos>(ns);
     r.run_n = 1;
-    r.run_sum = static_cast<uint64_t>(ns);
+    r.run_sum = ns;
 }
 
 void LatencyRecorder::flush_remote(size_t i) const {
@@ -82,11 +72,6 @@ void LatencyRecorder::flush_remote(size_t i) const {
     if (i >= hists_.size()) hists_.resize(i + 1);
     hists_[i].add_run(LatencyKind::RemoteStall, r.run_ns, r.run_n, r.run_sum);
     r.run_n = 0;
-}
-
-void LatencyRecorder::grow_remote(size_t i, double ns) {
-    remote_.resize(i + 1);
-    remote_[i].pending_ns += ns;
 }
 
 const LatencyHists* LatencyRecorder::of(int i) const {

@@ -63,19 +63,47 @@ class LatencyRecorder {
     void record(const Task& p, LatencyKind k, Nanos ns, uint64_t n = 1) {
         hists_of(p).add(k, ns, n);
     }
+    // A task's remote-access stall since its last tick, and its run of ticks whose stall was
+    // the same whole number of microseconds (hence in the same buckets): recorded as one
+    // addition when the run ends or the histograms are read, since at a settled CPU's ticks
+    // one like tick follows another.
+    struct RemoteStall {
+        double pending_ns = 0;
+        uint64_t run_lo = 0;  // the run's microsecond in ns: its ticks are run_lo + 0..999 ns
+        uint64_t run_n = 0, run_sum = 0;
+        Nanos run_ns = 0;  // one tick of the run
+    };
     // `ns` of p's user time went to remote-access stall (CostModel::remote_stall_per_byte):
     // kept until p's next tick, which records it as one event.
-    void remote_stall(const Task& p, double ns) {
+    void remote_stall(const Task& p, double ns) { remote_of(p).pending_ns += ns; }
+    // p's remote-access stall, for a caller that adds to it step by step (a deferred CPU's
+    // catch-up) and calls tick(p, r) at each tick. The reference holds until remote_stall()
+    // or remote_of() is called for another task.
+    RemoteStall& remote_of(const Task& p) {
         const size_t i = index(p);
-        if (i < remote_.size()) [[likely]]
-            remote_[i].pending_ns += ns;
-        else
-            grow_remote(i, ns);
+        if (i >= remote_.size()) [[unlikely]]
+            remote_.resize(i + 1);
+        return remote_[i];
     }
     // A scheduler tick found p running: the remote-access stall since its last such tick is one
-    // event (of 0 if it had none; a task that has made no user progress records nothing). Out
-    // of line: the settled tick it is called from stays as small without latency accounting.
-    void tick(const Task& p);
+    // event (of 0 if it had none; a task that has made no user progress records nothing).
+    void tick(const Task& p) {
+        const size_t i = index(p);
+        if (i < remote_.size()) tick(p, remote_[i]);
+    }
+    // The same with p's remote_of(p), looked up once by the caller. Inline where the tick
+    // extends the run, as it does at nearly every tick of a settled CPU.
+    void tick(const Task& p, RemoteStall& r) {
+        const auto ns = static_cast<uint64_t>(static_cast<Nanos>(r.pending_ns));
+        r.pending_ns = 0;
+        // ns / 1000 == run_lo / 1000, in one unsigned comparison.
+        if (r.run_n && ns - r.run_lo < static_cast<uint64_t>(NSEC_PER_USEC)) [[likely]] {
+            ++r.run_n;
+            r.run_sum += ns;
+            return;
+        }
+        start_run(index(p), ns);
+    }
     // p was moved for NUMA placement and is now on the runqueue of p.cpu, whose clock is
     // `clock`: a wait of 0 if it already runs there, else one that ends when it is picked.
     void numa_moved(const Task& p, bool running, Nanos clock);
@@ -96,19 +124,10 @@ class LatencyRecorder {
         return hists_[i];
     }
     void end_wait(const Task& p, Nanos clock);
-    void grow_remote(size_t i, double ns);
+    // Ends task i's run of like remote-stall ticks and starts one of a tick of `ns`.
+    void start_run(size_t i, uint64_t ns);
     // Adds task i's run of like remote-stall ticks to its histograms.
     void flush_remote(size_t i) const;
-
-    // A task's remote-access stall since its last tick, and its run of ticks whose stall was
-    // the same whole number of microseconds (hence in the same buckets): recorded as one
-    // addition when the run ends or the histograms are read, since at a settled CPU's ticks
-    // one like tick follows another.
-    struct RemoteStall {
-        double pending_ns = 0;
-        uint64_t run_us = 0, run_n = 0, run_sum = 0;
-        Nanos run_ns = 0;  // one tick of the run
-    };
 
     // Mutable: of() adds the runs still held before it hands the histograms out.
     mutable std::vector<LatencyHists> hists_;

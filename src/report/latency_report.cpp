@@ -35,8 +35,10 @@ std::vector<Section> sections(const RunResult& r, const LatencyReportOptions& o)
     for (const TaskLatency& t : r.latency) {
         const int id = o.per_process ? t.tgid : t.pid;
         auto [it, fresh] = at.emplace(id, out.size());
-        if (fresh) out.push_back({id, t.comm, {}});
-        out[it->second].hists.merge(t.hists);
+        if (fresh)
+            out.push_back({id, t.comm, t.hists});
+        else
+            out[it->second].hists.merge(t.hists);
     }
     return out;
 }
@@ -66,14 +68,23 @@ std::string hist_text(const LatencyHists& h, size_t k, const LatencyReportOption
 // bcc's bucket objects (interval-start, interval-end, count) for the merged histograms; for each
 // task or process only the counts, bucket i being bcc's slot i + 1 ("0 -> 1", "2 -> 3", ...),
 // which keeps the JSON of a run with hundreds of processes a fraction of its size.
+// The names of o's percentiles (pname), made once per report rather than once per histogram.
+std::vector<std::string> pnames(const LatencyReportOptions& o) {
+    std::vector<std::string> names;
+    for (double p : o.percentiles)
+        names.push_back(pname(p));
+    return names;
+}
+
 nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOptions& o,
-                         bool bcc_buckets) {
+                         const std::vector<std::string>& names, bool bcc_buckets) {
     const Log2Hist& lh = hist(h, k, o);
     // Built member by member and moved, not from initializer lists, which copy every value they
     // hold: with hundreds of tasks the copies cost more than the simulation's own accounting.
     nlohmann::json buckets = nlohmann::json::array();
-    buckets.get_ref<nlohmann::json::array_t&>().reserve(static_cast<size_t>(lh.max_slot()));
-    for (int s = 1; s <= lh.max_slot(); ++s) {
+    const int top = lh.max_slot();
+    buckets.get_ref<nlohmann::json::array_t&>().reserve(static_cast<size_t>(top));
+    for (int s = 1; s <= top; ++s) {
         if (!bcc_buckets) {
             buckets.push_back(lh.slot(s));
             continue;
@@ -88,17 +99,18 @@ nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOpt
     j["count"] = lh.count();
     j["total_ns"] = h.sum_ns[k];
     j[bcc_buckets ? "buckets" : "counts"] = std::move(buckets);
-    for (double p : o.percentiles)
-        j[pname(p)] = lh.percentile(p);
+    for (size_t i = 0; i < names.size(); ++i)
+        j[names[i]] = lh.percentile(o.percentiles[i]);
     return j;
 }
 
-nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o, bool bcc_buckets) {
+nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o,
+                          const std::vector<std::string>& names, bool bcc_buckets) {
     nlohmann::json j = nlohmann::json::object();
     for (size_t k = 0; k < kLatencyKinds; ++k)
         if (hist(h, k, o).count())
             j[std::string(latency_kind_name(static_cast<LatencyKind>(k)))] =
-                hist_json(h, k, o, bcc_buckets);
+                hist_json(h, k, o, names, bcc_buckets);
     return j;
 }
 
@@ -126,18 +138,19 @@ std::string latency_text(const RunResult& r, const LatencyReportOptions& o) {
 }
 
 nlohmann::json latency_json(const RunResult& r, const LatencyReportOptions& o) {
+    const std::vector<std::string> names = pnames(o);
     nlohmann::json entries = nlohmann::json::array();
     for (const Section& sec : sections(r, o)) {
         nlohmann::json e = nlohmann::json::object();
         e[o.per_process ? "pid" : "tid"] = sec.id;
         e["comm"] = sec.comm;
-        e["histograms"] = hists_json(sec.hists, o, false);
+        e["histograms"] = hists_json(sec.hists, o, names, false);
         entries.push_back(std::move(e));
     }
     nlohmann::json j = nlohmann::json::object();
     j["per"] = o.per_process ? "process" : "task";
     j["unit"] = unit_name(o);
-    j["all"] = hists_json(merged(r), o, true);
+    j["all"] = hists_json(merged(r), o, names, true);
     j["entries"] = std::move(entries);
     return j;
 }
@@ -146,7 +159,7 @@ nlohmann::json latency_variant_json(const VariantRuns& v, const LatencyReportOpt
     LatencyHists all;
     for (const RunResult& r : v.runs)
         all.merge(merged(r));
-    return hists_json(all, o, true);
+    return hists_json(all, o, pnames(o), true);
 }
 
 std::string latency_row_name(double percentile, std::string_view group) {

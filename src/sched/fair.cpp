@@ -448,8 +448,6 @@ Nanos settled_tick_until(const System& sys, int cpu) {
 void scheduler_tick_settled(System& sys, int cpu, Nanos now) {
     Rq& rq = sys.rqs[cpu];
     rq.curr->avg.last_update_time = now;
-    if (sys.latency) [[unlikely]]
-        sys.latency->tick(*rq.curr);
     if (sched_features(sys.knobs).eevdf)
         update_curr(sys, rq);
     else

@@ -33,6 +33,8 @@ void scheduler_tick(System& sys, int cpu);  // task_tick_fair + trigger_load_bal
 // must be 0 at each such tick too. The engine's deferred ticks (engine/engine.h) rely on it.
 Nanos settled_tick_until(const System& sys, int cpu);
 // Such a tick at time `now`: the PELT update's time, the EEVDF deadline and min_vruntime.
+// Latency accounting's tick (LatencyRecorder::tick) is left to the caller, which can look the
+// task's remote-access stall up once for a whole run of such ticks.
 void scheduler_tick_settled(System& sys, int cpu, Nanos now);
 
 // --- moving tasks ---

@@ -1,6 +1,7 @@
 // Latency accounting of task_numa_work and of NUMA moves (kernel/latency.h) on a hand-built
 // world: a scan of known size records the time the cost model gives it, one call per run of the
-// task work; a NUMA move onto an idle CPU waits for nothing, onto a busy one until it is picked.
+// task work; a NUMA move onto an idle CPU waits for nothing, onto a busy one until it is picked;
+// remote-stall ticks of the same microsecond add up as one run, exactly.
 #include "kernel/latency.h"
 
 #include "mm/tlb.h"
@@ -101,6 +102,46 @@ TEST(LatencyRecorder, NumaMoveWaitsUntilPicked) {
     EXPECT_EQ(h.usecs[k].slot(1), 1u);  // 0 us
     EXPECT_EQ(h.usecs[k].slot(3), 1u);  // 4 us: "4 -> 7"
     EXPECT_EQ(h.sum_ns[k], 4500u);
+}
+
+TEST(LatencyRecorder, RemoteStallTicksAddUpInRunsOfLikeMicroseconds) {
+    NumabWorld w;
+    LatencyRecorder rec;
+    Mm& mm = w.new_mm();
+    const Task& p = w.new_task(mm, 1000, 0);
+    const Task& q = w.new_task(mm, 1000, 0);
+    const auto k = static_cast<size_t>(LatencyKind::RemoteStall);
+    // A tick before any user progress records nothing.
+    rec.tick(p);
+    EXPECT_EQ(rec.of(p.index), nullptr);
+    // Ticks of 1500.4 ns (truncated to 1500) and 1999.9 ns (1999, the same microsecond, in
+    // two steps), then 2000 ns, 1999 ns (below the run's microsecond) and one with none: the
+    // 1 us, 2 us, 1 us and 0 us events, the first two one run, the sum of whole ns exact.
+    rec.remote_stall(p, 1500.4);
+    rec.tick(p);
+    rec.remote_stall(p, 999.9);
+    rec.remote_stall(p, 1000.0);
+    rec.tick(p);
+    LatencyRecorder::RemoteStall& r = rec.remote_of(p);  // a catch-up's way: looked up once
+    r.pending_ns += 2000.0;
+    rec.tick(p, r);
+    r.pending_ns += 1999.0;
+    rec.tick(p, r);
+    rec.tick(p, r);
+    const LatencyHists& h = *rec.of(p.index);
+    EXPECT_EQ(h.usecs[k].count(), 5u);
+    EXPECT_EQ(h.usecs[k].slot(1), 4u);  // "0 -> 1": 1, 1, 1 and 0 us
+    EXPECT_EQ(h.usecs[k].slot(2), 1u);  // "2 -> 3": 2 us
+    EXPECT_EQ(h.msecs[k].slot(1), 5u);
+    EXPECT_EQ(h.sum_ns[k], 1500u + 1999u + 2000u + 1999u);
+    // Reading the histograms closed the run; the next tick starts another.
+    rec.remote_stall(p, 2500.0);
+    rec.tick(p);
+    EXPECT_EQ(rec.of(p.index)->usecs[k].count(), 6u);
+    EXPECT_EQ(rec.of(p.index)->sum_ns[k], 1500u + 1999u + 2000u + 1999u + 2500u);
+    // A task of its own that has made no user progress records nothing.
+    rec.tick(q);
+    EXPECT_EQ(rec.of(q.index), nullptr);
 }
 
 }  // namespace
