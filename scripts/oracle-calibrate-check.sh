@@ -10,19 +10,8 @@
 #   apt-get cannot fetch Debian's and none is cached)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=$(realpath "${1:?usage: $0 BUILD_DIR}")
-for need in qemu-system-x86_64 busybox python3; do
-  if ! command -v "$need" > /dev/null; then
-    echo "oracle-calibrate-check: $need not installed; skipped"
-    exit 77
-  fi
-done
-if [ ! -x "$build/numasim-guest" ]; then
-  echo "oracle-calibrate-check: $build/numasim-guest not built; skipped"
-  exit 77
-fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. scripts/lib/oracle-check.sh
+oracle_check_start oracle-calibrate-check "$@"
 if ! nice -n 5 "$build/numasim" calibrate --oracle tiny-2n --time-budget 10s -q \
   -o "$out/guest.toml" 2> "$out/calibrate.err"; then
   if grep -q -e "apt-get download" -e "apt knows no" "$out/calibrate.err"; then

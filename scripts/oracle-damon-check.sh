@@ -11,19 +11,8 @@
 #   cannot fetch the 6.12 kernel and none is cached)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=$(realpath "${1:?usage: $0 BUILD_DIR}")
-for need in qemu-system-x86_64 busybox python3; do
-  if ! command -v "$need" > /dev/null; then
-    echo "oracle-damon-check: $need not installed; skipped"
-    exit 77
-  fi
-done
-if [ ! -x "$build/numasim-guest" ]; then
-  echo "oracle-damon-check: $build/numasim-guest not built; skipped"
-  exit 77
-fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. scripts/lib/oracle-check.sh
+oracle_check_start oracle-damon-check "$@"
 if ! nice -n 5 "$build/numasim" oracle experiments/oracle-numa01tl-2n.toml \
   --kernel-package linux-image-6.12-amd64 --iterations 1 --damon-record "$out/tl.damon" \
   --json > "$out/oracle.json" 2> "$out/oracle.err"; then

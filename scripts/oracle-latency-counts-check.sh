@@ -8,19 +8,8 @@
 #   (exit 77, skipped: no qemu-system-x86_64, busybox, numasim-guest or python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=$(realpath "${1:?usage: $0 BUILD_DIR}")
-for need in qemu-system-x86_64 busybox python3; do
-  if ! command -v "$need" > /dev/null; then
-    echo "oracle-latency-counts-check: $need not installed; skipped"
-    exit 77
-  fi
-done
-if [ ! -x "$build/numasim-guest" ]; then
-  echo "oracle-latency-counts-check: $build/numasim-guest not built; skipped"
-  exit 77
-fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. scripts/lib/oracle-check.sh
+oracle_check_start oracle-latency-counts-check "$@"
 nice -n 5 "$build/numasim" oracle experiments/oracle-numa01tl-2n.toml --boots 1 --iterations 1 \
   --json > "$out/oracle.json"
 python3 - "$out/oracle.json" <<'PY'
