@@ -13,6 +13,7 @@
 #include "machine/presets.h"
 #include "mm/cpupid.h"
 #include "policy/registry.h"
+#include "support/policy_run.h"
 #include "workload/workload.h"
 
 namespace numasim {
@@ -43,19 +44,9 @@ phases = [ { affinity = "node:1", streams = [ { region = "data", pattern = "rand
 )";
 }
 
-struct PolicyRun {
-    explicit PolicyRun(const std::string& text)
-        : sc(load_scenario_text(text, "a.toml")), sys(sc.machine, sc.knobs, sc.seed, sc.figures) {
-        sys.set_kernel_release(profile_release(sc.profile));
-        sys.placement_policy = sc.placement.get();
-        workloads = sc.make_workloads();
-        workloads[0]->setup(sys, 0);
-        Engine engine(sys);
-        engine.run(sc.duration);
-    }
-    Scenario sc;
-    System sys;
-    std::vector<std::unique_ptr<Workload>> workloads;
+// The scenario run for its whole duration.
+struct PolicyRun : test::PolicyRun {
+    explicit PolicyRun(const std::string& text) : test::PolicyRun(text, "a.toml") { run(); }
 };
 
 // page_xchg_last_nid(): a fault from CPU 2 (node 1) on a node-0 page migrates it to node 1 only

@@ -13,6 +13,7 @@
 #include "experiment/scenario.h"
 #include "kernel/system.h"
 #include "mm/vma.h"
+#include "support/policy_run.h"
 #include "workload/workload.h"
 
 namespace numasim {
@@ -45,17 +46,9 @@ phases = [ { affinity = "node:1", streams = [ { region = "data", pattern = "rand
 )";
 }
 
-struct IbsRun {
-    explicit IbsRun(const std::string& text)
-        : sc(load_scenario_text(text, "ibs.toml")), sys(sc.machine, sc.knobs, sc.seed, sc.figures) {
-        sys.set_kernel_release(profile_release(sc.profile));
-        sys.placement_policy = sc.placement.get();
-        workloads = sc.make_workloads();
-        workloads[0]->setup(sys, 0);
-    }
-    Scenario sc;
-    System sys;
-    std::vector<std::unique_ptr<Workload>> workloads;
+// A run of the ibs scenario set up, not yet run.
+struct IbsRun : test::PolicyRun {
+    explicit IbsRun(const std::string& text) : PolicyRun(text, "ibs.toml") {}
 };
 
 TEST(Ibs, EachSampleCostsAnNmiAndItsHandling) {

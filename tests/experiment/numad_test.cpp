@@ -17,6 +17,7 @@
 #include "kernel/system.h"
 #include "machine/presets.h"
 #include "mm/vma.h"
+#include "support/policy_run.h"
 #include "workload/workload.h"
 
 namespace numasim {
@@ -56,14 +57,9 @@ phases = [ { streams = [ { region = "data", write_fraction = 1.0 } ], rate_gbs =
 constexpr uint64_t kPages = 131072;
 
 TEST(Numad, BindsEachProcessToOneNodeAndMigratesItsMemoryThere) {
-    const Scenario sc = load_scenario_text(kSpread, "spread.toml");
-    System sys(sc.machine, sc.knobs, sc.seed, sc.figures);
-    sys.set_kernel_release(profile_release(sc.profile));
-    sys.placement_policy = sc.placement.get();
-    auto workloads = sc.make_workloads();
-    workloads[0]->setup(sys, 0);
-    Engine engine(sys);
-    engine.run(sc.duration);
+    test::PolicyRun r(kSpread, "spread.toml");
+    r.run();
+    System& sys = r.sys;
 
     ASSERT_EQ(sys.mms.size(), 2u);
     std::set<int> nodes;
@@ -102,14 +98,9 @@ TEST(Numad, BindsEachProcessToOneNodeAndMigratesItsMemoryThere) {
 // 131072 present 4 KiB pages of data (less at most the last), so its numa_maps read is at least
 // 131071 x 60 ns = 7.86 ms on top of 2 us per VMA.
 TEST(Numad, NumaMapsReadCostsLinesAndPresentEntries) {
-    const Scenario sc = load_scenario_text(kSpread, "spread.toml");
-    System sys(sc.machine, sc.knobs, sc.seed, sc.figures);
-    sys.set_kernel_release(profile_release(sc.profile));
-    sys.placement_policy = sc.placement.get();
-    auto workloads = sc.make_workloads();
-    workloads[0]->setup(sys, 0);
-    Engine engine(sys);
-    engine.run(sc.duration);
+    test::PolicyRun r(kSpread, "spread.toml");
+    r.run();
+    System& sys = r.sys;
     for (const auto& mm : sys.mms) {
         uint64_t present = 0;
         for (const auto& v : mm->vmas)

@@ -13,6 +13,7 @@
 #include "experiment/scenario.h"
 #include "kernel/system.h"
 #include "mm/vma.h"
+#include "support/policy_run.h"
 #include "workload/workload.h"
 
 namespace numasim {
@@ -59,16 +60,12 @@ class CpusetCheck : public Sampler {
 };
 
 TEST(PlacementPolicy, NumactlBindingsHoldForTheWholeRun) {
-    const Scenario sc = load_scenario_text(kTwoProcesses, "two.toml");
-    System sys(sc.machine, sc.knobs, sc.seed, sc.figures);
-    sys.set_kernel_release(profile_release(sc.profile));
-    sys.placement_policy = sc.placement.get();
-    auto workloads = sc.make_workloads();
-    workloads[0]->setup(sys, 0);
+    test::PolicyRun r(kTwoProcesses, "two.toml");
+    System& sys = r.sys;
     Engine engine(sys);
     CpusetCheck check;
     engine.add_sampler(check);
-    engine.run(sc.duration);
+    engine.run(r.sc.duration);
     EXPECT_GE(check.samples, 1000);  // four tasks at each of a second's 250 ticks
     EXPECT_EQ(check.outside, 0);
 
