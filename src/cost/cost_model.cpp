@@ -326,10 +326,6 @@ double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) con
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
-double CostModel::remote_stall_per_byte(const AccessMix& a, int cpu) const {
-    return a.streams.empty() ? 0.0 : demand_remote_per_byte(demand(a, cpu));
-}
-
 double CostModel::demand_remote_per_byte(const Demand& d) const {
     // The bandwidth clip (as loaded_line takes it) stretches every line alike, the remote part
     // with it.

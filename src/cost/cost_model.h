@@ -81,20 +81,13 @@ class CostModel {
     // ns_per_byte through `note`: the same numbers, taken from the note while it stands.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note) const;
     // The same, and for latency accounting (docs/latency.md) the remote-access stall of that
-    // rate (remote_stall_per_byte) in `remote_per_byte`, which the caller keeps beside the note:
+    // rate (demand_remote_per_byte) in `remote_per_byte`, which the caller keeps beside the note:
     // derived when the note is, left as it is while the note stands. Not in the note, which
     // the hot paths without latency accounting copy and compare.
     double ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note,
                        double& remote_per_byte) const;
     // Whether ns_per_byte would take `note` for cpu: nothing it stands on moved since.
     bool note_stands(const RateNote& note, int cpu) const;
-    // Nanoseconds per byte of progress of `a` on `cpu` that its misses to other nodes wait
-    // beyond what the same misses to the CPU's own node would: the idle-latency difference
-    // (SLIT distance, slower tiers), and the queueing on the interconnect links, which only
-    // remote misses cross, over the memory-level parallelism; under the current delays and
-    // bandwidth clip, as ns_per_byte. The DRAM queueing is left out: the misses would queue at
-    // the local DRAM too, at a load the model cannot know without moving them.
-    double remote_stall_per_byte(const AccessMix& a, int cpu) const;
     // Bytes per ns that `a` makes progress at on `cpu`: from the last solve if task `task` was
     // counted there, at the current delays otherwise.
     double rate_gbs(const AccessMix& a, int cpu, int task) const;
@@ -249,7 +242,12 @@ class CostModel {
     std::pair<double, double> loaded_line(const Demand& d) const;
     // ns_per_byte of a demand under the current delays.
     double demand_ns_per_byte(const Demand& d, double* miss_per_byte) const;
-    // remote_stall_per_byte of a demand under the current delays.
+    // Nanoseconds per byte of progress of demand `d` that its misses to other nodes wait
+    // beyond what the same misses to the CPU's own node would: the idle-latency difference
+    // (SLIT distance, slower tiers), and the queueing on the interconnect links, which only
+    // remote misses cross, over the memory-level parallelism; under the current delays and
+    // bandwidth clip, as ns_per_byte. The DRAM queueing is left out: the misses would queue at
+    // the local DRAM too, at a load the model cannot know without moving them.
     double demand_remote_per_byte(const Demand& d) const;
     // Whether cpu's kept demand is the one the last solve took for `a`, with nothing it
     // derives from moved since: the key need not be compared again. `note` is a's note on cpu

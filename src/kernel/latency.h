@@ -73,7 +73,7 @@ class LatencyRecorder {
         uint64_t run_n = 0, run_sum = 0;
         Nanos run_ns = 0;  // one tick of the run
     };
-    // `ns` of p's user time went to remote-access stall (CostModel::remote_stall_per_byte):
+    // `ns` of p's user time went to remote-access stall (CostModel::demand_remote_per_byte):
     // kept until p's next tick, which records it as one event.
     void remote_stall(const Task& p, double ns) { remote_of(p).pending_ns += ns; }
     // p's remote-access stall, for a caller that adds to it step by step (a deferred CPU's
