@@ -149,8 +149,8 @@ Task& new_task(System& sys, Mm& mm, Task* parent, const std::string& comm, TaskP
     }
     sys.tasks.push_back(std::move(t));
     mm.tasks.push_back(&p);
+    init_numa_balancing(sys, p, parent, clone_vm);  // sched_fork(): before copy_mm() counts p
     ++mm.mm_users;
-    init_numa_balancing(sys, p, parent, clone_vm);
     if (parent) trace_sched_process_fork(sys, *parent, p);
     wake_up_new_task(sys, p);
     return p;

@@ -65,10 +65,15 @@ unsigned task_scan_max(const System& sys, const Task& p) {
 }
 
 void init_numa_balancing(System& sys, Task& p, Task* parent, bool clone_vm) {
-    // The caller has already counted p in mm->mm_users (copy_mm() runs before this in fork).
+    // copy_process() calls sched_fork(), and so this, before copy_mm(): p is not yet counted in
+    // mm_users. A new thread shares its creator's mm, so the first thread of a single-threaded
+    // process (1 user) restarts the mm's scan, numa_scan_seq 0 and a new scan delay, however
+    // many passes its main thread has made; the stagger below counts the threads before p.
+    // A new process's mm is new (0 users) and starts restarted, as the kernel's copy of a
+    // single-threaded parent's mm does (the parent's own restart at fork is not modelled).
     Mm* mm = p.mm;
     const int mm_users = mm ? mm->mm_users : 0;
-    if (mm && mm_users == 1) {
+    if (mm && mm_users == (clone_vm ? 1 : 0)) {
         mm->numa_next_scan = jiffies_ns(sys) + msecs_to_jiffies_ns(sys.knobs.scan_delay_ms);
         mm->numa_scan_seq = 0;
     }

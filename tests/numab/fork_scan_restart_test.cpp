@@ -1,0 +1,79 @@
+// init_numa_balancing() at thread creation: sched_fork() runs before copy_mm() counts the new
+// thread, so a process's first thread restarts its mm's scan, and later threads do not.
+#include <gtest/gtest.h>
+
+#include "engine/process.h"
+#include "engine/program.h"
+#include "kernel/system.h"
+#include "machine/presets.h"
+#include "mm/mm.h"
+#include "numab/numab.h"
+#include "numab/profile.h"
+#include "sim/clock.h"
+
+namespace numasim::test {
+namespace {
+
+class Idle : public TaskProgram {
+  public:
+    bool next_phase(Task&, Phase&) override { return false; }
+};
+
+struct ThreadCreation : ::testing::Test {
+    System sys{load_preset("tiny-2n"), load_profile("v6.12"), 7};
+    Idle idle;
+    Mm* mm = nullptr;
+    Task* main = nullptr;
+    void SetUp() override {
+        mm = &mm_create(sys);
+        main = &create_process(sys, *mm, nullptr, "main", &idle, 0, 0);
+        // The main thread has run alone for 30 s and completed five scan passes (as numa01tl's
+        // main thread does under MPOL_BIND in the oracle's guest).
+        sys.now = msecs_to_ns(30'000);
+        mm->numa_scan_seq = 5;
+        mm->numa_next_scan = msecs_to_ns(30'500);
+    }
+};
+
+TEST_F(ThreadCreation, FirstThreadRestartsTheMmScan) {
+    ASSERT_EQ(mm->mm_users, 1);
+    Task& t = create_thread(sys, *main, "worker", &idle, 1);
+    EXPECT_EQ(mm->numa_scan_seq, 0);
+    EXPECT_EQ(t.numa_scan_seq, 0);
+    // scan_delay_ms is 1000 (v6.12 default): the next scan is 1 s after the thread's creation.
+    EXPECT_EQ(mm->numa_next_scan, msecs_to_ns(31'000));
+    EXPECT_EQ(mm->mm_users, 2);
+}
+
+TEST_F(ThreadCreation, LaterThreadsLeaveTheScanAlone) {
+    create_thread(sys, *main, "worker", &idle, 1);
+    mm->numa_scan_seq = 3;
+    mm->numa_next_scan = msecs_to_ns(30'200);
+    Task& t = create_thread(sys, *main, "worker", &idle, 2);
+    EXPECT_EQ(mm->numa_scan_seq, 3);
+    EXPECT_EQ(t.numa_scan_seq, 3);
+    EXPECT_EQ(mm->numa_next_scan, msecs_to_ns(30'200));
+}
+
+TEST_F(ThreadCreation, NewProcessStartsRestarted) {
+    Mm& other = mm_create(sys);
+    other.numa_scan_seq = 4;  // whatever the new mm held: a new process starts at pass 0
+    create_process(sys, other, nullptr, "other", &idle, 0, 1);
+    EXPECT_EQ(other.numa_scan_seq, 0);
+    EXPECT_EQ(other.numa_next_scan, msecs_to_ns(31'000));
+}
+
+TEST_F(ThreadCreation, StaggerCountsTheThreadsBeforeTheNewOne) {
+    // delay = min(task_scan_max(parent) [ms used as ns], period_ms * mm_users * 1e6 [u32]);
+    // with 1 user the second operand is 1e9, so the first, a small number, wins either way;
+    // force the second to win by a period whose product wraps to a small u32 only for 1 user.
+    // 4294967296 = 2^32: period * 1 * 1e6 mod 2^32 for period 4295 is 4295e6 - 2^32 = 32704.
+    main->numa_scan_period = 4295;
+    const uint32_t smax = task_scan_max(sys, *main);
+    ASSERT_GT(smax, 32704u);
+    Task& t = create_thread(sys, *main, "worker", &idle, 1);
+    EXPECT_EQ(t.node_stamp, 32704 + 2 * TICK_NSEC);
+}
+
+}  // namespace
+}  // namespace numasim::test
