@@ -64,13 +64,14 @@ TEST_F(ThreadCreation, NewProcessStartsRestarted) {
 }
 
 TEST_F(ThreadCreation, StaggerCountsTheThreadsBeforeTheNewOne) {
-    // delay = min(task_scan_max(parent) [ms used as ns], period_ms * mm_users * 1e6 [u32]);
-    // with 1 user the second operand is 1e9, so the first, a small number, wins either way;
-    // force the second to win by a period whose product wraps to a small u32 only for 1 user.
-    // 4294967296 = 2^32: period * 1 * 1e6 mod 2^32 for period 4295 is 4295e6 - 2^32 = 32704.
+    // delay = min(task_scan_max(parent), a ms figure used as ns, and period * mm_users * 1e6
+    // truncated to u32). A period of 4295 ms makes the second wrap: 4295e6 - 2^32 = 32704 with
+    // 1 user (the kernel's count), 2 * 4295e6 - 2 * 2^32 = 65408 with 2 (the new thread counted
+    // too); task_scan_max lies between, so only the kernel's count picks the second operand.
     main->numa_scan_period = 4295;
     const uint32_t smax = task_scan_max(sys, *main);
     ASSERT_GT(smax, 32704u);
+    ASSERT_LT(smax, 65408u);
     Task& t = create_thread(sys, *main, "worker", &idle, 1);
     EXPECT_EQ(t.node_stamp, 32704 + 2 * TICK_NSEC);
 }
