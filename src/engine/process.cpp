@@ -248,7 +248,12 @@ Mm& dup_mm(System& sys, Mm& parent) {
             parent.vmas.begin());
         add_region(sys, *child.vmas[vi], r->first, r->count, r->name);
     }
-    child.numa_next_scan = sys.now + msecs_to_ns(sys.knobs.scan_delay_ms);
+    // dup_mm() copies the whole mm_struct and mm_init() resets none of the scan state: the
+    // child resumes the parent's pass, next scan time and offset (init_numa_balancing() restarts
+    // both when the parent is single-threaded).
+    child.numa_next_scan = parent.numa_next_scan;
+    child.numa_scan_seq = parent.numa_scan_seq;
+    child.numa_scan_offset = parent.numa_scan_offset;
     if (parent.khugepaged_listed) khugepaged_enter(sys, child);  // khugepaged_fork()
     return child;
 }

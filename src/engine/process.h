@@ -49,7 +49,8 @@ Task& create_thread(System& sys, Task& parent, const std::string& comm, TaskProg
                     int thread_index);
 
 // fork(): a new mm whose mappings share the parent's frames copy-on-write, with the parent's
-// regions duplicated by name. Returns the child's mm; create_process() then starts the task.
+// regions duplicated by name and its NUMA scan state copied. Returns the child's mm;
+// create_process() then starts the task.
 Mm& dup_mm(System& sys, Mm& parent);
 
 // Ends a task: dequeues it, drops it from its mm and its NUMA group, records its exit time.

@@ -66,16 +66,22 @@ unsigned task_scan_max(const System& sys, const Task& p) {
 
 void init_numa_balancing(System& sys, Task& p, Task* parent, bool clone_vm) {
     // copy_process() calls sched_fork(), and so this, before copy_mm(): p is not yet counted in
-    // mm_users. A new thread shares its creator's mm, so the first thread of a single-threaded
-    // process (1 user) restarts the mm's scan, numa_scan_seq 0 and a new scan delay, however
-    // many passes its main thread has made; the stagger below counts the threads before p.
-    // A new process's mm is new (0 users) and starts restarted, as the kernel's copy of a
-    // single-threaded parent's mm does (the parent's own restart at fork is not modelled).
-    Mm* mm = p.mm;
+    // mm_users, and p->mm is still its creator's (dup_task_struct() copied the pointer). So a
+    // single-threaded creator (1 user) restarts its own mm's scan, numa_scan_seq 0 and a new
+    // scan delay, however many passes it has made: at its first thread, and at every fork().
+    // The stagger below counts the threads before p. An exec'd process's mm is new (0 users,
+    // mm_alloc() zeroes it) and starts restarted.
+    Mm* mm = parent ? parent->mm : p.mm;
     const int mm_users = mm ? mm->mm_users : 0;
-    if (mm && mm_users == (clone_vm ? 1 : 0)) {
+    if (mm && mm_users == (parent ? 1 : 0)) {
         mm->numa_next_scan = jiffies_ns(sys) + msecs_to_jiffies_ns(sys.knobs.scan_delay_ms);
         mm->numa_scan_seq = 0;
+        // A fork's child mm is a copy of this one that copy_mm() -> dup_mm() takes after the
+        // restart; the model's dup_mm() ran first, so the copy takes the restart here.
+        if (p.mm != mm) {
+            p.mm->numa_next_scan = mm->numa_next_scan;
+            p.mm->numa_scan_seq = 0;
+        }
     }
     p.node_stamp = 0;
     p.numa_scan_seq = mm ? mm->numa_scan_seq : 0;

@@ -1,5 +1,7 @@
-// init_numa_balancing() at thread creation: sched_fork() runs before copy_mm() counts the new
-// thread, so a process's first thread restarts its mm's scan, and later threads do not.
+// init_numa_balancing() at thread creation and fork: sched_fork() runs before copy_mm() counts
+// the new task or copies the mm, so a single-threaded creator restarts its mm's scan (at its
+// first thread and at every fork), a multi-threaded one does not, and a forked child's mm is a
+// copy of its parent's taken after that.
 #include <gtest/gtest.h>
 
 #include "engine/process.h"
@@ -74,6 +76,41 @@ TEST_F(ThreadCreation, StaggerCountsTheThreadsBeforeTheNewOne) {
     ASSERT_LT(smax, 65408u);
     Task& t = create_thread(sys, *main, "worker", &idle, 1);
     EXPECT_EQ(t.node_stamp, 32704 + 2 * TICK_NSEC);
+}
+
+// fork() of the main thread at pass 5: p->mm is still the parent's in sched_fork(), with 1 user.
+TEST_F(ThreadCreation, SingleThreadedForkRestartsTheParentsScan) {
+    mm->numa_scan_offset = 0x7000;
+    Mm& child = dup_mm(sys, *mm);
+    Task& c = create_process(sys, child, main, "child", &idle, 0, 1);
+    EXPECT_EQ(mm->numa_scan_seq, 0);
+    EXPECT_EQ(mm->numa_next_scan, msecs_to_ns(31'000));  // 30 s + scan_delay 1000 ms
+    EXPECT_EQ(mm->numa_scan_offset, 0x7000u);            // the restart leaves the offset
+    // dup_mm() copies the restarted mm; mm_init() resets none of the three.
+    EXPECT_EQ(child.numa_scan_seq, 0);
+    EXPECT_EQ(child.numa_next_scan, msecs_to_ns(31'000));
+    EXPECT_EQ(child.numa_scan_offset, 0x7000u);
+    EXPECT_EQ(c.numa_scan_seq, 0);
+    EXPECT_EQ(mm->mm_users, 1);
+    EXPECT_EQ(child.mm_users, 1);
+}
+
+// fork() from a process with two threads: nothing restarts, the child resumes the parent's pass.
+TEST_F(ThreadCreation, MultiThreadedForkCopiesTheParentsScan) {
+    create_thread(sys, *main, "worker", &idle, 1);
+    mm->numa_scan_seq = 3;
+    mm->numa_next_scan = msecs_to_ns(30'200);
+    mm->numa_scan_offset = 0x9000;
+    Mm& child = dup_mm(sys, *mm);
+    Task& c = create_process(sys, child, main, "child", &idle, 0, 2);
+    EXPECT_EQ(mm->numa_scan_seq, 3);
+    EXPECT_EQ(mm->numa_next_scan, msecs_to_ns(30'200));
+    EXPECT_EQ(child.numa_scan_seq, 3);
+    EXPECT_EQ(child.numa_next_scan, msecs_to_ns(30'200));
+    EXPECT_EQ(child.numa_scan_offset, 0x9000u);
+    EXPECT_EQ(c.numa_scan_seq, 3);
+    EXPECT_EQ(c.node_stamp, 0u);  // no stagger for a new address space
+    EXPECT_EQ(c.numa_preferred_nid, NUMA_NO_NODE);
 }
 
 }  // namespace
