@@ -132,6 +132,31 @@ inline constexpr double NUMA_STATS_LINES_PER_CPU = 2;
 inline constexpr double NUMA_COMPARE_LINES_BUSY = 4;
 // task_numa_compare() on an idle CPU: the idle task's flags, to see that it is idle.
 inline constexpr double NUMA_COMPARE_LINES_IDLE = 1;
+// Cache lines one rmap step reads or writes per mapping of a migrating page, counted from
+// mm/rmap.c and mm/page_vma_mapped.c of v4.18 (try_to_unmap_one, remove_migration_pte; the
+// same structures to v6.x). Each is a dependent load: the walk cannot name the next line before
+// it has read this one. MIGRATE_PER_MAPPING_NS prices the step with these lines on the walking
+// CPU's own node; a line elsewhere costs the difference of the idle latencies on top.
+//   Lines allocated with the mapping (the vm_area_struct, its anon_vma_chain and the mm_struct
+//   at mmap or fork, the upper page-table levels at fork or first fault, all on the node of
+//   the CPU that made them): the vm_area_struct's first three lines (vm_start; vm_mm and the
+//   interval-tree node `shared.rb` of a file mapping; vm_pgoff, which vma_address reads),
+//   the mm_struct's line with `pgd`, and the pgd, pud and pmd entries (p4d folded).
+inline constexpr double RMAP_STEP_VMA_LINES = 3;
+inline constexpr double RMAP_STEP_MM_LINES = 1;
+inline constexpr double RMAP_STEP_UPPER_TABLE_LINES = 3;
+//   An anonymous page's walk (rmap_walk_anon) reaches each vma through an anon_vma_chain
+//   node of the interval tree: one line more than a file page's (rmap_walk_file).
+inline constexpr double RMAP_STEP_AVC_LINES = 1;
+//   Lines of the PTE page, allocated by the mapping's first fault in its range (pte_alloc_one,
+//   on the faulting CPU's node): the split PTE lock in the page's struct page (taken with a
+//   locked write) and the PTE's own line.
+inline constexpr double RMAP_STEP_PTE_PAGE_LINES = 2;
+// The restoring walk (remove_migration_ptes) follows the same chain, whose lines the unmap walk
+// left in this CPU's cache (288 mappings' lines are 160 KiB, inside any modelled LLC), except
+// the PTE page's two lines: a mapper that touches the page meanwhile walks to the migration
+// entry and takes the PTE lock in migration_entry_wait(), so they come back from its node.
+inline constexpr double RMAP_RESTORE_PTE_PAGE_LINES = 2;
 // A store moves a line twice (read for ownership, then write-back); a load moves it once.
 inline constexpr double WRITE_TRAFFIC_FACTOR = 2.0;
 // Cache line size on every machine modelled.

@@ -190,6 +190,9 @@ Mm& dup_mm(System& sys, Mm& parent) {
         cv.object = pv->object;
         cv.pgoff = pv->pgoff;
         cv.present = pv->present;
+        // copy_page_range() and vm_area_dup() run on the forking CPU.
+        cv.mapping_nid = sys.cpu_to_node(fork_cpu);
+        if (pv->pte_nid >= 0) cv.pte_nid = cv.mapping_nid;
         cv.protnone = pv->protnone;
         cv.pmd_mapped = pv->pmd_mapped;
         cv.blk_absent = pv->blk_absent;

@@ -133,6 +133,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     ++sys.counters[Vm::pgfault];
     ++p.nr_faults;
     double ns = sys.cost.cycles_ns(sys.cost.k().ANON_FAULT_CYCLES);
+    if (vma.pte_nid < 0) vma.pte_nid = sys.cpu_to_node(cpu);  // pte_alloc_one(), local
 
     uint64_t first;
     if (thp_fault_block(vma, idx, first)) {

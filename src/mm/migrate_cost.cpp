@@ -147,6 +147,23 @@ void charge_waiters(System& sys, const Task* p, const Vma& m, uint64_t i, uint64
     }
 }
 
+// What the rmap steps of mapping `m` cost beyond MIGRATE_PER_MAPPING_NS when a CPU of node
+// `walker` walks it: each line the steps read on another node costs the difference of the idle
+// latencies (cost/constants.h, RMAP_STEP_*). Sets the unmap and the restore step's parts.
+void remote_rmap_steps(const CostModel& cost, int walker, const Vma& m, double& unmap,
+                       double& restore) {
+    const int pte = m.pte_nid >= 0 ? m.pte_nid : walker;
+    const int mapping = m.mapping_nid >= 0 ? m.mapping_nid : pte;
+    const double local = cost.latency_ns(walker, walker);
+    const double mapping_lines = cost::RMAP_STEP_VMA_LINES + cost::RMAP_STEP_MM_LINES +
+                                 cost::RMAP_STEP_UPPER_TABLE_LINES +
+                                 (m.is_file() ? 0.0 : cost::RMAP_STEP_AVC_LINES);
+    const double pte_extra = cost.latency_ns(walker, pte) - local;
+    unmap = mapping_lines * (cost.latency_ns(walker, mapping) - local) +
+            cost::RMAP_STEP_PTE_PAGE_LINES * pte_extra;
+    restore = cost::RMAP_RESTORE_PTE_PAGE_LINES * pte_extra;
+}
+
 }  // namespace
 
 double migrate_folio_cost(System& sys, Task& p, Vma& vma, uint64_t idx, uint64_t nr, int from,
@@ -206,15 +223,24 @@ double migrate_folio_cost(System& sys, const Task* p, int cpu, Vma& vma, uint64_
     if (maps.empty()) maps.push_back({&vma, idx});
 
     // Unmapping (try_to_migrate): each extra mapping's rmap step is half of
-    // MIGRATE_PER_MAPPING_NS, restoring it (remove_migration_ptes) the other half. A mapping
-    // whose PTE is still accessible needs its TLB flushed (ptep_clear_flush skips a PROT_NONE
-    // one): at once before v6.3, in one batched flush after the walk since. A PMD-mapped THP is
-    // invalidated and flushed in the faulting mm whatever its protection (pmdp_invalidate).
+    // MIGRATE_PER_MAPPING_NS, restoring it (remove_migration_ptes) the other half, each with
+    // the lines it finds on other nodes than the walking CPU's on top (remote_rmap_steps). A
+    // mapping whose PTE is still accessible needs its TLB flushed (ptep_clear_flush skips a
+    // PROT_NONE one): at once before v6.3, in one batched flush after the walk since. A
+    // PMD-mapped THP is invalidated and flushed in the faulting mm whatever its protection
+    // (pmdp_invalidate).
     const double extra = mapcount > 1 ? (mapcount - 1) * sys.cost.k().MIGRATE_PER_MAPPING_NS : 0.0;
     const double step = maps.size() > 1 ? extra / static_cast<double>(maps.size() - 1) / 2 : 0.0;
+    const int walker = sys.cpu_to_node(cpu);
     for (size_t j = 0; j < maps.size(); ++j) {
         Mapping& m = maps[j];
-        if (j > 0) m.unmap_ns = m.remap_ns = step;
+        // The faulting mapping's own step is part of MIGRATE_FOLIO_OVERHEAD_NS, measured on
+        // local pages; the others' lines are wherever their mappings were made.
+        if (m.vma != &vma) remote_rmap_steps(sys.cost, walker, *m.vma, m.unmap_ns, m.remap_ns);
+        if (j > 0) {
+            m.unmap_ns += step;
+            m.remap_ns += step;
+        }
         if (!m.vma->mm) continue;
         TlbFlushLog* log = record ? &record->tlb : nullptr;
         if (nr > 1 && m.vma == &vma) {

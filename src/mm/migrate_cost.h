@@ -2,9 +2,10 @@
 // the task that migrates it and for everyone else who maps it.
 //
 // The migrating task walks the rmap replacing each mapping's PTE by a migration entry (half of
-// MIGRATE_PER_MAPPING_NS per extra mapping, and a TLB flush for a PTE that was still
-// accessible, mm/tlb.h), copies the folio (MIGRATE_FOLIO_OVERHEAD_NS and the copy at the
-// memory system's rate) and walks the rmap again restoring the PTEs (the other half). All of it
+// MIGRATE_PER_MAPPING_NS per extra mapping, plus the latency beyond the local one of each line
+// the step reads on another node, cost/constants.h RMAP_STEP_*; and a TLB flush for a PTE that
+// was still accessible, mm/tlb.h), copies the folio (MIGRATE_FOLIO_OVERHEAD_NS and the copy at
+// the memory system's rate) and walks the rmap again restoring the PTEs (the other half). All of it
 // is its kernel time D. Mapping j is a migration entry from its own unmap step until its restore,
 // E_j ns; any other task that touches the folio through it meanwhile faults, finds the entry and
 // sleeps in migration_entry_wait() (TASK_UNINTERRUPTIBLE) until the restore. A running task

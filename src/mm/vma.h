@@ -195,6 +195,13 @@ struct Vma {
     Bitmap own_mask;
     MemObject& own_object();
 
+    // Nodes of the lines an rmap walk reads for this mapping (cost/constants.h, RMAP_STEP_*):
+    // `mapping_nid` holds the vm_area_struct, mm_struct and upper page-table levels, made by the
+    // forking CPU for a forked mm; `pte_nid` the PTE pages, made by the first fault (or by the
+    // fork that copied present PTEs). -1: not known (a mapping made outside a fork takes
+    // pte_nid for both; neither known, the walker's own node).
+    int mapping_nid = -1, pte_nid = -1;
+
     Bitmap present;     // PTE present
     Bitmap protnone;    // PTE made PROT_NONE by change_prot_numa
     Bitmap pmd_mapped;  // per PMD-sized block (see thp_block): mapped by one PMD

@@ -555,6 +555,69 @@ TEST(MigrationWait, UnbatchedFlushesEachMapping) {
     }
 }
 
+TEST(MigrationWait, RmapStepsPayForLinesOnOtherNodes) {
+    // tiny-4n: CPU n on node n, 90 ns local, 140 ns remote. A parent on CPU 0 forks three
+    // children from there (vm_area_dup and the mm on node 0), each of which first reads page 2
+    // of the private .data mapping of a file on its own CPU (its PTE page there): A on CPU 3, B
+    // on CPU 1, C on CPU 2, so the page cache page is on node 3 and mapped 3 times.
+    KWorld w("tiny-4n");
+    auto file = std::make_shared<MemObject>(8, true);
+    Mm& mm = mm_create(w.sys);
+    do_mmap(w.sys, mm, 8 * kPages4K.size(), VM_READ | VM_WRITE | VM_FILE, "data", file);
+    w.thread(mm, 0, false);
+    std::vector<Vma*> data;
+    for (int cpu : {3, 1, 2}) {
+        Mm& child = dup_mm(w.sys, mm);
+        Vma& v = *child.vmas.front();
+        EXPECT_EQ(v.mapping_nid, 0);
+        EXPECT_EQ(v.pte_nid, -1);  // the parent had no PTE there to copy
+        handle_mm_fault(w.sys, w.thread(child, cpu), v, 2, false);
+        EXPECT_EQ(v.pte_nid, cpu);
+        EXPECT_EQ(v.mapping_nid, 0);
+        v.protnone.set(2);  // every PTE PROT_NONE: no flush, the rmap steps alone
+        data.push_back(&v);
+    }
+    ASSERT_EQ(file->frames[2].nid, 3);
+    ASSERT_EQ(file->frames[2].mapcount, 3);
+    const double copy = 4096 / (10 * 64.0 / 140 * 0.5);  // 1792 ns from node 3 to node 2
+    // C migrates it from its hinting fault on CPU 2. Its own step is in the 9 us; A's and B's
+    // steps, 1 us each, read 7 lines on node 0 (3 of the vm_area_struct, the mm's pgd line,
+    // pgd, pud, pmd) and 2 on their PTE page's node (lock, PTE), all remote from node 2, and the
+    // restore reads the PTE page's 2 again: (7 + 2 + 2) * (140 - 90) = 550 ns each.
+    Vma& c = *data[2];
+    EXPECT_NEAR(migrate_folio_cost(w.sys, *c.mm->tasks.front(), c, 2, 1, 3, 2, 3),
+                9000 + copy + 2 * 1000 + 2 * 550.0, 1e-9);
+    // The same from CPU 0 (a migrate_pages(2) caller there): the lines made by the fork are
+    // local, A's PTE page (node 3) and B's (node 1) are not: 4 * 50 ns each.
+    EXPECT_NEAR(migrate_folio_cost(w.sys, nullptr, 0, c, 2, 1, 3, 2, 3),
+                9000 + copy + 2 * 1000 + 2 * 200.0, 1e-9);
+    // From CPU 3, where A's PTE page is: A pays for the fork's 7 lines alone, 350 ns; B for
+    // those and its PTE page on node 1, 550 ns.
+    EXPECT_NEAR(migrate_folio_cost(w.sys, nullptr, 3, c, 2, 1, 3, 2, 3),
+                9000 + copy + 2 * 1000 + 550 + 350.0, 1e-9);
+}
+
+TEST(MigrationWait, AnonymousRmapStepReadsTheChainNodeToo) {
+    // An anonymous page shared after fork: rmap_walk_anon reaches each vma through an
+    // anon_vma_chain node, one line more than a file page's walk. tiny-4n; the parent writes
+    // page 3 on CPU 1 and forks there (the child's vma, mm and copied PTE page on node 1), and
+    // migrates the page from its hinting fault on CPU 2 with both PTEs PROT_NONE.
+    KWorld w("tiny-4n");
+    auto [vma, parent, cmm, child] = w.fork_after_writes(4, 1, 3);
+    Vma& cv = *cmm.vmas.front();
+    EXPECT_EQ(cv.mapping_nid, 1);
+    EXPECT_EQ(cv.pte_nid, 1);
+    vma.protnone.set(3);
+    cv.protnone.set(3);
+    w.sys.rqs[1].curr = nullptr;  // the parent moves to CPU 2
+    parent.cpu = 2;
+    w.sys.rqs[2].curr = &parent;
+    const double copy = 4096 / (10 * 64.0 / 140 * 0.5);  // node 1 to node 2
+    // The child's step: (8 + 2 + 2) lines * 50 ns on node 1.
+    EXPECT_NEAR(migrate_folio_cost(w.sys, parent, vma, 3, 1, 1, 2, 2), 9000 + copy + 1000 + 600.0,
+                1e-9);
+}
+
 // --- cache state after a move ---
 
 struct Refill : ::testing::Test {
