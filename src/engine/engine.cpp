@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -154,7 +155,7 @@ Nanos Engine::run(Nanos end) {
         } else if (e.kind == EV_WAKEUP) {
             Task& p = *sys_.tasks[e.a];
             if (p.state == TaskState::Sleeping && static_cast<int64_t>(p.wake_generation) == e.b)
-                try_to_wake_up(sys_, p);
+                try_to_wake_up(sys_, p, std::exchange(run_of(p).wake_from, Waker{}));
         }
         keep_exact_ends();
     }
@@ -322,15 +323,16 @@ bool Engine::start_next_phase(Task& p) {
     return sys_.rqs[cpu].curr == &p;
 }
 
-void Engine::wake_joiners(const Task& p) {
+void Engine::wake_joiners(Task& p) {
     // The exiting threads' CLONE_CHILD_CLEARTID futex wakes: a thread sleeping in
-    // pthread_join() (a finished `join` phase) wakes once it is the last of its thread group.
+    // pthread_join() (a finished `join` phase) wakes once it is the last of its thread group,
+    // woken by the exiting thread from its CPU.
     for (Task* q : p.mm->tasks) {
         if (q->tgid != p.tgid || q->state != TaskState::Sleeping) continue;
-        const TaskRun& r = run_of(*q);
-        if (r.phase.join && !r.has_phase && !other_threads_live(*q))
-            sys_.events.push(sys_.now, EV_WAKEUP, q->index,
-                             static_cast<int64_t>(q->wake_generation));
+        TaskRun& r = run_of(*q);
+        if (!r.phase.join || r.has_phase || other_threads_live(*q)) continue;
+        r.wake_from = {.cpu = p.cpu, .task = &p};
+        sys_.events.push(sys_.now, EV_WAKEUP, q->index, static_cast<int64_t>(q->wake_generation));
     }
 }
 
@@ -368,7 +370,7 @@ void Engine::keep_exact_ends() {
     }
 }
 
-void Engine::futex_wake(const Task& waker, Task& q) {
+void Engine::futex_wake(Task& waker, Task& q) {
     if (q.state == TaskState::Dead) return;
     TaskRun& r = run_of(q);
     const Nanos at = sys_.rqs[waker.cpu].clock;
@@ -382,6 +384,7 @@ void Engine::futex_wake(const Task& waker, Task& q) {
     if (at < r.futex_wait_from) return;
     // The wakeup happens at the waker's time; the event loop delivers it in time order.
     r.futex_sleeping = false;
+    r.wake_from = {.cpu = waker.cpu, .task = &waker};
     sys_.events.push(at, EV_WAKEUP, q.index, static_cast<int64_t>(q.wake_generation));
 }
 
@@ -410,6 +413,7 @@ void Engine::finish_phase(Task& p) {
     if (run.phase.sleep_after <= 0) return;
     dequeue_sleeping_task(sys_, p);
     ++p.wake_generation;
+    run.wake_from = {};
     sys_.events.push(sys_.rqs[cpu].clock + run.phase.sleep_after, EV_WAKEUP, p.index,
                      static_cast<int64_t>(p.wake_generation));
     schedule(sys_, cpu);

@@ -28,6 +28,7 @@
 #include "engine/sampler.h"
 #include "engine/step_cut.h"
 #include "numab/numab.h"
+#include "sched/select_task_rq.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -56,7 +57,10 @@ struct TaskRun {
     Nanos futex_posted_at = -1;
     Nanos futex_wait_from = 0;
     bool futex_sleeping = false;  // asleep in a futex_wait phase
-    StepWalk walk;                // the last step's walk, if a costly hinting fault cut it
+    // Who wakes it at its pending EV_WAKEUP: another task's futex wake (its CPU and itself, at
+    // the wake), or (cpu -1) its own timer.
+    Waker wake_from;
+    StepWalk walk;  // the last step's walk, if a costly hinting fault cut it
 };
 
 // A run whose simulated time stopped: some CPU took kMaxStepsWithoutTime steps (phases started,
@@ -120,7 +124,7 @@ class Engine {
     bool start_next_phase(Task& p);
     void finish_phase(Task& p);
     // After p's exit: wakes the threads of its group waiting in pthread_join() for it.
-    void wake_joiners(const Task& p);
+    void wake_joiners(Task& p);
     // How a walk over a step's touches ended: all done, p left the CPU (the rest is dropped), or
     // cut after a costly hinting fault (engine/step_cut.h; the rest waits in run.walk).
     enum class WalkEnd { Done, Left, Cut };
@@ -142,7 +146,7 @@ class Engine {
     // with Phase::exact_end (or now, for a task that finished one and has not started the next).
     void keep_exact_ends();
     // FUTEX_WAKE of q by `waker` (Phase::futex_wake).
-    void futex_wake(const Task& waker, Task& q);
+    void futex_wake(Task& waker, Task& q);
     // One step of p's user work on `cpu` of at most `avail` ns at `npb` ns per byte: accounted,
     // cut short where the phase's bytes or CPU time run out (`ends`). Returns the bytes done.
     // Latency accounting's remote-access stall of the step is left to the caller.

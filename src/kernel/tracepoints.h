@@ -18,8 +18,8 @@ struct Task;
 void trace_sched_left_cpu(System& sys, int cpu, const Task& p, SwitchOutState s);
 // End of schedule() on `cpu`: sched_switch if what the CPU runs changed since the last one.
 void trace_sched_settle(System& sys, int cpu);
-// try_to_wake_up(): `p` is runnable again on `target_cpu`, woken from `waker_cpu` (the CPU whose
-// timer ended its sleep: the one it slept on).
+// try_to_wake_up(): `p` is runnable again on `target_cpu`, woken from `waker_cpu` (the waker's
+// CPU for a futex wake, the one it slept on for its own timer).
 void trace_sched_wakeup(System& sys, const Task& p, int target_cpu, int waker_cpu);
 // set_task_cpu(): fired before p.cpu changes.
 void trace_sched_migrate_task(System& sys, const Task& p, int dest_cpu);

@@ -194,6 +194,12 @@ constexpr KnobDomain knob_one_of() {
     X(bool, lb_rework, true, knob_bool(),                                                         \
       "v5.5 (0b0695f2b34a)",                                                                      \
       "the load balancer's group_type classes and migration_type; false = the one before")        \
+    X(bool, wake_affine_prev_idle, true, knob_bool(),                                             \
+      "v5.10 (d8fcb81f1acf)",                                                                     \
+      "wake_affine_idle keeps a wakee on its idle previous CPU across caches")                    \
+    X(bool, recent_used_cpu_prev, true, knob_bool(),                                              \
+      "v5.15 (89aafd67f28c)",                                                                     \
+      "select_idle_sibling records prev as recent_used_cpu at every wakeup")                      \
     X(bool, numa_preferred_nid, true, knob_bool(),                                                \
       "v3.13",                                                                                    \
       "task_numa_placement picks a preferred node")                                               \

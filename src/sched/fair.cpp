@@ -17,6 +17,7 @@
 #include "sched/load_balance.h"
 #include "sched/nohz.h"
 #include "sched/sched_tunables.h"
+#include "sched/select_task_rq.h"
 
 namespace numasim {
 
@@ -125,20 +126,6 @@ Task* pick_next_entity(System& sys, Rq& rq) {
         update_curr(sys, rq);
         finish_delayed_dequeue(sys, rq, *se);
     }
-}
-
-// select_idle_sibling(): prefer the target, then an idle core in its LLC, then any idle CPU.
-int select_idle_sibling(const System& sys, const Task& p, int target) {
-    if (idle_cpu(sys, target) && p.allowed(target)) return target;
-    const SchedDomain* llc = sys.sched.sd_llc(target);
-    if (!llc) return target;
-    int idle = -1;
-    for (int c : llc->span) {
-        if (!p.allowed(c) || !idle_cpu(sys, c)) continue;
-        if (is_core_idle(sys, c)) return c;
-        if (idle < 0) idle = c;
-    }
-    return idle >= 0 ? idle : target;
 }
 
 }  // namespace
@@ -271,7 +258,7 @@ void wake_up_new_task(System& sys, Task& p) {
         check_preempt_wakeup(sys, rq, p);
 }
 
-void try_to_wake_up(System& sys, Task& p) {
+void try_to_wake_up(System& sys, Task& p, const Waker& waker) {
     if (p.state != TaskState::Sleeping) return;
     update_load_avg(sys, p);
     const SchedFeatures feat = sched_features(sys.knobs);
@@ -289,7 +276,8 @@ void try_to_wake_up(System& sys, Task& p) {
         return;
     }
     const int prev = p.cpu;
-    int cpu = select_idle_sibling(sys, p, prev);
+    const Waker w = waker.cpu < 0 ? timer_waker(sys, p) : waker;
+    int cpu = select_task_rq_fair(sys, p, prev, w);
     if (!p.allowed(cpu)) cpu = find_idlest_cpu(sys, p, prev);
     // The wakee is placed against the target's vruntimes (and, with CFS, prev's min_vruntime).
     sys.catch_up_cpu(cpu);
@@ -310,7 +298,7 @@ void try_to_wake_up(System& sys, Task& p) {
     }
     enqueue_task(sys, rq, p);
     p.last_wakeup = rq.clock;
-    trace_sched_wakeup(sys, p, cpu, prev);
+    trace_sched_wakeup(sys, p, cpu, w.cpu);
     if (!rq.curr)
         schedule(sys, cpu);
     else if (feat.eevdf)

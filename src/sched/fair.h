@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "sched/select_task_rq.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -18,7 +19,9 @@ struct SchedDomain;
 
 // --- lifecycle ---
 void wake_up_new_task(System& sys, Task& p);  // fork/clone: place (SD_BALANCE_FORK) and enqueue
-void try_to_wake_up(System& sys, Task& p);    // sleeping -> runnable on a chosen CPU
+// Sleeping -> runnable on the CPU select_task_rq_fair() chooses; by default woken by its own
+// timer on the CPU it slept on.
+void try_to_wake_up(System& sys, Task& p, const Waker& waker = {});
 // curr blocks: a sleep (which EEVDF may delay, v6.12) or the exit.
 void dequeue_sleeping_task(System& sys, Task& p, bool exiting = false);
 void schedule(System& sys, int cpu);  // pick the next task if curr is gone or preempted

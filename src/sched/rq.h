@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sched/wakee.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -34,6 +35,7 @@ struct alignas(64) Rq {
     double min_vruntime = 0;
     Nanos clock = 0;  // time up to which this CPU has been simulated
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
+    WakeeFlips idle_wakee;  // the idle task's record_wakee() state: it wakes from interrupts
     uint64_t nr_switches = 0;
     // CPU time its tasks ran here (update_curr's deltas): what /proc/stat shows as not idle.
     Nanos busy_time = 0;

@@ -175,6 +175,7 @@ SchedTopology build_sched_domains(const Topology& t) {
             nd.imbalance_pct = SD_IMBALANCE_PCT_NUMA;
             nd.cache_nice_tries = SD_CACHE_NICE_TRIES_NUMA;
             nd.span = within_of(cpu.node, d);
+            nd.wake_affine = d <= RECLAIM_DISTANCE;
             all.push_back(nd);
         }
         // imb_numa_nr (v5.18): at the first domain above the LLC, the number of LLCs it spans

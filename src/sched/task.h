@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mm/mempolicy.h"
+#include "sched/wakee.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -69,6 +70,10 @@ struct Task {
     // The clock of the runqueue try_to_wake_up() last queued it on (sched_info's last_queued
     // for a wakeup), -1 before any: the start of its wakeup latency.
     Nanos last_wakeup = -1;
+    // The wake-up path (sched/select_task_rq.h): this task as a waker, and p->recent_used_cpu
+    // (-1 before any wake-up set it; the kernel copies the parent's at fork).
+    WakeeFlips wakee;
+    int recent_used_cpu = -1;
 
     // --- accounting (getrusage, perf stat, /proc/<pid>/sched) ---
     Nanos utime = 0;
@@ -79,7 +84,11 @@ struct Task {
     Nanos blocked_debt = 0;
     uint64_t nvcsw = 0, nivcsw = 0;
     uint64_t nr_migrations = 0;  // se.nr_migrations
-    uint64_t nr_faults = 0;      // page faults (perf "faults")
+    // schedstats of wake_affine(): the wake-ups that asked it, and those it moved to the waker's
+    // CPU (se.statistics.nr_wakeups_affine_attempts, nr_wakeups_affine).
+    uint64_t nr_wakeups_affine_attempts = 0;
+    uint64_t nr_wakeups_affine = 0;
+    uint64_t nr_faults = 0;  // page faults (perf "faults")
     Nanos start_time = 0, exit_time = -1;
     std::string proc_sched_at_exit;  // /proc/<pid>/sched NUMA lines read just before exit
 

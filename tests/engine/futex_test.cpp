@@ -153,5 +153,22 @@ TEST(Futex, WakeupOntoABusyCpuWaitsForATick) {
     EXPECT_LE(picked, ((woken + 9 * NSEC_PER_MSEC) / TICK_NSEC + 1) * TICK_NSEC);
 }
 
+// The wake reaches select_task_rq_fair() as B's, from B's CPU: A is forked onto CPU 0 and B onto
+// CPU 2, the other node, whose NUMA level (distance 21) has SD_WAKE_AFFINE and spans both, so
+// wake_affine() is asked once; with B busy on its CPU and A's CPU idle, v5.10's idle-prev test
+// keeps A on CPU 0. B records A as its wakee. A timer wake-up (this_cpu == prev) asks nothing.
+TEST(Futex, TheWakerAndItsCpuReachTheWakeUpPath) {
+    Pair p(NSEC_PER_USEC, 6 * NSEC_PER_MSEC, true);
+    ASSERT_EQ(p.ta->cpu, 0);
+    ASSERT_EQ(p.tb->cpu, 2);
+    p.run(10 * NSEC_PER_MSEC);
+    ASSERT_EQ(p.a->starts.size(), 3u);
+    EXPECT_EQ(p.ta->nr_wakeups_affine_attempts, 1u);
+    EXPECT_EQ(p.ta->nr_wakeups_affine, 1u);
+    EXPECT_EQ(p.ta->cpu, 0);
+    EXPECT_EQ(p.tb->wakee.last_wakee, p.ta);
+    EXPECT_EQ(p.tb->wakee.wakee_flips, 1u);
+}
+
 }  // namespace
 }  // namespace numasim

@@ -60,6 +60,12 @@ TEST(Profiles, ReleaseDifferences) {
     EXPECT_TRUE(v61.lb_rework);
     EXPECT_EQ(v66.sched_class, SchedClass::Eevdf);
     EXPECT_EQ(v612.sched_class, SchedClass::EevdfComplete);
+    // The wake-up path: the idle-prev test of wake_affine_idle (v5.10) and recent_used_cpu set to
+    // prev at every wake-up (v5.15).
+    for (const auto& k : {v418, v419})
+        EXPECT_FALSE(k.wake_affine_prev_idle || k.recent_used_cpu_prev);
+    for (const auto& k : {v61, v66, v612})
+        EXPECT_TRUE(k.wake_affine_prev_idle && k.recent_used_cpu_prev);
     for (const auto& k : {v418, v419, v61, v66, v612})
         EXPECT_TRUE(k.numa_preferred_nid && k.numa_task_migrate && k.numa_groups &&
                     k.numa_scan_adapt);
