@@ -15,6 +15,7 @@
 #include "mm/khugepaged.h"
 #include "mm/page.h"
 #include "mm/pghot.h"
+#include "mm/vmscan.h"
 #include "numab/numab.h"
 #include "sched/fair.h"
 #include "sched/load_balance.h"
@@ -176,6 +177,12 @@ void Engine::tick() {
     if (kmigrated_due(sys_)) {
         catch_up_all();
         kmigrated_tick(sys_);
+    }
+    // Each node's kswapd that is awake takes its share of a CPU of its node (mm/vmscan.h); what it
+    // demotes any CPU may be touching, and its aging reads what every CPU accessed.
+    if (kswapd_due(sys_)) {
+        catch_up_all();
+        kswapd_tick(sys_);
     }
     // A user-space daemon's pass, if one is due (PlacementPolicy::kAgent): it reads the whole
     // machine, so every CPU plays what it holds back first.

@@ -256,7 +256,8 @@ int migrate_misplaced_folio_prepare(System& sys, Vma& vma, uint64_t idx, uint64_
     const NodeMemory& m = sys.mem.nodes[target];
     if (m.free_pages < m.wmark_high + nr) {
         // In tiering mode the target's kswapd is woken to demote and make room (wakeup_kswapd on
-        // its highest zone); it runs at once (mm/vmscan.h), and this folio tries again later.
+        // its highest zone); it works from the next tick on (mm/vmscan.h), and this folio tries
+        // again at a later fault.
         if (sys.knobs.tiering_mode()) {
             ++sys.counters.wakeup_kswapd_calls;
             const int order = nr > 1 ? vma.pages.pmd_order : 0;

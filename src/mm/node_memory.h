@@ -8,6 +8,7 @@
 
 #include "machine/page_geometry.h"
 #include "mm/watermarks.h"
+#include "sim/clock.h"
 
 namespace numasim {
 
@@ -17,6 +18,24 @@ struct LruHand {
     size_t mm = 0, vma = 0;
     uint64_t idx = 0;
     uint64_t pass = 0;
+};
+
+// kswapd's kernel thread of a node (mm/vmscan.h): where it is in its loop of kswapd() and, while
+// it runs, in balance_pgdat(). Asleep: on pgdat->kswapd_wait, for wakeup_kswapd() to wake.
+// Woken: runnable, its next run not begun. Running: a balance_pgdat() run under way, one
+// SWAP_CLUSTER_MAX batch at a time. Napping: kswapd_try_to_sleep()'s short sleep (HZ/10)
+// before the full one, during which a wakeup sends it back to work.
+enum class KswapdState : uint8_t { Asleep, Woken, Running, Napping };
+
+struct KswapdThread {
+    KswapdState state = KswapdState::Asleep;
+    int priority = 0;  // sc.priority of the run
+    // The pass at that priority (one shrink_node() call): begun or not, and its targets and
+    // progress.
+    bool pass_open = false;
+    uint64_t pass_to_scan = 0, pass_to_reclaim = 0, pass_scanned = 0, pass_reclaimed = 0;
+    uint64_t run_reclaimed = 0;  // sc.nr_reclaimed of the run
+    Nanos nap_end = 0;           // when the short nap ends
 };
 
 struct NodeMemory {
@@ -32,11 +51,12 @@ struct NodeMemory {
     uint64_t nbp_th_nr_cand = 0;
     unsigned nbp_rl_start = 0;
     uint64_t nbp_rl_nr_cand = 0;
-    // Reclaim (mm/vmscan.h): the node's anon pages on the active LRU list (PF_ACTIVE), and
+    // Reclaim (mm/vmscan.h): the node's anon pages on the active LRU list (PF_ACTIVE),
     // kswapd's failed runs in a row (pgdat->kswapd_failures; at MAX_RECLAIM_RETRIES it is left
-    // asleep until a reclaim elsewhere frees a page of the node).
+    // asleep until a reclaim elsewhere frees a page of the node) and its thread.
     uint64_t nr_active_anon = 0;
     int kswapd_failures = 0;
+    KswapdThread kswapd;
     LruHand inactive_hand, active_hand;  // the lists' tails
     // Pages demoted from this node, by every reclaimer: the node's pgdemote_kswapd +
     // pgdemote_direct + pgdemote_khugepaged (node stats from v6.11, counted on the source).

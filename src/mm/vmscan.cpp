@@ -22,6 +22,9 @@ namespace {
 // The unit of a random stream's single accesses (touch_streams draws pages by lines).
 constexpr double CACHE_LINE_BYTES = 64;
 
+// kswapd_try_to_sleep()'s short nap before the full sleep: HZ/10 jiffies, 100 ms.
+constexpr Nanos KSWAPD_NAP_NS = TICK_NSEC * (HZ / 10);
+
 // kswapd's pid: kswapd_init() starts the threads at boot, after the early kernel threads, so a
 // real kswapd0 has a pid in the low hundreds. numasim's are kKswapdPidBase + nid, below the
 // simulated tasks' (System::next_pid).
@@ -307,45 +310,142 @@ const Task& kswapd_thread(System& sys, int nid) {
     return *t;
 }
 
-// balance_pgdat(): from DEF_PRIORITY down, each pass scanning a larger part of the lists, until
-// the node is balanced.
-void balance_pgdat(System& sys, int nid, Reclaimer& r) {
-    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+// The mark pgdat_balanced() compares free pages with: WMARK_PROMO in tiering mode (v5.18 to
+// v6.12 alike), else WMARK_HIGH.
+uint64_t balance_mark(const System& sys, const NodeMemory& m) {
+    return sys.knobs.tiering_mode() ? m.wmark_promo : m.wmark_high;
+}
+
+// prepare_kswapd_sleep(): kswapd may sleep once the node is balanced or it has given up.
+bool prepare_kswapd_sleep(const System& sys, int nid) {
+    return sys.mem.nodes[static_cast<size_t>(nid)].kswapd_failures >= MAX_RECLAIM_RETRIES ||
+           pgdat_balanced(sys, nid);
+}
+
+// kswapd() going round its loop: the wake tracepoint, then a balance_pgdat() run from
+// DEF_PRIORITY.
+void kswapd_start_run(System& sys, int nid, const Reclaimer& r) {
+    KswapdThread& k = sys.mem.nodes[static_cast<size_t>(nid)].kswapd;
+    k.state = KswapdState::Running;
+    k.priority = DEF_PRIORITY;
+    k.pass_open = false;
+    k.run_reclaimed = 0;
     ++sys.counters.mm_vmscan_kswapd_wake;
-    if (sys.tracer.on(TraceEventId::mm_vmscan_kswapd_wake))
-        sys.tracer.emit(reclaim_event(TraceEventId::mm_vmscan_kswapd_wake, r, nid));
-    uint64_t reclaimed = 0;
-    for (int priority = DEF_PRIORITY; priority >= 0 && !pgdat_balanced(sys, nid); --priority) {
-        const uint64_t lru = sys.mem.used_pages(nid);
-        const uint64_t mark = sys.knobs.tiering_mode() ? m.wmark_promo : m.wmark_high;
-        const uint64_t short_of = mark + 1 > m.free_pages ? mark + 1 - m.free_pages : 0;
-        r.priority = priority;
-        reclaimed += shrink_node_by(sys, nid, std::max(lru >> priority, SWAP_CLUSTER_MAX),
-                                    std::max(short_of, SWAP_CLUSTER_MAX), r);
-    }
-    if (!reclaimed) ++m.kswapd_failures;
-    // kswapd_try_to_sleep(): it sleeps once the node is balanced or it has given up; otherwise
-    // the kernel's kswapd goes round again, which the model leaves to the next wakeup.
-    if (pgdat_balanced(sys, nid) || m.kswapd_failures >= MAX_RECLAIM_RETRIES) {
-        ++sys.counters.mm_vmscan_kswapd_sleep;
-        if (sys.tracer.on(TraceEventId::mm_vmscan_kswapd_sleep)) {
-            TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_kswapd_sleep, r, nid);
-            e.ts += static_cast<Nanos>(r.cost_ns);
-            sys.tracer.emit(e);
-        }
+    if (sys.tracer.on(TraceEventId::mm_vmscan_kswapd_wake)) {
+        TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_kswapd_wake, r, nid);
+        e.ts += static_cast<Nanos>(r.cost_ns);
+        sys.tracer.emit(e);
     }
 }
 
-// The CPU kswapd of `nid` runs on: its node's first idle CPU, else the waker's if it is on the
-// node, else the node's first (kswapd is bound to its node's CPUs; a node without CPUs has its
-// host socket's, numa_nearest_node).
-int kswapd_cpu(const System& sys, int nid, int waker_cpu) {
+// One SWAP_CLUSTER_MAX batch of balance_pgdat() (what shrink_lruvec() takes between its
+// cond_resched() calls): the passes go from DEF_PRIORITY down, each scanning the lists' size >>
+// priority for what the node is short of its mark. Returns false when the run is over: the node
+// is balanced or every priority has been tried.
+bool balance_pgdat_batch(System& sys, int nid, Reclaimer& r) {
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    KswapdThread& k = m.kswapd;
+    if (!k.pass_open) {
+        if (k.priority < 0 || pgdat_balanced(sys, nid)) return false;
+        const uint64_t mark = balance_mark(sys, m);
+        const uint64_t short_of = mark + 1 > m.free_pages ? mark + 1 - m.free_pages : 0;
+        k.pass_to_scan = std::max(sys.mem.used_pages(nid) >> k.priority, SWAP_CLUSTER_MAX);
+        k.pass_to_reclaim = std::max(short_of, SWAP_CLUSTER_MAX);
+        k.pass_scanned = k.pass_reclaimed = 0;
+        k.pass_open = true;
+    }
+    r.priority = k.priority;
+    uint64_t batch = 0, reclaimed = 0;
+    // get_scan_count(): without swap, the anon lists are scanned only when the node can demote.
+    if (can_demote(sys, nid)) {
+        if (inactive_is_low(sys, nid)) shrink_active_list(sys, nid, SWAP_CLUSTER_MAX, r);
+        reclaimed = shrink_inactive_list(
+            sys, nid, std::min(SWAP_CLUSTER_MAX, k.pass_to_scan - k.pass_scanned), r, batch);
+    }
+    k.pass_scanned += batch;
+    k.pass_reclaimed += reclaimed;
+    k.run_reclaimed += reclaimed;
+    if (reclaimed) m.kswapd_failures = 0;
+    if (batch == 0 || k.pass_scanned >= k.pass_to_scan || k.pass_reclaimed >= k.pass_to_reclaim) {
+        k.pass_open = false;
+        --k.priority;
+    }
+    return true;
+}
+
+// kswapd_try_to_sleep() after a run (or its short nap): the full sleep, with its tracepoint.
+void kswapd_sleep(System& sys, int nid, const Reclaimer& r) {
+    sys.mem.nodes[static_cast<size_t>(nid)].kswapd.state = KswapdState::Asleep;
+    ++sys.counters.mm_vmscan_kswapd_sleep;
+    if (sys.tracer.on(TraceEventId::mm_vmscan_kswapd_sleep)) {
+        TraceEvent e = reclaim_event(TraceEventId::mm_vmscan_kswapd_sleep, r, nid);
+        e.ts += static_cast<Nanos>(r.cost_ns);
+        sys.tracer.emit(e);
+    }
+}
+
+// The CPU kswapd of `nid` runs on this tick: its node's first idle CPU, else the one with the
+// fewest runnable tasks (kswapd is bound to its node's CPUs, and the scheduler's wakeup puts it
+// on an idle one if there is one; a node without CPUs has its host socket's, numa_nearest_node).
+int kswapd_cpu(const System& sys, int nid) {
     const int host = sys.topo.nearest_cpu_node(nid);
-    const std::vector<int>& cpus = sys.topo.nodes[static_cast<size_t>(host)].cpus;
-    for (int c : cpus)
-        if (!sys.rqs[static_cast<size_t>(c)].curr) return c;
-    if (sys.cpu_to_node(waker_cpu) == host) return waker_cpu;
-    return cpus.front();
+    int best = -1;
+    for (int c : sys.topo.nodes[static_cast<size_t>(host)].cpus) {
+        const Rq& rq = sys.rqs[static_cast<size_t>(c)];
+        if (!rq.curr) return c;
+        if (best < 0 || rq.nr_running < sys.rqs[static_cast<size_t>(best)].nr_running) best = c;
+    }
+    return best;
+}
+
+// kswapd's CPU time in one tick on `rq`: as a nice-0 SCHED_NORMAL task beside the rq's
+// nr_running nice-0 tasks, CFS gives it 1 / (nr_running + 1) of the tick (all of it on an idle
+// CPU), less what kernel threads still owe the CPU from earlier ticks.
+Nanos kswapd_tick_share(const Rq& rq) {
+    return TICK_NSEC / static_cast<Nanos>(rq.nr_running + 1) - rq.kthread_debt;
+}
+
+// kswapd of `nid` for one tick: batches of balance_pgdat() until its share of the tick is
+// used, going round kswapd()'s loop (a run that reclaimed nothing is a failure; then sleep if
+// prepare_kswapd_sleep(), else run again) and into its short nap.
+void kswapd_run_tick(System& sys, int nid) {
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    KswapdThread& k = m.kswapd;
+    Reclaimer r;
+    r.by = ReclaimBy::Kswapd;
+    r.cpu = kswapd_cpu(sys, nid);
+    r.task = &kswapd_thread(sys, nid);
+    r.ts = sys.now;
+    Rq& rq = sys.rqs[static_cast<size_t>(r.cpu)];
+    if (k.state == KswapdState::Napping) {
+        // The nap ran out without a wakeup: the full sleep if the node is still balanced,
+        // else back to work (KSWAPD_HIGH_WMARK_HIT_QUICKLY in the kernel's vmstat).
+        if (prepare_kswapd_sleep(sys, nid)) {
+            kswapd_sleep(sys, nid, r);
+            return;
+        }
+        k.state = KswapdState::Woken;
+    }
+    const Nanos share = kswapd_tick_share(rq);
+    if (share <= 0) return;  // its CPU is still busy with earlier kernel work
+    if (k.state == KswapdState::Woken) kswapd_start_run(sys, nid, r);
+    while (r.cost_ns < static_cast<double>(share)) {
+        if (balance_pgdat_batch(sys, nid, r)) continue;
+        if (!k.run_reclaimed) ++m.kswapd_failures;
+        if (prepare_kswapd_sleep(sys, nid)) {
+            k.state = KswapdState::Napping;
+            k.nap_end = sys.now + KSWAPD_NAP_NS;
+            break;
+        }
+        kswapd_start_run(sys, nid, r);  // not balanced, not given up: round again at once
+    }
+    // kswapd's time is its CPU's: whatever runs there waits for it (Rq::kthread_debt), and the
+    // CPU is not idle meanwhile (its /proc/stat busy time).
+    const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
+    rq.kthread_debt += ns;
+    rq.busy_time += ns;
+    sys.kswapd[static_cast<size_t>(nid)]->stime += ns;
+    sys.counters.kswapd_stime_ns[static_cast<size_t>(nid)] += static_cast<uint64_t>(ns);
 }
 
 }  // namespace
@@ -371,8 +471,7 @@ bool inactive_is_low(const System& sys, int nid) {
 
 bool pgdat_balanced(const System& sys, int nid) {
     const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
-    const uint64_t mark = sys.knobs.tiering_mode() ? m.wmark_promo : m.wmark_high;
-    return m.free_pages > mark;
+    return m.free_pages > balance_mark(sys, m);
 }
 
 uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_reclaim,
@@ -384,10 +483,12 @@ uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_r
 
 void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
     if (!sys.knobs.demotion_enabled) return;
-    const NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    // Only a kswapd waiting on its queue (asleep or napping) is woken: a running one will see
+    // the node's state at its next check.
+    if (m.kswapd.state == KswapdState::Woken || m.kswapd.state == KswapdState::Running) return;
     if (m.kswapd_failures >= MAX_RECLAIM_RETRIES || pgdat_balanced(sys, nid)) return;
     ++sys.counters.mm_vmscan_wakeup_kswapd;
-    const Rq& waker = sys.rqs[static_cast<size_t>(req.cpu)];
     if (sys.tracer.on(TraceEventId::mm_vmscan_wakeup_kswapd)) {
         TraceEvent e = trace_event_on_cpu(sys, TraceEventId::mm_vmscan_wakeup_kswapd, req.cpu);
         e.nid1 = nid;
@@ -395,19 +496,28 @@ void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
         e.gfp = req.gfp;
         sys.tracer.emit(e);
     }
-    // What the deferred CPUs' streams accessed meanwhile is part of what reclaim reads.
-    for (int cpu = 0; cpu < static_cast<int>(sys.rqs.size()); ++cpu)
-        sys.catch_up_cpu(cpu);
-    Reclaimer r;
-    r.by = ReclaimBy::Kswapd;
-    r.cpu = kswapd_cpu(sys, nid, req.cpu);
-    r.task = &kswapd_thread(sys, nid);
-    r.ts = waker.clock;
-    balance_pgdat(sys, nid, r);
-    // kswapd's time is its CPU's: whatever runs there waits for it (Rq::kthread_debt).
-    const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
-    sys.rqs[static_cast<size_t>(r.cpu)].kthread_debt += ns;
-    sys.counters.kswapd_stime_ns[static_cast<size_t>(nid)] += static_cast<uint64_t>(ns);
+    m.kswapd.state = KswapdState::Woken;
+}
+
+bool kswapd_due(const System& sys) {
+    if (!sys.knobs.demotion_enabled) return false;
+    for (const NodeMemory& m : sys.mem.nodes) {
+        const KswapdState s = m.kswapd.state;
+        if (s == KswapdState::Woken || s == KswapdState::Running ||
+            (s == KswapdState::Napping && sys.now >= m.kswapd.nap_end))
+            return true;
+    }
+    return false;
+}
+
+void kswapd_tick(System& sys) {
+    for (int nid = 0; nid < sys.nr_nodes(); ++nid) {
+        const KswapdThread& k = sys.mem.nodes[static_cast<size_t>(nid)].kswapd;
+        if (k.state == KswapdState::Asleep ||
+            (k.state == KswapdState::Napping && sys.now < k.nap_end))
+            continue;
+        kswapd_run_tick(sys, nid);
+    }
 }
 
 uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,

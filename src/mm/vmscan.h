@@ -14,11 +14,14 @@
 //
 // kswapd and direct reclaim. An allocation that finds no node of its zonelist above its low
 // watermark wakes the kswapd of each (wake_all_kswapds); a promotion that finds its target at
-// its high watermark wakes the target's. kswapd runs at once and reclaims until the node is
-// balanced: free above its high watermark, or its promo watermark in tiering mode
-// (pgdat_balanced). An allocation that finds no node above min reclaims itself
-// (try_to_free_pages, SWAP_CLUSTER_MAX pages) and tries again; failing that, it is the kernel's
-// out-of-memory case (Counters::oom_alloc_failures).
+// its high watermark wakes the target's. kswapd is a kernel thread per node, run by the engine
+// at each tick on a CPU of its node, with a nice-0 task's share of it: it reclaims in
+// SWAP_CLUSTER_MAX batches until the node is balanced (free above its high watermark, or its
+// promo watermark in tiering mode: pgdat_balanced), so faults between its batches see the node
+// short of its marks. Balanced, it naps HZ/10 and then sleeps; a run that reclaims nothing is a
+// failure, and after MAX_RECLAIM_RETRIES it stays asleep. An allocation that finds no node above
+// min reclaims itself (try_to_free_pages, SWAP_CLUSTER_MAX pages) and tries again; failing that,
+// it is the kernel's out-of-memory case (Counters::oom_alloc_failures).
 //
 // Reclaiming a page. An anon page without swap can only be demoted: with demotion_enabled and a
 // next_demotion_node() it moves there (or to another node of the lower tiers), counting
@@ -79,12 +82,21 @@ uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_r
                      ReclaimBy by);
 
 // wakeup_kswapd(): nothing unless demotion_enabled (reclaim could free nothing); otherwise wakes
-// `nid`'s kswapd if the node is not balanced and kswapd has not given up, and runs it
-// (balance_pgdat) to the balanced mark. kswapd's kernel thread (kswapd%d) runs on a CPU of its
-// node: the folios it scans (RECLAIM_SCAN_FOLIO_NS each) and its demotion copies
-// (migrate_folio_cost) are time that CPU spends before its task goes on (Rq::kthread_debt), and
-// add to Counters::kswapd_stime_ns.
+// `nid`'s kswapd if it is waiting (asleep or in its short nap), the node is not balanced and
+// kswapd has not given up. The work is kswapd_tick's.
 void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req);
+
+// Whether some node's kswapd has work at this tick: woken, running, or at the end of its nap.
+bool kswapd_due(const System& sys);
+
+// One tick of every node's kswapd (kswapd() and balance_pgdat() of mm/vmscan.c): on a CPU of its
+// node (the first idle one, else the one with the fewest tasks), it takes the CPU share a nice-0
+// task gets beside that CPU's tasks, TICK_NSEC / (nr_running + 1), in SWAP_CLUSTER_MAX batches:
+// the folios it scans (RECLAIM_SCAN_FOLIO_NS each) and its demotion copies (migrate_folio_cost).
+// That time is the CPU's before its task goes on (Rq::kthread_debt), not idle (Rq::busy_time),
+// kswapdN's system time, and Counters::kswapd_stime_ns. The caller has caught every CPU up (the
+// accesses its streams made are what reclaim's aging reads).
+void kswapd_tick(System& sys);
 
 // try_to_free_pages() for an allocation of `nr` pages that found no node in `allowed` above its
 // min watermark: shrinks the nodes of `preferred`'s zonelist in `allowed`, in order, until

@@ -37,7 +37,8 @@ struct alignas(64) Rq {
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     WakeeFlips idle_wakee;  // the idle task's record_wakee() state: it wakes from interrupts
     uint64_t nr_switches = 0;
-    // CPU time its tasks ran here (update_curr's deltas): what /proc/stat shows as not idle.
+    // CPU time its tasks ran here (update_curr's deltas) and kswapd's (mm/vmscan.h): what
+    // /proc/stat shows as not idle.
     Nanos busy_time = 0;
     // Time a kernel thread (kswapd, mm/vmscan.h) takes on this CPU before what runs here goes
     // on: the task waits without being charged, as if preempted.

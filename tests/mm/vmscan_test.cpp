@@ -51,6 +51,15 @@ struct Vmscan : ::testing::Test {
     // Every page of `hot` certainly accessed since the last pass: e^-1000 is 0 in a double.
     void touch_hot() { hot->accesses.all += 1000; }
     const Counters& c() const { return w.sys.counters; }
+    // One tick of kswapd: the clock moves a tick on and the CPUs have played what kernel
+    // threads owed them (the engine's advance_cpu), then every awake kswapd takes its share.
+    void tick() {
+        w.sys.now += TICK_NSEC;
+        for (Rq& rq : w.sys.rqs)
+            rq.kthread_debt = 0;
+        kswapd_tick(w.sys);
+    }
+    const KswapdThread& kswapd(int nid) { return node(nid).kswapd; }
 };
 
 TEST_F(Vmscan, ScaleFactorWidensTheGaps) {
@@ -225,33 +234,135 @@ TEST_F(Vmscan, NothingIsReclaimedWithDemotionOff) {
 TEST_F(Vmscan, KswapdRunsToTheHighWatermarkOrPromoInTieringMode) {
     map(100, 0);
     w.sys.knobs.numa_balancing = 1;
-    // 10 pages short of the high watermark (free must end above it): kswapd reclaims a
-    // SWAP_CLUSTER_MAX batch, 32 pages, and stops balanced.
+    // 10 pages short of the high watermark (free must end above it). The wakeup only wakes
+    // kswapd: nothing is reclaimed until it runs, at the next tick, where it reclaims a
+    // SWAP_CLUSTER_MAX batch, 32 pages, and stops balanced, in its short nap.
     node(0).free_pages = node(0).wmark_high - 10;
     EXPECT_FALSE(pgdat_balanced(w.sys, 0));
     wakeup_kswapd(w.sys, 0, {});
     EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 1u);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Woken);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 0u);
+    EXPECT_EQ(c().pgdemote_kswapd, 0u);
+    tick();
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
     EXPECT_EQ(c().pgdemote_kswapd, 32u);
     EXPECT_EQ(node(0).free_pages, node(0).wmark_high + 22);
     EXPECT_TRUE(pgdat_balanced(w.sys, 0));
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
     // Balanced: a wakeup finds nothing to do.
     wakeup_kswapd(w.sys, 0, {});
-    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
-    // In tiering mode the mark is WMARK_PROMO, one gap higher: the node is short again, and
-    // kswapd demotes what it can, the 68 pages left, then fails and counts a failure.
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 1u);
+    // In tiering mode the mark is WMARK_PROMO, one gap higher: the node is short again, and a
+    // wakeup in the nap sends kswapd back to work. It demotes what it can, the 68 pages left,
+    // in a run that counts no failure; it is still short, so it goes round again at once, and
+    // each run from then on finds nothing and fails, with no time spent: after
+    // MAX_RECLAIM_RETRIES of them it naps, in the same tick. 1 + 1 + 16 runs in all.
     w.sys.knobs.numa_balancing = 2;
     EXPECT_FALSE(pgdat_balanced(w.sys, 0));
     wakeup_kswapd(w.sys, 0, {});
-    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 2u);
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 2u);
+    tick();
     EXPECT_EQ(c().pgdemote_kswapd, 100u);
-    EXPECT_EQ(node(0).kswapd_failures, 0);  // it reclaimed something
-    wakeup_kswapd(w.sys, 0, {});            // nothing left on node 0: a failed run
-    EXPECT_EQ(node(0).kswapd_failures, 1);
-    // After MAX_RECLAIM_RETRIES failed runs kswapd is left asleep.
-    node(0).kswapd_failures = MAX_RECLAIM_RETRIES;
+    EXPECT_EQ(node(0).kswapd_failures, MAX_RECLAIM_RETRIES);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 18u);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 0u);
+    // It has given up: no wakeup reaches it, and when its nap ends it sleeps.
     wakeup_kswapd(w.sys, 0, {});
-    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 3u);
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 2u);
+    for (int i = 0; i < 24; ++i)
+        tick();  // 96 ms of its HZ/10 = 100 ms nap
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    tick();
+    EXPECT_EQ(kswapd(0).state, KswapdState::Asleep);
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 1u);
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 18u);
+}
+
+// Woken below the low watermark, kswapd works over several ticks on a CPU of its node, a
+// tick's share at a time, and stops as soon as the node is above its high watermark.
+TEST_F(Vmscan, KswapdWorksInBatchesOverTicksOnItsNodeAndStopsAtHigh) {
+    // Node 0's gap between the marks is 96 GiB * 10 / 10000 = 25165 pages; 40000 cold pages
+    // to demote are more than kswapd needs.
+    map(40000, 0);
+    w.sys.knobs.numa_balancing = 1;
+    node(0).free_pages = node(0).wmark_low - 1;
+    const uint64_t need = node(0).wmark_high + 1 - node(0).free_pages;  // 25167 pages
+    // CPU 0 of node 0 runs a task: kswapd takes the node's first idle CPU.
+    Task& p = w.task_on(0);
+    w.sys.rqs[0].curr = &p;
+    w.sys.rqs[0].nr_running = 1;
+    const int cpu1 = w.sys.topo.nodes[0].cpus[1];
+    wakeup_kswapd(w.sys, 0, {});
+    tick();
+    // One tick of an idle CPU: its whole TICK_NSEC (4 ms), and at most one batch more, which
+    // the next tick's share gives back. A batch of 32 demotions costs far less than a tick,
+    // and the work is far more than a tick, so the node is not balanced yet.
+    const Rq& rq = w.sys.rqs[static_cast<size_t>(cpu1)];
+    EXPECT_GE(rq.kthread_debt, TICK_NSEC);
+    EXPECT_LT(rq.kthread_debt, 2 * TICK_NSEC);
+    EXPECT_EQ(w.sys.rqs[0].kthread_debt, 0);
+    EXPECT_EQ(static_cast<uint64_t>(rq.kthread_debt), c().kswapd_stime_ns[0]);
+    EXPECT_GT(c().pgdemote_kswapd, 0u);
+    EXPECT_LT(c().pgdemote_kswapd, need);
+    EXPECT_FALSE(pgdat_balanced(w.sys, 0));
+    EXPECT_EQ(kswapd(0).state, KswapdState::Running);
+    int ticks = 1;
+    while (kswapd(0).state == KswapdState::Running && ticks < 1000) {
+        tick();
+        ++ticks;
+    }
+    EXPECT_GT(ticks, 2);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    // It stopped at the batch that took the node above high: within 32 pages of the mark.
+    EXPECT_TRUE(pgdat_balanced(w.sys, 0));
+    EXPECT_LE(node(0).free_pages, node(0).wmark_high + SWAP_CLUSTER_MAX);
+    EXPECT_EQ(c().pgdemote_kswapd, node(0).free_pages - (node(0).wmark_low - 1));
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
+    EXPECT_EQ(node(0).kswapd_failures, 0);
+    // Its time is kswapd0's system time, and CPU time that /proc/stat shows as busy.
+    EXPECT_EQ(static_cast<uint64_t>(w.sys.kswapd[0]->stime), c().kswapd_stime_ns[0]);
+    EXPECT_EQ(static_cast<uint64_t>(rq.busy_time), c().kswapd_stime_ns[0]);
+    w.sys.rqs[0].curr = nullptr;
+    w.sys.rqs[0].nr_running = 0;
+}
+
+// On a CPU whose task it shares, kswapd has a nice-0 task's half of each tick: the other half
+// is the task's, which waits for kswapd's part (Rq::kthread_debt) before it runs on.
+TEST_F(Vmscan, KswapdSharesABusyCpuWithItsTaskHalfATickEach) {
+    map(40000, 0);
+    w.sys.knobs.numa_balancing = 1;
+    node(0).free_pages = node(0).wmark_low - 1;
+    std::vector<Task*> busy;
+    for (int cpu : w.sys.topo.nodes[0].cpus) {
+        busy.push_back(&w.task_on(cpu));
+        w.sys.rqs[static_cast<size_t>(cpu)].curr = busy.back();
+        w.sys.rqs[static_cast<size_t>(cpu)].nr_running = 1;
+    }
+    wakeup_kswapd(w.sys, 0, {});
+    tick();
+    // Every CPU of node 0 runs one task: kswapd takes the first, for TICK_NSEC / 2 (and at
+    // most one batch more).
+    const Rq& rq = w.sys.rqs[0];
+    EXPECT_GE(rq.kthread_debt, TICK_NSEC / 2);
+    EXPECT_LT(rq.kthread_debt, TICK_NSEC);
+    EXPECT_EQ(static_cast<uint64_t>(rq.kthread_debt), c().kswapd_stime_ns[0]);
+    // The task is not charged for it: kswapd's time is its own system time.
+    EXPECT_EQ(busy[0]->stime, 0);
+    EXPECT_EQ(busy[0]->kernel_debt, 0);
+    EXPECT_EQ(w.sys.kswapd[0]->stime, rq.kthread_debt);
+    // The next tick: its share is half a tick less what the CPU still owes from this one.
+    const Nanos owed = rq.kthread_debt - TICK_NSEC / 2;
+    w.sys.now += TICK_NSEC;
+    w.sys.rqs[0].kthread_debt = owed;
+    const uint64_t before = c().kswapd_stime_ns[0];
+    kswapd_tick(w.sys);
+    EXPECT_GE(static_cast<Nanos>(c().kswapd_stime_ns[0] - before), TICK_NSEC / 2 - owed);
+    for (int cpu : w.sys.topo.nodes[0].cpus) {
+        w.sys.rqs[static_cast<size_t>(cpu)].curr = nullptr;
+        w.sys.rqs[static_cast<size_t>(cpu)].nr_running = 0;
+    }
 }
 
 TEST_F(Vmscan, DirectReclaimDemotesAndAnAllocationBeyondEveryNodeIsOutOfMemory) {
@@ -324,21 +435,22 @@ struct EventLines : TraceSink {
 };
 
 TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
-    map(4, 0);
+    map(40, 0);
     EventLines sink;
     w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
-    // 10 pages short of the high watermark: kswapd takes the 4 cold pages, demotes them in one
-    // migrate_pages() call, and finds nothing more at any priority (still short: no sleep).
+    // 10 pages short of the high watermark: at its tick kswapd takes a batch of 32 cold pages,
+    // demotes them in one migrate_pages() call, and is balanced (it naps: no sleep yet).
     node(0).free_pages = node(0).wmark_high - 10;
     wakeup_kswapd(w.sys, 0, {0, 0, TraceGfp::HighuserMovableZero});
+    tick();
     w.sys.tracer.flush();
     const std::vector<std::string> want = {
         "mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=GFP_HIGHUSER_MOVABLE|__GFP_ZERO",
         "mm_vmscan_kswapd_wake: nid=0 order=0",
         "mm_migrate_pages_start: mode=MIGRATE_ASYNC reason=demotion",
-        "mm_migrate_pages: nr_succeeded=4 nr_failed=0 nr_thp_succeeded=0 nr_thp_failed=0 "
+        "mm_migrate_pages: nr_succeeded=32 nr_failed=0 nr_thp_succeeded=0 nr_thp_failed=0 "
         "nr_thp_split=0 mode=MIGRATE_ASYNC reason=demotion",
-        "mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=4 nr_reclaimed=4 nr_dirty=0 "
+        "mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=32 nr_dirty=0 "
         "nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=0 nr_activate_file=0 "
         "nr_ref_keep=0 nr_unmap_fail=0 priority=12 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC"};
     EXPECT_EQ(sink.lines, want);
@@ -362,9 +474,7 @@ TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsCpus) {
     w.sys.tracer.attach(&sink, trace_bit(TraceEventId::mm_vmscan_kswapd_sleep), w.sys.nr_cpus());
     node(0).free_pages = node(0).wmark_high - 10;
     wakeup_kswapd(w.sys, 0, {});
-    w.sys.tracer.flush();
-    EXPECT_EQ(sink.lines, std::vector<std::string>{"mm_vmscan_kswapd_sleep: nid=0"});
-    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 1u);
+    tick();
     // 32 folios scanned and demoted: 32 scans and 32 copies, all on kswapd's CPU, none on a
     // task.
     const double scan = w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
@@ -372,6 +482,13 @@ TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsCpus) {
     EXPECT_GT(c().kswapd_stime_ns[0], static_cast<uint64_t>(32 * (scan + 1000)));
     EXPECT_EQ(static_cast<uint64_t>(w.sys.rqs[0].kthread_debt), c().kswapd_stime_ns[0]);
     EXPECT_EQ(c().kswapd_stime_ns[1], 0u);
+    // Balanced, it naps HZ/10 (25 ticks) and then sleeps.
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 0u);
+    for (int i = 0; i < 25; ++i)
+        tick();
+    w.sys.tracer.flush();
+    EXPECT_EQ(sink.lines, std::vector<std::string>{"mm_vmscan_kswapd_sleep: nid=0"});
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 1u);
     w.sys.tracer.attach(nullptr, 0, 0);
 }
 
@@ -383,6 +500,7 @@ TEST_F(Vmscan, AScanThatDemotesNothingCostsItsFoliosOnly) {
     node(3).free_pages = 0;
     node(0).free_pages = node(0).wmark_high - 10;
     wakeup_kswapd(w.sys, 0, {});
+    tick();
     EXPECT_EQ(c().pgdemote_kswapd, 0u);
     EXPECT_GT(c().pgscan_kswapd, 0u);
     const auto want = static_cast<int64_t>(static_cast<double>(c().pgscan_kswapd + c().pgrefill) *

@@ -1,6 +1,7 @@
 // Memory tiering's promotion (numab/promotion.cpp and its callers), worked by hand on the
 // cascadelake-2s-pmem preset under v6.6: nodes 0-1 DRAM (96 GiB each, the top tier), nodes 2-3
 // Optane PMEM (756 GiB each, the slower tier). HZ is 250, so the clock moves in 4 ms steps.
+#include "mm/vmscan.h"
 #include "numab/numab.h"
 #include "numab_fixture.h"
 #include "sim/clock.h"
@@ -230,6 +231,47 @@ TEST_F(PromotionScan, ModeTwoFaultPromotesAndLeavesTheTaskStatistics) {
     EXPECT_EQ(t1->numa_faults, before);
     EXPECT_EQ(w.sys.counters.wakeup_kswapd_calls, 1u);
     EXPECT_EQ(w.sys.counters.pgpromote_candidate[kDram], 1u);
+}
+
+// With demotion on, a promotion that finds node 0 below its high watermark wakes node 0's
+// kswapd and fails (migrate_balanced_pgdat): a candidate, no success. kswapd makes room only
+// when it runs, at its tick, so a second fault before then fails the same way (and finds kswapd
+// awake: no new wakeup); the first fault after it promotes.
+TEST_F(PromotionScan, APromotionBeforeKswapdHasRunIsACandidateNotASuccess) {
+    w.sys.knobs.demotion_enabled = true;
+    Vma& filler = w.new_vma(*mm, 64, kDram);  // cold: nothing ever accessed it
+    Vma& on_pmem = w.new_vma(*mm, 64, kPmem);
+    at_ms(7000);
+    scan(on_pmem);
+    dram().free_pages = dram().wmark_high;  // short of high + 1 (and far below promo)
+    at_ms(7400);                            // 400 ms: within the 1000 ms hot threshold
+    do_numa_page(w.sys, *t1, on_pmem, 3, false);
+    const Counters& c = w.sys.counters;
+    EXPECT_EQ(on_pmem.frame(3).nid, kPmem);
+    EXPECT_EQ(candidates(), 1u);
+    EXPECT_EQ(c.pgpromote_success[kDram], 0u);
+    EXPECT_EQ(c.wakeup_kswapd_calls, 1u);
+    EXPECT_EQ(c.mm_vmscan_wakeup_kswapd, 1u);
+    EXPECT_EQ(c.pgdemote_kswapd, 0u);
+    EXPECT_EQ(dram().kswapd.state, KswapdState::Woken);
+    do_numa_page(w.sys, *t1, on_pmem, 4, false);
+    EXPECT_EQ(on_pmem.frame(4).nid, kPmem);
+    EXPECT_EQ(candidates(), 2u);
+    EXPECT_EQ(c.pgpromote_success[kDram], 0u);
+    EXPECT_EQ(c.wakeup_kswapd_calls, 2u);
+    EXPECT_EQ(c.mm_vmscan_wakeup_kswapd, 1u);
+    // kswapd's tick: it demotes the 64 cold pages to node 0's target, node 2. Node 0 is still
+    // short of its promo mark (the tiering mode's balance), so it goes round until it gives up.
+    w.sys.now += TICK_NSEC;
+    kswapd_tick(w.sys);
+    EXPECT_EQ(c.pgdemote_kswapd, 64u);
+    EXPECT_EQ(filler.frame(0).nid, kPmem);
+    EXPECT_EQ(dram().free_pages, dram().wmark_high + 64);
+    EXPECT_EQ(dram().kswapd_failures, MAX_RECLAIM_RETRIES);
+    do_numa_page(w.sys, *t1, on_pmem, 5, false);
+    EXPECT_EQ(on_pmem.frame(5).nid, kDram);
+    EXPECT_EQ(candidates(), 3u);
+    EXPECT_EQ(c.pgpromote_success[kDram], 1u);
 }
 
 TEST_F(PromotionScan, ModeOneMigratesASlowTierPageOnItsSecondFault) {
