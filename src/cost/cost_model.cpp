@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cost/constants.h"
+#include "cost/counts_hash.h"
 #include "cost/node_figures.h"
 #include "machine/topology.h"
 #include "mm/vma.h"
@@ -183,15 +184,17 @@ void CostModel::for_each_use(int cpu_node, F&& f) const {
 }
 
 bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const {
-    if (!d.valid || d.rate_gbs != a.rate_gbs || d.mlp != a.mlp) return false;
+    // The placement stamps first: where pages move, they are what differs, and the cheapest to
+    // compare (the streams' regions are compared with the streams below).
+    if (!d.valid || a.streams.size() != d.streams.size() || !stamps_match(d, a)) return false;
+    if (d.rate_gbs != a.rate_gbs || d.mlp != a.mlp) return false;
     const int core = core_of_cpu_[cpu];
     if (d.core_mlp_sum != core_mlp_sum_[core] || d.core_mlp_cap != core_mlp_cap_[core] ||
         d.core_busy != core_busy_[core] || d.llc_footprint != llc_footprint_[llc_of_cpu_[cpu]])
         return false;
-    if (a.streams.size() != d.streams.size()) return false;
     for (size_t i = 0; i < a.streams.size(); ++i)
         if (!(a.streams[i] == d.streams[i].stream)) return false;
-    return stamps_match(d, a);
+    return true;
 }
 
 bool CostModel::stamps_match(const Demand& d, const AccessMix& a) {
@@ -245,6 +248,17 @@ const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu, bool sta
 }
 
 std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int cpu) const {
+    // The counts' hash kept for each region (cost/counts_hash.h), taken again from the counts.
+    for (const AccessStream& s : a.streams) {
+        const Region& r = *s.region;
+        const std::optional<uint64_t> kept = kept_region_counts_hash(r);
+        const uint64_t now = fresh_region_counts_hash(r, nodes_);
+        if (kept && *kept != now)
+            return fmt::format(
+                "cpu {}: region {}: the page counts' hash kept at its stamps ({:#x}) differs from "
+                "the hash of its counts now ({:#x}): a page count changed without Region::stamp",
+                cpu, r.name, *kept, now);
+    }
     const Demand& kept = demand_[cpu];
     if (!demand_cache_ || a.streams.empty() || !demand_key_matches(kept, a, cpu))
         return std::nullopt;

@@ -4,9 +4,13 @@
 // inputs: the streams' patterns and shares, their regions' sizes and page counts per node (each
 // thread has its own stack region, so regions are compared by these, not by identity), the
 // CPU's node and its core's and LLC's sharing. One is derived and the others take a copy.
+#include <array>
 #include <bit>
+#include <cstdint>
+#include <optional>
 
 #include "cost/cost_model.h"
+#include "cost/counts_hash.h"
 #include "mm/vma.h"
 
 namespace numasim {
@@ -60,14 +64,63 @@ uint64_t CostModel::share_key(const AccessMix& a, int cpu) const {
                  bits(llc_footprint_[llc_of_cpu_[cpu]]) * w(5) + bits(a.rate_gbs) * w(6) +
                  bits(a.mlp) * w(7);
     for (const AccessStream& s : a.streams) {
-        const Region& r = *s.region;
-        uint64_t v = bits(s.share) * w(8) + bits(s.write_fraction) * w(9) +
-                     static_cast<uint64_t>(s.pattern) * w(10) + r.count * w(11) + r.present * w(12);
-        for (int n = 0; n < nodes_; ++n)
-            v += r.pages_on(n) * w(13 + static_cast<uint64_t>(n));
+        const uint64_t v = bits(s.share) * w(8) + bits(s.write_fraction) * w(9) +
+                           static_cast<uint64_t>(s.pattern) * w(10) +
+                           region_counts_hash(*s.region, nodes_);
         h = mix_in(h, v);
     }
     return mix_in(h, 0);
+}
+
+namespace {
+
+// The hashes kept, direct-mapped by the region's address. An entry stands for the region at its
+// address only while both its stamps are those it was taken at: a stamp's value is never had by
+// another owner (PlacementStamp), so a region made where a freed one was does not take up its
+// entry. Per host thread, as the simulations that run in parallel are (like PlacementStamp's
+// epoch); its size only sets how often two regions take turns in one entry (16384 entries,
+// 512 KiB, leave about one region in twenty of a 896-CPU machine's thousand sharing one).
+struct KeptCountsHash {
+    const Region* region = nullptr;
+    uint64_t stamp = 0, shared_stamp = 0, hash = 0;
+};
+constexpr size_t kKeptCountsHashes = 16384;  // a power of two
+thread_local std::array<KeptCountsHash, kKeptCountsHashes> kept_counts_hashes;
+
+KeptCountsHash& kept_entry(const Region& r) {
+    const uint64_t a = reinterpret_cast<uintptr_t>(&r) * kFibonacci;
+    return kept_counts_hashes[(a >> 40) & (kKeptCountsHashes - 1)];
+}
+
+uint64_t shared_stamp_of(const Region& r) {
+    return r.shared ? r.shared->stamp.value : 0;
+}
+
+bool stands(const KeptCountsHash& e, const Region& r) {
+    return e.region == &r && e.stamp == r.stamp.value && e.shared_stamp == shared_stamp_of(r);
+}
+
+}  // namespace
+
+uint64_t fresh_region_counts_hash(const Region& r, int nodes) {
+    const auto w = [](uint64_t i) { return kFibonacci * (2 * i + 1); };
+    uint64_t v = r.count * w(11) + r.present * w(12);
+    for (int n = 0; n < nodes; ++n)
+        v += r.pages_on(n) * w(13 + static_cast<uint64_t>(n));
+    return v;
+}
+
+uint64_t region_counts_hash(const Region& r, int nodes) {
+    KeptCountsHash& e = kept_entry(r);
+    if (stands(e, r)) return e.hash;
+    e = KeptCountsHash{&r, r.stamp.value, shared_stamp_of(r), fresh_region_counts_hash(r, nodes)};
+    return e.hash;
+}
+
+std::optional<uint64_t> kept_region_counts_hash(const Region& r) {
+    const KeptCountsHash& e = kept_entry(r);
+    if (!stands(e, r)) return std::nullopt;
+    return e.hash;
 }
 
 bool CostModel::shareable(const Demand& kept, int from, const AccessMix& a, int cpu) const {

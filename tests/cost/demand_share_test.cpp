@@ -6,6 +6,7 @@
 // one core per CPU, one LLC per node.
 #include <gtest/gtest.h>
 
+#include "cost/counts_hash.h"
 #include "cost_fixture.h"
 #include "mm/fault.h"
 
@@ -91,6 +92,23 @@ TEST(DemandShare, NotFromADemandWhosePagesMovedSince) {
     const double q00 = w.sys.cost.path_delay_ns(0, 0), q01 = w.sys.cost.path_delay_ns(0, 1);
     EXPECT_NEAR(line, 55.0 + (0.5 * (90.0 + q00) + 0.5 * (140.0 + q01)) / 10, 1e-9);
     EXPECT_EQ(w.sys.cost.find_stale_demand(t.p->mix, 0), std::nullopt);
+}
+
+TEST(DemandShare, TheInvariantCheckerTakesTheCountsHashAgain) {
+    // The hash of a region's page counts is kept for share_key while its stamps hold; a count
+    // changed without the stamp leaves that hash stale, and the check says so.
+    TwoAlike t(true);
+    CostWorld& w = t.w;
+    w.update();
+    EXPECT_EQ(w.sys.cost.find_stale_demand(t.p->mix, 0), std::nullopt);
+    const uint64_t before = region_counts_hash(*t.x, 2);  // kept (again, if y took its entry)
+    EXPECT_EQ(kept_region_counts_hash(*t.x), before);
+    ++t.x->node_pages[1];
+    EXPECT_EQ(kept_region_counts_hash(*t.x), before);  // the stamps did not move
+    EXPECT_NE(fresh_region_counts_hash(*t.x, 2), before);
+    const auto found = w.sys.cost.find_stale_demand(t.p->mix, 0);
+    ASSERT_TRUE(found.has_value());
+    EXPECT_NE(found->find("hash"), std::string::npos) << *found;
 }
 
 }  // namespace
