@@ -117,17 +117,17 @@ class RunCommand : public Command {
                                     : results_text(sc, results, lo);
         if (json_ || !observe_.out_dir.empty()) {
             nlohmann::json j = results_json(sc, results);
-            if (latency_.on) add_latency(j, results, lo);
             j["provenance"] = provenance_json(make_provenance(sc, invoked_command_line()));
-            const std::vector<JsonSplice> samples =
+            std::vector<JsonSplice> splices =
                 obs.sample_interval > 0 ? add_samples(j, obs, labels) : std::vector<JsonSplice>{};
+            if (latency_.on) add_latency(j, splices, results, lo);
             if (!observe_.out_dir.empty()) {
                 OutputFile f("--out-dir", observe_.out_dir + "/result.json", sc.input_files);
-                write_json(f.get(), j, samples);
+                write_json(f.get(), j, splices);
                 f.commit();
             }
             // Written again from the tables rather than kept: the samples stay on disk.
-            if (json_) write_json(stdout, j, samples);
+            if (json_) write_json(stdout, j, splices);
         }
         files.keep();
         std::fwrite(out.data(), 1, out.size(), stdout);
@@ -183,13 +183,24 @@ class RunCommand : public Command {
         return splices;
     }
 
-    // Under each run's object (the first run's is the top level), as the samples are.
-    static void add_latency(nlohmann::json& j, const std::vector<RunResult>& results,
-                            const LatencyReportOptions& lo) {
-        j["latency"] = latency_json(results.front(), lo);
+    // Under each run's object (the first run's is the top level), as the samples are: written
+    // straight as text (latency_json_text) in place of placeholders.
+    static void add_latency(nlohmann::json& j, std::vector<JsonSplice>& splices,
+                            const std::vector<RunResult>& results, const LatencyReportOptions& lo) {
+        const nlohmann::json::json_pointer root;
+        const auto write = [&lo](const RunResult& r) {
+            return [&r, &lo](std::FILE* out, int indent) {
+                const std::string s = latency_json_text(r, lo, indent);
+                std::fwrite(s.data(), 1, s.size(), out);
+            };
+        };
+        j["latency"] = nullptr;
+        splices.push_back({root / "latency", write(results.front())});
         if (results.size() > 1)
-            for (size_t i = 0; i < results.size(); ++i)
-                j["runs"][i]["latency"] = latency_json(results[i], lo);
+            for (size_t i = 0; i < results.size(); ++i) {
+                j["runs"][i]["latency"] = nullptr;
+                splices.push_back({root / "runs" / i / "latency", write(results[i])});
+            }
     }
 
     // Each run's report, followed by its latency histograms when they were recorded.

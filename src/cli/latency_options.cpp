@@ -11,8 +11,9 @@ void LatencyCliOptions::add_to(CLI::App& app) {
     app.add_flag("--latency", on,
                  "record every stretch of time NUMA balancing takes from each task "
                  "(task_numa_work, hinting faults, migration-entry waits, TLB-shootdown IPIs, "
-                 "the runqueue wait after a NUMA move) and report it as bcc-style log2 "
-                 "histograms with percentiles");
+                 "the runqueue wait after a NUMA move; and, the other side of the trade, the "
+                 "remote-access stall per tick) and report it as bcc-style log2 histograms "
+                 "with percentiles");
     per_opt_ = one_of(app.add_option("--latency-per", per,
                                      "one histogram per task (bcc's tid sections) or per "
                                      "process (pid sections)"),

@@ -340,15 +340,21 @@ double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) con
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
-double CostModel::demand_remote_per_byte(const Demand& d) const {
-    // The bandwidth clip (as loaded_line takes it) stretches every line alike, the remote part
-    // with it.
-    double t = d.lc.remote_ns, theta = 1.0;
+double CostModel::demand_remote_per_byte(const Demand& d, double& ns_per_byte,
+                                         double* miss_per_byte) const {
+    // loaded_line's sum and clip, with the remote part summed beside the whole: each use's
+    // stall is the same product in both. The bandwidth clip stretches every line alike, the
+    // remote part with it.
+    double t = d.lc.fixed_ns, remote = d.lc.remote_ns, theta = 1.0;
     for (const Use& u : d.uses) {
-        if (u.resource >= nodes_) t += u.stall_weight * solver_.delay(u.resource);
+        const double stall = u.stall_weight * solver_.delay(u.resource);
+        t += stall;
+        if (u.resource >= nodes_) remote += stall;
         if (u.bytes > 0) theta = std::min(theta, solver_.clip(u.resource));
     }
-    return std::max(t, 0.0) / (cost::CACHE_LINE_BYTES * theta);
+    if (miss_per_byte) *miss_per_byte = d.lc.misses / cost::CACHE_LINE_BYTES;
+    ns_per_byte = t / (cost::CACHE_LINE_BYTES * theta);
+    return std::max(remote, 0.0) / (cost::CACHE_LINE_BYTES * theta);
 }
 
 bool CostModel::note_stands(const RateNote& note, int cpu) const {
@@ -383,11 +389,23 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
 
 double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte, RateNote& note,
                               double& remote_per_byte) const {
-    if (note_stands(note, cpu)) return ns_per_byte(a, cpu, miss_per_byte, note);
-    const double npb = ns_per_byte(a, cpu, miss_per_byte, note);
-    // Both ways of deriving the note leave the demand the rate came from in demand_[cpu].
-    remote_per_byte = a.streams.empty() ? 0.0 : demand_remote_per_byte(demand_[cpu]);
-    return npb;
+    if (!note_stands(note, cpu)) {
+        // The other overload's derivation, with the remote part from the same pass.
+        double miss = 0;
+        double npb;
+        if (a.streams.empty()) {
+            npb = ns_per_byte(a, cpu, &miss);
+            remote_per_byte = 0.0;
+        } else if (solve_took(a, cpu, note)) {
+            ++demand_hits_;  // what the key comparison would have found
+            remote_per_byte = demand_remote_per_byte(demand_[cpu], npb, &miss);
+        } else {
+            remote_per_byte = demand_remote_per_byte(demand(a, cpu), npb, &miss);
+        }
+        note = RateNote{cpu, demand_cache_ ? generation_ : 0, PlacementStamp::epoch, npb, miss};
+    }
+    if (miss_per_byte) *miss_per_byte = note.miss_per_byte;
+    return note.ns_per_byte;
 }
 
 double CostModel::rate_gbs(const AccessMix& a, int cpu, int task) const {

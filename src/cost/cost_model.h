@@ -247,8 +247,11 @@ class CostModel {
     // (SLIT distance, slower tiers), and the queueing on the interconnect links, which only
     // remote misses cross, over the memory-level parallelism; under the current delays and
     // bandwidth clip, as ns_per_byte. The DRAM queueing is left out: the misses would queue at
-    // the local DRAM too, at a load the model cannot know without moving them.
-    double demand_remote_per_byte(const Demand& d) const;
+    // the local DRAM too, at a load the model cannot know without moving them. In the same pass
+    // over the demand's resources, what demand_ns_per_byte gives, bit for bit: a note refreshed
+    // for latency accounting costs one pass, as without it.
+    double demand_remote_per_byte(const Demand& d, double& ns_per_byte,
+                                  double* miss_per_byte) const;
     // Whether cpu's kept demand is the one the last solve took for `a`, with nothing it
     // derives from moved since: the key need not be compared again. `note` is a's note on cpu
     // from before that solve (not cleared since), which says `a` did not change meanwhile.

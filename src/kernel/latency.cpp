@@ -61,7 +61,6 @@ void LatencyRecorder::start_run(size_t i, uint64_t ns) {
     flush_remote(i);
     RemoteStall& r = remote_[i];
     r.run_lo = ns - ns % static_cast<uint64_t>(NSEC_PER_USEC);
-    r.run_ns = static_cast<Nanos>(ns);
     r.run_n = 1;
     r.run_sum = ns;
 }
@@ -70,7 +69,7 @@ void LatencyRecorder::flush_remote(size_t i) const {
     RemoteStall& r = remote_[i];
     if (!r.run_n) return;
     if (i >= hists_.size()) hists_.resize(i + 1);
-    hists_[i].add_run(LatencyKind::RemoteStall, r.run_ns, r.run_n, r.run_sum);
+    hists_[i].add_run(LatencyKind::RemoteStall, static_cast<Nanos>(r.run_lo), r.run_n, r.run_sum);
     r.run_n = 0;
 }
 

@@ -53,15 +53,26 @@ struct LatencyHists {
         msecs[i].add(v / NSEC_PER_MSEC, n);
         sum_ns[i] += sum;
     }
+    // n events of v ns each, whose slots in the two units the caller knows.
+    void add_to_slots(LatencyKind k, int us_slot, int ms_slot, uint64_t v, uint64_t n) {
+        const auto i = static_cast<size_t>(k);
+        usecs[i].add_to_slot(us_slot, n);
+        msecs[i].add_to_slot(ms_slot, n);
+        sum_ns[i] += v * n;
+    }
     void merge(const LatencyHists& o);
     bool empty() const;
 };
 
 class LatencyRecorder {
   public:
-    // n events of `ns` each charged to p.
+    // n events of `ns` each charged to p. The slots of the last time recorded are kept: the
+    // charges of one migration to its waiters, and every TLB-shootdown IPI, are mostly alike.
     void record(const Task& p, LatencyKind k, Nanos ns, uint64_t n = 1) {
-        hists_of(p).add(k, ns, n);
+        const auto v = static_cast<uint64_t>(ns > 0 ? ns : 0);
+        if (v != last_.v) [[unlikely]]
+            last_ = {v, Log2Hist::slot_of(v / NSEC_PER_USEC), Log2Hist::slot_of(v / NSEC_PER_MSEC)};
+        hists_of(p).add_to_slots(k, last_.us_slot, last_.ms_slot, v, n);
     }
     // A task's remote-access stall since its last tick, and its run of ticks whose stall was
     // the same whole number of microseconds (hence in the same buckets): recorded as one
@@ -69,9 +80,10 @@ class LatencyRecorder {
     // one like tick follows another.
     struct RemoteStall {
         double pending_ns = 0;
-        uint64_t run_lo = 0;  // the run's microsecond in ns: its ticks are run_lo + 0..999 ns
+        // The run's microsecond in ns: its ticks are run_lo + 0..999 ns, all in run_lo's buckets
+        // (a millisecond is whole microseconds). 32 bytes in all, so that indexing is a shift.
+        uint64_t run_lo = 0;
         uint64_t run_n = 0, run_sum = 0;
-        Nanos run_ns = 0;  // one tick of the run
     };
     // `ns` of p's user time went to remote-access stall (CostModel::demand_remote_per_byte):
     // kept until p's next tick, which records it as one event.
@@ -129,6 +141,11 @@ class LatencyRecorder {
     // Adds task i's run of like remote-stall ticks to its histograms.
     void flush_remote(size_t i) const;
 
+    // The last time record() took, and its slots in microseconds and in milliseconds.
+    struct Slots {
+        uint64_t v = 0;
+        int us_slot = 1, ms_slot = 1;  // slot_of(0)
+    } last_;
     // Mutable: of() adds the runs still held before it hands the histograms out.
     mutable std::vector<LatencyHists> hists_;
     std::vector<Nanos> moved_at_;  // per task: the runqueue clock of its NUMA move, -1: none

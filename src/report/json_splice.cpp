@@ -56,17 +56,13 @@ class Writer {
 }  // namespace
 
 std::string json_text(const json& v, int indent) {
-    const std::string s = v.dump(kJsonIndent);
-    if (indent == 0) return s;
-    // Every line after the first indented; a JSON string never holds a raw line break, so each
-    // one in the text starts a line.
-    std::string line_break(static_cast<size_t>(indent) + 1, ' ');
-    line_break.front() = '\n';
-    std::string out;
-    size_t from = 0;
-    for (size_t nl; (nl = s.find('\n', from)) != std::string::npos; from = nl + 1)
-        out.append(s, from, nl - from).append(line_break);
-    return out.append(s, from);
+    // dump(2)'s own serializer, started at `indent` (the argument dump() leaves at 0): every line
+    // after the first indented, without a second pass over the text.
+    std::string s;
+    nlohmann::detail::serializer<json> w(nlohmann::detail::output_adapter<char, std::string>(s),
+                                         ' ');
+    w.dump(v, true, false, kJsonIndent, static_cast<unsigned int>(indent));
+    return s;
 }
 
 void write_json(std::FILE* out, const json& doc, const std::vector<JsonSplice>& splices) {

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <utility>
 
+#include "report/json_splice.h"
 #include "report/log2_hist_text.h"
 #include "report/stats.h"
 
@@ -65,9 +68,6 @@ std::string hist_text(const LatencyHists& h, size_t k, const LatencyReportOption
     return s;
 }
 
-// bcc's bucket objects (interval-start, interval-end, count) for the merged histograms; for each
-// task or process only the counts, bucket i being bcc's slot i + 1 ("0 -> 1", "2 -> 3", ...),
-// which keeps the JSON of a run with hundreds of processes a fraction of its size.
 // The names of o's percentiles (pname), made once per report rather than once per histogram.
 std::vector<std::string> pnames(const LatencyReportOptions& o) {
     std::vector<std::string> names;
@@ -76,19 +76,16 @@ std::vector<std::string> pnames(const LatencyReportOptions& o) {
     return names;
 }
 
+// A variant's merged histogram with bcc's bucket objects (interval-start, interval-end, count).
 nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOptions& o,
-                         const std::vector<std::string>& names, bool bcc_buckets) {
+                         const std::vector<std::string>& names) {
     const Log2Hist& lh = hist(h, k, o);
     // Built member by member and moved, not from initializer lists, which copy every value they
-    // hold: with hundreds of tasks the copies cost more than the simulation's own accounting.
+    // hold.
     nlohmann::json buckets = nlohmann::json::array();
     const int top = lh.max_slot();
     buckets.get_ref<nlohmann::json::array_t&>().reserve(static_cast<size_t>(top));
     for (int s = 1; s <= top; ++s) {
-        if (!bcc_buckets) {
-            buckets.push_back(lh.slot(s));
-            continue;
-        }
         nlohmann::json b = nlohmann::json::object();
         b["interval-start"] = Log2Hist::slot_low(s);
         b["interval-end"] = Log2Hist::slot_high(s);
@@ -98,19 +95,19 @@ nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOpt
     nlohmann::json j = nlohmann::json::object();
     j["count"] = lh.count();
     j["total_ns"] = h.sum_ns[k];
-    j[bcc_buckets ? "buckets" : "counts"] = std::move(buckets);
+    j["buckets"] = std::move(buckets);
     for (size_t i = 0; i < names.size(); ++i)
         j[names[i]] = lh.percentile(o.percentiles[i]);
     return j;
 }
 
-nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o,
-                          const std::vector<std::string>& names, bool bcc_buckets) {
+nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o) {
+    const std::vector<std::string> names = pnames(o);
     nlohmann::json j = nlohmann::json::object();
     for (size_t k = 0; k < kLatencyKinds; ++k)
         if (hist(h, k, o).count())
             j[std::string(latency_kind_name(static_cast<LatencyKind>(k)))] =
-                hist_json(h, k, o, names, bcc_buckets);
+                hist_json(h, k, o, names);
     return j;
 }
 
@@ -137,29 +134,173 @@ std::string latency_text(const RunResult& r, const LatencyReportOptions& o) {
     return s;
 }
 
-nlohmann::json latency_json(const RunResult& r, const LatencyReportOptions& o) {
-    const std::vector<std::string> names = pnames(o);
-    nlohmann::json entries = nlohmann::json::array();
-    for (const Section& sec : sections(r, o)) {
-        nlohmann::json e = nlohmann::json::object();
-        e[o.per_process ? "pid" : "tid"] = sec.id;
-        e["comm"] = sec.comm;
-        e["histograms"] = hists_json(sec.hists, o, names, false);
-        entries.push_back(std::move(e));
+namespace {
+
+// The layout of nlohmann's dump(2) for the members of one object or array: "{" or "[", each
+// member on a line of its own indented two spaces deeper, ",\n" between them, and the closing
+// bracket on a line at the object's indentation; "{}" or "[]" when it has none.
+class DumpMembers {
+  public:
+    DumpMembers(std::string& b, int indent, char open) : b_(b), indent_(indent) {
+        b_.push_back(open);
     }
-    nlohmann::json j = nlohmann::json::object();
-    j["per"] = o.per_process ? "process" : "task";
-    j["unit"] = unit_name(o);
-    j["all"] = hists_json(merged(r), o, names, true);
-    j["entries"] = std::move(entries);
-    return j;
+    // Starts the next member of an array.
+    void item() {
+        b_ += first_ ? "\n" : ",\n";
+        first_ = false;
+        pad(indent_ + kJsonIndent);
+    }
+    // Starts the next member of an object; `key` needs no escaping.
+    void key(std::string_view key) {
+        item();
+        b_ += '"';
+        b_ += key;
+        b_ += "\": ";
+    }
+    void close(char c) {
+        if (!first_) {
+            b_.push_back('\n');
+            pad(indent_);
+        }
+        b_.push_back(c);
+    }
+    // The indentation of the members' lines.
+    int inner() const { return indent_ + kJsonIndent; }
+
+  private:
+    void pad(int n) { b_.append(static_cast<size_t>(n), ' '); }
+
+    std::string& b_;
+    int indent_;
+    bool first_ = true;
+};
+
+void put_uint(std::string& b, uint64_t v) {
+    const fmt::format_int text(v);
+    b.append(text.data(), text.size());
+}
+
+// A histogram's object: with bcc_buckets, bcc's bucket objects (as hist_json's), else, for each
+// task or process, only the counts, entry i being bcc's slot i + 1 ("0 -> 1", "2 -> 3", ...),
+// which keeps the JSON of a run with hundreds of processes a fraction of its size. nlohmann keeps
+// an object's members in the order of their keys: "buckets" or "count", "counts", then the
+// percentiles' names, then "total_ns".
+// `names` are the percentiles' names in that order with their index in o.percentiles (a name
+// given twice is one member, as in the object).
+void hist_json_text(std::string& b, int indent, const LatencyHists& h, size_t k,
+                    const LatencyReportOptions& o,
+                    const std::vector<std::pair<std::string, size_t>>& names, bool bcc_buckets) {
+    const Log2Hist& lh = hist(h, k, o);
+    const int top = lh.max_slot();
+    DumpMembers m(b, indent, '{');
+    const auto buckets = [&] {
+        DumpMembers a(b, m.inner(), '[');
+        for (int s = 1; s <= top; ++s) {
+            a.item();
+            if (!bcc_buckets) {
+                put_uint(b, lh.slot(s));
+                continue;
+            }
+            DumpMembers bucket(b, a.inner(), '{');
+            bucket.key("count");
+            put_uint(b, lh.slot(s));
+            bucket.key("interval-end");
+            put_uint(b, Log2Hist::slot_high(s));
+            bucket.key("interval-start");
+            put_uint(b, Log2Hist::slot_low(s));
+            bucket.close('}');
+        }
+        a.close(']');
+    };
+    if (bcc_buckets) {
+        m.key("buckets");
+        buckets();
+    }
+    m.key("count");
+    put_uint(b, lh.count());
+    if (!bcc_buckets) {
+        m.key("counts");
+        buckets();
+    }
+    for (const auto& [name, i] : names) {
+        m.key(name);
+        put_uint(b, lh.percentile(o.percentiles[i]));
+    }
+    m.key("total_ns");
+    put_uint(b, h.sum_ns[k]);
+    m.close('}');
+}
+
+// hists_json's object: the kinds that have events, in the order of their names.
+void hists_json_text(std::string& b, int indent, const LatencyHists& h,
+                     const LatencyReportOptions& o,
+                     const std::vector<std::pair<std::string, size_t>>& names, bool bcc_buckets) {
+    static const std::vector<size_t> by_name = [] {
+        std::vector<size_t> kinds;
+        for (size_t k = 0; k < kLatencyKinds; ++k)
+            kinds.push_back(k);
+        std::sort(kinds.begin(), kinds.end(), [](size_t a, size_t c) {
+            return latency_kind_name(static_cast<LatencyKind>(a)) <
+                   latency_kind_name(static_cast<LatencyKind>(c));
+        });
+        return kinds;
+    }();
+    DumpMembers m(b, indent, '{');
+    for (const size_t k : by_name) {
+        if (!hist(h, k, o).count()) continue;
+        m.key(latency_kind_name(static_cast<LatencyKind>(k)));
+        hist_json_text(b, m.inner(), h, k, o, names, bcc_buckets);
+    }
+    m.close('}');
+}
+
+}  // namespace
+
+std::string latency_json_text(const RunResult& r, const LatencyReportOptions& o, int indent) {
+    // The percentiles' names in key order, each once.
+    std::vector<std::pair<std::string, size_t>> names;
+    for (size_t i = 0; i < o.percentiles.size(); ++i)
+        names.emplace_back(pname(o.percentiles[i]), i);
+    std::stable_sort(names.begin(), names.end(),
+                     [](const auto& a, const auto& c) { return a.first < c.first; });
+    names.erase(std::unique(names.begin(), names.end(),
+                            [](const auto& a, const auto& c) { return a.first == c.first; }),
+                names.end());
+    std::string b;
+    // Members in key order: "all", "entries", "per", "unit"; an entry's "comm", "histograms",
+    // then "pid" or "tid".
+    DumpMembers top(b, indent, '{');
+    top.key("all");
+    hists_json_text(b, top.inner(), merged(r), o, names, true);
+    top.key("entries");
+    DumpMembers entries(b, top.inner(), '[');
+    for (const Section& sec : sections(r, o)) {
+        entries.item();
+        DumpMembers e(b, entries.inner(), '{');
+        e.key("comm");
+        b += nlohmann::json(sec.comm).dump();  // escaped as the object's string would be
+        e.key("histograms");
+        hists_json_text(b, e.inner(), sec.hists, o, names, false);
+        e.key(o.per_process ? "pid" : "tid");
+        b += fmt::format_int(sec.id).str();
+        e.close('}');
+    }
+    entries.close(']');
+    top.key("per");
+    b += o.per_process ? "\"process\"" : "\"task\"";
+    top.key("unit");
+    b += '"';
+    b += unit_name(o);
+    b += '"';
+    top.close('}');
+    return b;
 }
 
 nlohmann::json latency_variant_json(const VariantRuns& v, const LatencyReportOptions& o) {
     LatencyHists all;
     for (const RunResult& r : v.runs)
         all.merge(merged(r));
-    return hists_json(all, o, pnames(o), true);
+    return hists_json(all, o);
 }
 
 std::string latency_row_name(double percentile, std::string_view group) {

@@ -23,9 +23,15 @@ struct LatencyReportOptions {
 
 // One run's histograms; empty for a run that recorded none.
 std::string latency_text(const RunResult& r, const LatencyReportOptions& o);
-nlohmann::json latency_json(const RunResult& r, const LatencyReportOptions& o);
+// As JSON text, laid out as json_text(..., indent) lays out a member (nlohmann's dump(2), each line
+// after the first indented by `indent` spaces, members in the order of their keys): "per",
+// "unit", "all" (every task merged, with bcc's bucket objects) and "entries" (per task or process:
+// "tid" or "pid", "comm", "histograms" with the bucket counts). Written straight to text, not
+// built as a JSON object: a run of hundreds of processes has thousands of histograms, whose
+// objects cost more to build, write and free than the simulation spends recording them.
+std::string latency_json_text(const RunResult& r, const LatencyReportOptions& o, int indent);
 
-// A variant's histograms, every run's tasks merged: as latency_json's "all".
+// A variant's histograms, every run's tasks merged: as latency_json_text's "all".
 nlohmann::json latency_variant_json(const VariantRuns& v, const LatencyReportOptions& o);
 
 // "50.0th-qrtle-task_numa_work": mmtests' name for the percentile of a group.

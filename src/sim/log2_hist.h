@@ -21,15 +21,17 @@ class Log2Hist {
     static constexpr int kSlots = 65;
 
     // bpf_log2l(v): 1 for v <= 1, floor(log2(v)) + 1 otherwise. Inline: every latency event
-    // takes it twice.
-    static int slot_of(uint64_t v) { return v <= 1 ? 1 : 64 - std::countl_zero(v); }
+    // takes it twice. v | 1 has the bit width of v for v >= 2 and 1 for 0 and 1, with no branch.
+    static int slot_of(uint64_t v) { return static_cast<int>(std::bit_width(v | 1)); }
     // The bounds bcc's print_log2_hist() prints for slot k (k >= 1): "low -> high", both
     // inclusive, with the first slot printed as "0 -> 1".
     static uint64_t slot_low(int k);
     static uint64_t slot_high(int k);
 
-    void add(uint64_t v, uint64_t n = 1) {
-        slots_[static_cast<size_t>(slot_of(v))] += n;
+    void add(uint64_t v, uint64_t n = 1) { add_to_slot(slot_of(v), n); }
+    // n values whose slot (slot_of) the caller knows.
+    void add_to_slot(int slot, uint64_t n) {
+        slots_[static_cast<size_t>(slot)] += n;
         count_ += n;
     }
     void merge(const Log2Hist& o);

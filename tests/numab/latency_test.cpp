@@ -144,5 +144,37 @@ TEST(LatencyRecorder, RemoteStallTicksAddUpInRunsOfLikeMicroseconds) {
     EXPECT_EQ(rec.of(q.index), nullptr);
 }
 
+TEST(LatencyRecorder, LikeChargesInARowGoToTheirOwnSlots) {
+    // record() keeps the slots of the last time it took: runs of like and unlike times, on two
+    // tasks, each in the buckets of its own time.
+    NumabWorld w;
+    LatencyRecorder rec;
+    Mm& mm = w.new_mm();
+    const Task& p = w.new_task(mm, 1000, 0);
+    const Task& q = w.new_task(mm, 1000, 0);
+    const auto k = static_cast<size_t>(LatencyKind::MigrationWait);
+    rec.record(p, LatencyKind::MigrationWait, 0);             // the first time: 0
+    rec.record(p, LatencyKind::MigrationWait, -5);            // as 0
+    rec.record(q, LatencyKind::MigrationWait, 2'500'000, 3);  // 2500 us, 2 ms
+    rec.record(p, LatencyKind::MigrationWait, 2'500'000);
+    rec.record(p, LatencyKind::MigrationWait, 7'000);  // 7 us
+    rec.record(q, LatencyKind::MigrationWait, 7'000, 2);
+    rec.record(q, LatencyKind::MigrationWait, 2'500'000);
+    const LatencyHists& hp = *rec.of(p.index);
+    EXPECT_EQ(hp.usecs[k].count(), 4u);
+    EXPECT_EQ(hp.usecs[k].slot(1), 2u);   // "0 -> 1"
+    EXPECT_EQ(hp.usecs[k].slot(3), 1u);   // 7 us: "4 -> 7"
+    EXPECT_EQ(hp.usecs[k].slot(12), 1u);  // 2500 us: "2048 -> 4095"
+    EXPECT_EQ(hp.msecs[k].slot(1), 3u);   // 0, 0 and 0 ms
+    EXPECT_EQ(hp.msecs[k].slot(2), 1u);   // 2 ms: "2 -> 3"
+    EXPECT_EQ(hp.sum_ns[k], 2'507'000u);
+    const LatencyHists& hq = *rec.of(q.index);
+    EXPECT_EQ(hq.usecs[k].slot(12), 4u);
+    EXPECT_EQ(hq.usecs[k].slot(3), 2u);
+    EXPECT_EQ(hq.msecs[k].slot(2), 4u);
+    EXPECT_EQ(hq.msecs[k].slot(1), 2u);
+    EXPECT_EQ(hq.sum_ns[k], 4u * 2'500'000u + 14'000u);
+}
+
 }  // namespace
 }  // namespace numasim::test
