@@ -117,9 +117,9 @@ struct Counters {
     // the run reports list the promotion counters (on other machines they stay 0).
     bool promotion_possible = false;
     // numasim's count of wakeup_kswapd() calls by promotion: a migration in tiering mode found
-    // its target at its high watermark and asked the node's kswapd to demote (reclaim is not
-    // modelled yet). The kernel counts none; its mm_vmscan_wakeup_kswapd tracepoint fires only
-    // for the calls that find kswapd asleep, so fewer.
+    // its target at its high watermark and asked the node's kswapd to demote (src/mm/vmscan.h).
+    // The kernel counts none; its mm_vmscan_wakeup_kswapd tracepoint fires only for the calls
+    // that find kswapd asleep, so fewer.
     uint64_t wakeup_kswapd_calls = 0;
 
     // Reclaim (mm/vmscan.h), counted only with demotion_enabled (without it nothing is
