@@ -27,6 +27,12 @@ uint64_t mix_in(uint64_t h, uint64_t v) {
     return h ^ (h >> 32);
 }
 
+// The multiplier of share_key's i-th input word (and of the region counts' words from 11 on,
+// fresh_region_counts_hash): odd, and different for each i.
+constexpr uint64_t key_weight(uint64_t i) {
+    return kFibonacci * (2 * i + 1);
+}
+
 uint64_t bits(double v) {
     return std::bit_cast<uint64_t>(v);
 }
@@ -55,17 +61,17 @@ uint64_t CostModel::share_key(const AccessMix& a, int cpu) const {
     // A weighted sum of the inputs, each word times its own odd multiplier, mixed once per
     // stream: the products do not wait on each other, where a chain of mixes would. A
     // collision costs only a derivation: shareable() compares the inputs themselves.
-    const auto w = [](uint64_t i) { return kFibonacci * (2 * i + 1); };
     const int core = core_of_cpu_[cpu];
-    uint64_t h = static_cast<uint64_t>(node_of_cpu_[cpu]) * w(0) +
-                 static_cast<uint64_t>(core_busy_[core]) * w(1) +
-                 static_cast<uint64_t>(core_threads_[core]) * w(2) +
-                 bits(core_mlp_sum_[core]) * w(3) + bits(core_mlp_cap_[core]) * w(4) +
-                 bits(llc_footprint_[llc_of_cpu_[cpu]]) * w(5) + bits(a.rate_gbs) * w(6) +
-                 bits(a.mlp) * w(7);
+    uint64_t h = static_cast<uint64_t>(node_of_cpu_[cpu]) * key_weight(0) +
+                 static_cast<uint64_t>(core_busy_[core]) * key_weight(1) +
+                 static_cast<uint64_t>(core_threads_[core]) * key_weight(2) +
+                 bits(core_mlp_sum_[core]) * key_weight(3) +
+                 bits(core_mlp_cap_[core]) * key_weight(4) +
+                 bits(llc_footprint_[llc_of_cpu_[cpu]]) * key_weight(5) +
+                 bits(a.rate_gbs) * key_weight(6) + bits(a.mlp) * key_weight(7);
     for (const AccessStream& s : a.streams) {
-        const uint64_t v = bits(s.share) * w(8) + bits(s.write_fraction) * w(9) +
-                           static_cast<uint64_t>(s.pattern) * w(10) +
+        const uint64_t v = bits(s.share) * key_weight(8) + bits(s.write_fraction) * key_weight(9) +
+                           static_cast<uint64_t>(s.pattern) * key_weight(10) +
                            region_counts_hash(*s.region, nodes_);
         h = mix_in(h, v);
     }
@@ -103,10 +109,9 @@ bool stands(const KeptCountsHash& e, const Region& r) {
 }  // namespace
 
 uint64_t fresh_region_counts_hash(const Region& r, int nodes) {
-    const auto w = [](uint64_t i) { return kFibonacci * (2 * i + 1); };
-    uint64_t v = r.count * w(11) + r.present * w(12);
+    uint64_t v = r.count * key_weight(11) + r.present * key_weight(12);
     for (int n = 0; n < nodes; ++n)
-        v += r.pages_on(n) * w(13 + static_cast<uint64_t>(n));
+        v += r.pages_on(n) * key_weight(13 + static_cast<uint64_t>(n));
     return v;
 }
 
