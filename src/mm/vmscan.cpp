@@ -373,6 +373,12 @@ bool balance_pgdat_batch(System& sys, int nid, Reclaimer& r) {
     return true;
 }
 
+// Whether kswapd has a tick's work: woken, in a run, or at the end of its short nap.
+bool kswapd_has_work(const System& sys, const KswapdThread& k) {
+    return k.state == KswapdState::Woken || k.state == KswapdState::Running ||
+           (k.state == KswapdState::Napping && sys.now >= k.nap_end);
+}
+
 // kswapd_try_to_sleep() after a run (or its short nap): the full sleep, with its tracepoint.
 void kswapd_sleep(System& sys, int nid, const Reclaimer& r) {
     sys.mem.nodes[static_cast<size_t>(nid)].kswapd.state = KswapdState::Asleep;
@@ -501,23 +507,15 @@ void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
 
 bool kswapd_due(const System& sys) {
     if (!sys.knobs.demotion_enabled) return false;
-    for (const NodeMemory& m : sys.mem.nodes) {
-        const KswapdState s = m.kswapd.state;
-        if (s == KswapdState::Woken || s == KswapdState::Running ||
-            (s == KswapdState::Napping && sys.now >= m.kswapd.nap_end))
-            return true;
-    }
+    for (const NodeMemory& m : sys.mem.nodes)
+        if (kswapd_has_work(sys, m.kswapd)) return true;
     return false;
 }
 
 void kswapd_tick(System& sys) {
-    for (int nid = 0; nid < sys.nr_nodes(); ++nid) {
-        const KswapdThread& k = sys.mem.nodes[static_cast<size_t>(nid)].kswapd;
-        if (k.state == KswapdState::Asleep ||
-            (k.state == KswapdState::Napping && sys.now < k.nap_end))
-            continue;
-        kswapd_run_tick(sys, nid);
-    }
+    for (int nid = 0; nid < sys.nr_nodes(); ++nid)
+        if (kswapd_has_work(sys, sys.mem.nodes[static_cast<size_t>(nid)].kswapd))
+            kswapd_run_tick(sys, nid);
 }
 
 uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,
