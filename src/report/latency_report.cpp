@@ -68,49 +68,6 @@ std::string hist_text(const LatencyHists& h, size_t k, const LatencyReportOption
     return s;
 }
 
-// The names of o's percentiles (pname), made once per report rather than once per histogram.
-std::vector<std::string> pnames(const LatencyReportOptions& o) {
-    std::vector<std::string> names;
-    for (double p : o.percentiles)
-        names.push_back(pname(p));
-    return names;
-}
-
-// A variant's merged histogram with bcc's bucket objects (interval-start, interval-end, count).
-nlohmann::json hist_json(const LatencyHists& h, size_t k, const LatencyReportOptions& o,
-                         const std::vector<std::string>& names) {
-    const Log2Hist& lh = hist(h, k, o);
-    // Built member by member and moved, not from initializer lists, which copy every value they
-    // hold.
-    nlohmann::json buckets = nlohmann::json::array();
-    const int top = lh.max_slot();
-    buckets.get_ref<nlohmann::json::array_t&>().reserve(static_cast<size_t>(top));
-    for (int s = 1; s <= top; ++s) {
-        nlohmann::json b = nlohmann::json::object();
-        b["interval-start"] = Log2Hist::slot_low(s);
-        b["interval-end"] = Log2Hist::slot_high(s);
-        b["count"] = lh.slot(s);
-        buckets.push_back(std::move(b));
-    }
-    nlohmann::json j = nlohmann::json::object();
-    j["count"] = lh.count();
-    j["total_ns"] = h.sum_ns[k];
-    j["buckets"] = std::move(buckets);
-    for (size_t i = 0; i < names.size(); ++i)
-        j[names[i]] = lh.percentile(o.percentiles[i]);
-    return j;
-}
-
-nlohmann::json hists_json(const LatencyHists& h, const LatencyReportOptions& o) {
-    const std::vector<std::string> names = pnames(o);
-    nlohmann::json j = nlohmann::json::object();
-    for (size_t k = 0; k < kLatencyKinds; ++k)
-        if (hist(h, k, o).count())
-            j[std::string(latency_kind_name(static_cast<LatencyKind>(k)))] =
-                hist_json(h, k, o, names);
-    return j;
-}
-
 LatencyHists merged(const RunResult& r) {
     LatencyHists all;
     for (const TaskLatency& t : r.latency)
@@ -180,7 +137,7 @@ void put_uint(std::string& b, uint64_t v) {
     b.append(text.data(), text.size());
 }
 
-// A histogram's object: with bcc_buckets, bcc's bucket objects (as hist_json's), else, for each
+// A histogram's object: with bcc_buckets, bcc's bucket objects, else, for each
 // task or process, only the counts, entry i being bcc's slot i + 1 ("0 -> 1", "2 -> 3", ...),
 // which keeps the JSON of a run with hundreds of processes a fraction of its size. nlohmann keeps
 // an object's members in the order of their keys: "buckets" or "count", "counts", then the
@@ -254,10 +211,9 @@ void hists_json_text(std::string& b, int indent, const LatencyHists& h,
     m.close('}');
 }
 
-}  // namespace
-
-std::string latency_json_text(const RunResult& r, const LatencyReportOptions& o, int indent) {
-    // The percentiles' names in key order, each once.
+// The percentiles' names in key order, each once, with their index in o.percentiles: made once
+// per report rather than once per histogram.
+std::vector<std::pair<std::string, size_t>> percentile_members(const LatencyReportOptions& o) {
     std::vector<std::pair<std::string, size_t>> names;
     for (size_t i = 0; i < o.percentiles.size(); ++i)
         names.emplace_back(pname(o.percentiles[i]), i);
@@ -266,6 +222,13 @@ std::string latency_json_text(const RunResult& r, const LatencyReportOptions& o,
     names.erase(std::unique(names.begin(), names.end(),
                             [](const auto& a, const auto& c) { return a.first == c.first; }),
                 names.end());
+    return names;
+}
+
+}  // namespace
+
+std::string latency_json_text(const RunResult& r, const LatencyReportOptions& o, int indent) {
+    const std::vector<std::pair<std::string, size_t>> names = percentile_members(o);
     std::string b;
     // Members in key order: "all", "entries", "per", "unit"; an entry's "comm", "histograms",
     // then "pid" or "tid".
@@ -300,7 +263,10 @@ nlohmann::json latency_variant_json(const VariantRuns& v, const LatencyReportOpt
     LatencyHists all;
     for (const RunResult& r : v.runs)
         all.merge(merged(r));
-    return hists_json(all, o);
+    // The one writer of a histograms object, read back: a compare has one per variant.
+    std::string b;
+    hists_json_text(b, 0, all, o, percentile_members(o), true);
+    return nlohmann::json::parse(b);
 }
 
 std::string latency_row_name(double percentile, std::string_view group) {
