@@ -37,13 +37,9 @@ struct LatencyHists {
     std::array<Log2Hist, kLatencyKinds> usecs, msecs;
     std::array<uint64_t, kLatencyKinds> sum_ns{};
 
-    // Inline, as record() is: it runs for every event (each TLB-shootdown IPI received).
+    // n events of `ns` each (a negative time counts as 0).
     void add(LatencyKind k, Nanos ns, uint64_t n) {
-        const auto i = static_cast<size_t>(k);
-        const auto v = static_cast<uint64_t>(ns > 0 ? ns : 0);
-        usecs[i].add(v / NSEC_PER_USEC, n);
-        msecs[i].add(v / NSEC_PER_MSEC, n);
-        sum_ns[i] += v * n;
+        add_run(k, ns, n, static_cast<uint64_t>(ns > 0 ? ns : 0) * n);
     }
     // n events in the same bucket as `ns` in both units, whose times add up to sum_ns.
     void add_run(LatencyKind k, Nanos ns, uint64_t n, uint64_t sum) {
