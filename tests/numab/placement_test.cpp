@@ -80,6 +80,45 @@ TEST(ScanPeriod, DoublesOnMigrationFailureAndKeepsLocality) {
     EXPECT_EQ(p.numa_scan_period, 2000u);
 }
 
+// The step that paces the forced walk through numa01's thread stacks (docs/validation.md,
+// inactive-vma): a thread's first hinting fault of a pass runs placement before the fault is
+// counted, finds nothing recorded (local + shared == 0), doubles the thread's period and moves
+// the mm's next scan to now + that period, past the 1 s a sibling's walk had just set.
+TEST(ScanPeriod, FirstFaultOfAPassWithNothingRecordedMovesTheMmsNextScan) {
+    NumabWorld w;
+    Mm& mm = w.new_mm();
+    w.new_vma(mm, 262144, 0);  // 1 GiB on node 0: 4 windows, task_scan_max = 60000 / 4 = 15000
+    Task& p = w.new_task(mm, 1000, 0);
+    ASSERT_EQ(p.numa_scan_period, 1000u);  // scan_delay: a new thread's period
+    // Five passes completed while nothing was scannable; p has never placed.
+    mm.numa_scan_seq = 5;
+    w.sys.now = msecs_to_ns(30'000);
+    mm.numa_next_scan = msecs_to_ns(31'000);  // a sibling's walk at 30 s, its period 1000 ms
+
+    task_numa_fault(w.sys, p, CPUPID_UNSET, 0, 1, TNF_FAULT_LOCAL);
+    EXPECT_EQ(p.numa_scan_seq, 5);
+    EXPECT_EQ(p.numa_scan_period, 2000u);               // min(15000, 2 * 1000)
+    EXPECT_EQ(mm.numa_next_scan, msecs_to_ns(32'000));  // 30 s + 2000 ms
+    EXPECT_EQ(p.numa_faults_locality[1], 1u);           // counted after placement
+
+    // Later faults of the same pass do not place again, so they leave the gate alone.
+    w.sys.now = msecs_to_ns(32'000);
+    mm.numa_next_scan = msecs_to_ns(33'000);
+    task_numa_fault(w.sys, p, CPUPID_UNSET, 0, 1, TNF_FAULT_LOCAL);
+    EXPECT_EQ(p.numa_scan_period, 2000u);
+    EXPECT_EQ(mm.numa_next_scan, msecs_to_ns(33'000));
+
+    // The next pass finds the two local private faults: ps_ratio 10, so the period grows by
+    // (10 - 7) slots of ceil(2000 / 10) = 600 ms, and the gate is not touched.
+    mm.numa_scan_seq = 6;
+    w.sys.now = msecs_to_ns(34'000);
+    mm.numa_next_scan = msecs_to_ns(35'000);
+    task_numa_fault(w.sys, p, CPUPID_UNSET, 0, 1, TNF_FAULT_LOCAL);
+    EXPECT_EQ(p.numa_scan_seq, 6);
+    EXPECT_EQ(p.numa_scan_period, 2600u);
+    EXPECT_EQ(mm.numa_next_scan, msecs_to_ns(35'000));
+}
+
 TEST(ScanPeriod, BoundsFollowRss) {
     NumabWorld w;
     Mm& mm = w.new_mm();
