@@ -4,9 +4,10 @@
 # whose CPU-less node 1 the guest's ACPI HMAT puts in a lower memory tier, running
 # scripts/oracle-tier/hmat-scenario.toml (mode 2, demotion on), and the model's v6.12 run beside
 # it. Checks that the real kernel formed the model's tiers (ids and nodes) from the HMAT figures
-# qemu published, took the knobs, and that both sides promote and demote. First, without
-# booting, that Debian's 6.1 kernel is refused for this scenario (it puts CPU-less boot memory in
-# the DRAM tier). About 100 s of wall time at nice 5.
+# qemu published, took the knobs, that both sides promote, and that the model demotes with
+# kswapd and neither side directly. First, without booting, that Debian's 6.1 kernel is refused
+# for this scenario (it puts CPU-less boot memory in the DRAM tier). About 70 s of wall time at
+# nice 5.
 # Usage: scripts/oracle-tier-hmat-check.sh BUILD_DIR
 #   (exit 77, skipped: no qemu-system-x86_64, busybox, numasim-guest or python3, or apt-get
 #   cannot fetch the 6.12 kernel and none is cached)
@@ -57,11 +58,21 @@ settings = boot["settings"]
 if settings.get("numa_balancing") != "2" or settings.get("demotion_enabled") != "true":
     fail.append(f"the guest's settings are {settings}")
 medians = {v["figure"]: (v["oracle_median"], v["numasim_median"]) for v in j["verdicts"]}
-for c in ("pgpromote_candidate", "pgpromote_success", "pgdemote_kswapd", "numa_pages_migrated"):
+for c in ("pgpromote_candidate", "pgpromote_success", "numa_pages_migrated"):
     r, m = medians.get(c, (0, 0))
     print(f"{c}: oracle {r}, numasim {m}")
     if r == 0 or m == 0:
         fail.append(f"{c}: oracle {r}, numasim {m}; both sides should count some")
+# The model promotes the whole buffer into node 0's last 128 MiB and must demote to do so; the
+# emulated kernel promotes fewer pages under TCG, and demotes only when they overrun node 0's
+# room, which depends on the host's speed (docs/oracle.md): its demotions are printed, not checked.
+for c in ("pgdemote_kswapd", "pgdemote_direct"):
+    r, m = medians.get(c, (0, 0))
+    print(f"{c}: oracle {r}, numasim {m}")
+if medians.get("pgdemote_kswapd", (0, 0))[1] == 0:
+    fail.append("numasim demoted nothing with kswapd")
+if any(medians.get("pgdemote_direct", (0, 0))):
+    fail.append(f"direct demotion: {medians['pgdemote_direct']}; node 0 never runs out")
 for f in fail:
     print("oracle-tier-hmat-check:", f)
 sys.exit(1 if fail else 0)
