@@ -17,6 +17,7 @@
 #include "experiment/oracle_guest_boot.h"
 #include "guest/protocol.h"
 #include "machine/memory_device.h"
+#include "mm/memory_tiers.h"
 #include "numab/profile.h"
 #include "oracle/guest_image.h"
 #include "oracle/kernel_image.h"
@@ -140,6 +141,28 @@ void check_damon_kernel(const KernelImage& k) {
                                      k.release, k.origin));
 }
 
+// "nodes 2,3" / "node 2".
+std::string nodes_text(const std::vector<int>& nodes) {
+    return fmt::format("{} {}", nodes.size() > 1 ? "nodes" : "node", fmt::join(nodes, ","));
+}
+
+// A tiered guest's boot whose kernel formed fewer tiers than the model: its firmware's HMAT
+// was not read (CONFIG_ACPI_HMAT off, or a kernel before v6.10), so mode 2 and demotion have
+// nothing to do on it.
+void check_real_tiers(const OracleBoot& b, int index, const MemoryTiers& model) {
+    if (b.log.tiers.size() >= model.tiers.size()) return;
+    std::string real;
+    for (const auto& [id, nodes] : b.log.tiers)
+        real += fmt::format("{}memory_tier{} ({})", real.empty() ? "" : ", ", id, nodes);
+    throw InputError(
+        "oracle", fmt::format("boot {}", index),
+        fmt::format("the guest's kernel formed {} memory tier(s), {}, where the model "
+                    "forms {}: it did not read the guest's ACPI HMAT (a kernel needs "
+                    "CONFIG_ACPI_HMAT=y and v6.10+; --kernel-package "
+                    "linux-image-6.12-amd64 boots one)",
+                    b.log.tiers.size(), real.empty() ? "none" : real, model.tiers.size()));
+}
+
 }  // namespace
 
 std::string guest_binary_for(const fs::path& exe) {
@@ -161,6 +184,16 @@ std::vector<std::string> dax_kmem_notes(const Topology& guest) {
                             "(docs/oracle.md, \"A lower memory tier\")",
                             n.id, memory_kind_name(n.device.kind)));
     return notes;
+}
+
+std::vector<int> hmat_lower_tier_nodes(const Topology& m) {
+    Topology with_hmat = m;
+    with_hmat.hmat = true;
+    const MemoryTiers mt = establish_memory_tiers(with_hmat, MemtierKernel::kHmat);
+    std::vector<int> lower;
+    for (const NodeInfo& n : m.nodes)
+        if (n.mem_bytes > 0 && !mt.node_is_toptier(n.id)) lower.push_back(n.id);
+    return lower;
 }
 
 OracleResult run_oracle(const OracleOptions& o) {
@@ -227,10 +260,39 @@ OracleResult run_oracle(const OracleOptions& o) {
     res.guest = fit_guest_machine(asked.machine, lim, o.scenario);
     for (const auto& s : res.guest.scaled)
         res.notes.push_back("the guest is scaled down: " + s);
+    // Memory-only nodes in a lower tier: a kernel that takes a CPU-less node's tier from the
+    // HMAT boots a tiered guest; on an older one they are DRAM-tier boot memory, which a scenario
+    // that promotes or demotes cannot use.
+    const std::vector<int> lower = hmat_lower_tier_nodes(asked.machine);
+    if (!lower.empty() && memtier_kernel_of_release(series) == MemtierKernel::kHmat) {
+        publish_hmat(asked.machine, res.guest);
+        res.notes.push_back(fmt::format(
+            "the guest's firmware publishes an ACPI HMAT (qemu hmat=on) with the machine's "
+            "figures, so its kernel puts memory-only {} in a lower memory tier as the model does "
+            "(docs/oracle.md, \"A tiered guest\")",
+            nodes_text(lower)));
+    } else if (!lower.empty() && (asked.knobs.tiering_mode() || asked.knobs.demotion_enabled)) {
+        throw InputError(
+            o.kernel.empty() ? "--kernel-package" : "--kernel",
+            o.kernel.empty() ? o.kernel_package : o.kernel,
+            fmt::format(
+                "the scenario runs {} on a machine whose memory-only {} in a lower "
+                "memory tier, but {} (series {}) puts CPU-less boot memory in the DRAM tier: a "
+                "kernel takes such a node's tier from the ACPI HMAT from v6.10 on; boot "
+                "--kernel-package linux-image-6.12-amd64 or a v6.10+ --kernel",
+                asked.knobs.tiering_mode()
+                    ? fmt::format("numa_balancing={}", asked.knobs.numa_balancing)
+                    : std::string("demotion_enabled"),
+                nodes_text(lower) + (lower.size() > 1 ? " are" : " is"), res.kernel.release,
+                series));
+    }
     for (const std::string& note : dax_kmem_notes(res.guest.topo))
         res.notes.push_back(note);
     res.model = load_scenario_file(o.scenario, ov);
     res.model.machine = res.guest.topo;
+    if (res.guest.topo.hmat)
+        res.model_tiers = establish_memory_tiers(
+            res.model.machine, memtier_kernel_of_release(profile_release(res.model.profile)));
     if (!overrides_key(ov, "scenario.iterations")) res.model.iterations = o.boots;
     // The workloads read their sizes again against the guest's (possibly scaled-down) nodes.
     uint64_t need = 0;
@@ -251,13 +313,18 @@ OracleResult run_oracle(const OracleOptions& o) {
 
     // The kernel's knobs, and the settings only the model has.
     res.knobs = guest_knobs(res.model.knobs);
+    // A tiered guest's init writes demotion_enabled too (guest/init.sh).
+    std::vector<std::string> kernel_keys = kKernelKnobKeys;
+    if (res.guest.topo.hmat) kernel_keys.push_back("demotion_enabled");
     for (const auto& k : knobs_set(o.scenario, ov))
-        if (std::find(kKernelKnobKeys.begin(), kKernelKnobKeys.end(), k) == kKernelKnobKeys.end())
+        if (std::find(kernel_keys.begin(), kernel_keys.end(), k) == kernel_keys.end())
             res.notes.push_back(fmt::format(
                 "{} is a model switch with no kernel knob: the real kernel runs its own code", k));
 
     GuestConfig gc;
     gc.numa_balancing = res.model.knobs.numa_balancing;
+    gc.tiered = res.guest.topo.hmat;
+    gc.demotion_enabled = res.model.knobs.demotion_enabled;
     gc.knobs = res.knobs;
     std::ifstream sf(o.scenario);
     std::ostringstream text;
@@ -285,8 +352,10 @@ OracleResult run_oracle(const OracleOptions& o) {
 
     const double timeout =
         o.timeout_s > 0 ? o.timeout_s : guest_boot_timeout_s(ns_to_s(res.model.duration));
-    for (int b = 1; b <= o.boots; ++b)
+    for (int b = 1; b <= o.boots; ++b) {
         res.boots.push_back(boot_once(res.guest, qb, timeout, b, o.boots, o, cache));
+        if (res.guest.topo.hmat) check_real_tiers(res.boots.back(), b, res.model_tiers);
+    }
 
     if (o.write_damon_record) {
         std::string record;

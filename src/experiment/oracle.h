@@ -16,6 +16,7 @@
 #include "experiment/overrides.h"
 #include "experiment/run.h"
 #include "experiment/scenario.h"
+#include "mm/memory_tiers.h"
 #include "oracle/accel.h"
 #include "oracle/debian_kernel.h"
 #include "oracle/guest_machine.h"
@@ -56,6 +57,8 @@ struct OracleOptions {
 struct OracleResult {
     Scenario model;  // the scenario as the model ran it (guest machine, chosen profile)
     GuestMachine guest;
+    // A tiered guest's (guest.topo.hmat) memory tiers as the model forms them for the profile.
+    MemoryTiers model_tiers;
     KernelImage kernel;
     AccelChoice accel;
     std::vector<std::string> notes;  // profile choice, scaling, settings the kernel cannot take
@@ -73,6 +76,11 @@ OracleResult run_oracle(const OracleOptions& o);
 // (../libexec/numasim), so that an installed tree works wherever its prefix is moved. The path
 // beside it when neither exists (the error names it).
 std::string guest_binary_for(const std::filesystem::path& exe);
+
+// The nodes of `m` below the top memory tier when its firmware publishes an HMAT and the kernel
+// reads it (v6.10+): the memory-only nodes a tiered oracle guest puts in a lower tier. Empty when
+// every node is in the top tier.
+std::vector<int> hmat_lower_tier_nodes(const Topology& m);
 
 // The report's notes on the guest's memory-only nodes that the model onlines through dax/kmem
 // (a lower memory tier): the guest gives them boot memory, in the DRAM tier. One per node.

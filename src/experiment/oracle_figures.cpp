@@ -34,6 +34,29 @@ const std::vector<std::string> kOracleVmstat = {"numa_pte_updates",
                                                 "numa_local",
                                                 "numa_other",
                                                 "pgfault"};
+// ... and on a tiered guest (Topology::hmat) the tiering counters, then the page allocations by
+// zone. The model keeps every page in ZONE_NORMAL (kernel/counters.h); the guest's memory below
+// 4 GiB is ZONE_DMA32.
+const std::vector<std::string> kOracleTieringVmstat = {
+    "pgpromote_success", "pgpromote_candidate", "pgdemote_kswapd", "pgdemote_direct",
+    "pgalloc_dma",       "pgalloc_dma32",       "pgalloc_normal",  "pgalloc_movable"};
+
+// The model's value of a tiering counter; false for one it does not keep (pgalloc_dma*).
+bool model_tiering_counter(const Counters& c, const std::string& k, double& v) {
+    if (k == "pgpromote_success")
+        v = static_cast<double>(node_stat_total(c.pgpromote_success));
+    else if (k == "pgpromote_candidate")
+        v = static_cast<double>(node_stat_total(c.pgpromote_candidate));
+    else if (k == "pgdemote_kswapd")
+        v = static_cast<double>(c.pgdemote_kswapd);
+    else if (k == "pgdemote_direct")
+        v = static_cast<double>(c.pgdemote_direct);
+    else if (k == "pgalloc_normal")
+        v = static_cast<double>(c[Vm::pgalloc]);
+    else
+        return false;
+    return true;
+}
 
 void add_figure(std::vector<OracleFigure>& out, std::map<std::string, size_t>& index,
                 const std::string& name, bool real, size_t sample, size_t samples, double value) {
@@ -142,8 +165,11 @@ std::vector<OracleFigure> oracle_figures(const std::vector<OracleBoot>& boots,
                                          const Topology& machine) {
     std::vector<OracleFigure> out;
     std::map<std::string, size_t> index;
+    std::vector<std::string> vmstat = kOracleVmstat;
+    if (machine.hmat)
+        vmstat.insert(vmstat.end(), kOracleTieringVmstat.begin(), kOracleTieringVmstat.end());
     // Every figure exists on both sides, so that one side's zero is shown as such.
-    for (const auto& k : kOracleVmstat) {
+    for (const auto& k : vmstat) {
         index[k] = out.size();
         out.push_back(
             {k, std::vector<double>(boots.size(), 0.0), std::vector<double>(runs.size(), 0.0)});
@@ -172,7 +198,7 @@ std::vector<OracleFigure> oracle_figures(const std::vector<OracleBoot>& boots,
     for (size_t b = 0; b < boots.size(); ++b) {
         const BootLog& log = boots[b].log;
         const auto d = log.vmstat_delta();
-        for (const auto& k : kOracleVmstat)
+        for (const auto& k : vmstat)
             if (auto it = d.find(k); it != d.end())
                 add_figure(out, index, k, true, b, boots.size(), static_cast<double>(it->second));
         for (const auto& t : log.tasks) {
@@ -203,6 +229,10 @@ std::vector<OracleFigure> oracle_figures(const std::vector<OracleBoot>& boots,
                 add_figure(out, index, k, false, i, runs.size(),
                            static_cast<double>(r.counters.vm[v]));
         }
+        if (machine.hmat)
+            for (const auto& k : kOracleTieringVmstat)
+                if (double v = 0; model_tiering_counter(r.counters, k, v))
+                    add_figure(out, index, k, false, i, runs.size(), v);
         // The tasks that ran the workload: a parent that only forks and waits moved almost
         // nothing (its wait phases count a microsecond's worth of bytes).
         for (const ProcTask& t : r.tasks) {

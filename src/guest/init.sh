@@ -49,6 +49,28 @@ if [ "$THP" = madvise ] && [ -w $SHMEM_FILE ]; then
     echo advise > $SHMEM_FILE
 fi
 
+# A tiered guest (docs/oracle.md, "A tiered guest"): demotion as the scenario sets it, the
+# memory tiers the kernel formed at boot with their nodes, and the latency and bandwidth each
+# node got from the firmware's HMAT for its best CPU initiator (access class 1).
+if [ "$TIERED" = 1 ]; then
+    DEMOTION_FILE=/sys/kernel/mm/numa/demotion_enabled
+    if [ -w $DEMOTION_FILE ]; then
+        echo "$DEMOTION" > $DEMOTION_FILE
+        say setting demotion_enabled="$(cat $DEMOTION_FILE)"
+    else
+        say error "this kernel has no $DEMOTION_FILE (CONFIG_MIGRATION is off)"
+    fi
+    for t in /sys/devices/virtual/memory_tiering/memory_tier[0-9]*; do
+        [ -e "$t/nodelist" ] && say tier id="${t##*memory_tier}" nodes="$(cat "$t/nodelist")"
+    done
+    for n in /sys/devices/system/node/node[0-9]*; do
+        a=$n/access1/initiators
+        [ -e $a/read_latency ] &&
+            say hmat node="${n##*node}" latency_ns="$(cat $a/read_latency)" \
+                bandwidth_mbs="$(cat $a/read_bandwidth)"
+    done
+fi
+
 # The scan knobs live in debugfs since v5.13 and in /proc/sys/kernel before.
 set_knob() {
     f=/sys/kernel/debug/sched/numa_balancing/$1

@@ -5,6 +5,8 @@
 //   NUMASIM kernel release=6.1.0-57-amd64
 //   NUMASIM node id=0 cpus=0-1 mem_kb=1951736 distance=10,21
 //   NUMASIM setting numa_balancing=1                      (each knob as read back)
+//   NUMASIM tier id=4 nodes=0                             (a tiered guest: each memory tier)
+//   NUMASIM hmat node=1 latency_ns=305 bandwidth_mbs=39400  (... and each node's HMAT figures)
 //   NUMASIM vmstat when=before numa_pte_updates=0 ...     (all of /proc/vmstat; when=after too)
 //   NUMASIM runner start processes=1 tasks=4 duration_s=20
 //   NUMASIM progress <text>                               (the runner's own progress)
@@ -23,8 +25,8 @@
 //   NUMASIM error <text>
 //   NUMASIM end rc=0
 //
-// The init script (guest/init.sh) prints kernel, node, setting, vmstat, probe and end; the runner
-// (numasim-guest) prints the rest; the host reads them with oracle/guest_log.h.
+// The init script (guest/init.sh) prints kernel, node, setting, tier, hmat, vmstat, probe and
+// end; the runner (numasim-guest) prints the rest; the host reads them with oracle/guest_log.h.
 #pragma once
 
 #include <array>

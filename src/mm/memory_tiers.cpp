@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
-#include <cmath>
 #include <iterator>
 
+#include "machine/hmat.h"
 #include "sched/task.h"
 
 namespace numasim {
@@ -23,11 +23,9 @@ constexpr int MAX_NUMNODES = 1 << 10;
 constexpr int PENALTY_FOR_NODE_WITH_CPUS = 1;
 // The first releases of each behaviour (MemtierKernel).
 constexpr int kFirstTiersMinor = 1;  // v6.1: mm/memory-tiers.c
-constexpr int kFirstHmatMinor = 10;
+constexpr int kFirstHmatMinor = 10;  // v6.10: CPU-less boot nodes take their adistance from HMAT
 // v6.12: Zi Yan's "Various memory tiering fixes" (mm-stable for 6.12-rc1), PromotionKernel.
-constexpr int kPromotionFixesMinor =
-    12;                              // v6.10: CPU-less boot nodes take their adistance from HMAT
-constexpr double kMBPerGB = 1000.0;  // HMAT bandwidth is in MB/s
+constexpr int kPromotionFixesMinor = 12;
 
 struct Nodes {
     const Topology& t;
@@ -78,20 +76,8 @@ struct AccessCoordinate {
     int64_t read_latency = 0, write_latency = 0, read_bandwidth = 0, write_bandwidth = 0;
 };
 
-AccessCoordinate coordinate(double latency_ns, double bandwidth_gbs) {
-    const int64_t lat = std::llround(latency_ns);
-    const int64_t bw = std::llround(bandwidth_gbs * kMBPerGB);
-    return {lat, lat, bw, bw};
-}
-
-// What the HMAT says of node n from its nearest initiator: the device's figures, or for plain
-// DRAM the machine's at the node's distance from its host socket.
-AccessCoordinate hmat_perf(const Topology& t, int n) {
-    const MemoryDevice& d = t.nodes[n].device;
-    const int host = t.nearest_cpu_node(n);
-    const double lat = d.latency_ns > 0 ? d.latency_ns : t.hw.latency(t.node_distance(host, n));
-    const double bw = d.bandwidth_gbs > 0 ? d.bandwidth_gbs : t.hw.dram_bandwidth_gbs;
-    return coordinate(lat, bw);
+AccessCoordinate coordinate(const HmatFigures& f) {
+    return {f.latency_ns, f.latency_ns, f.bandwidth_mbs, f.bandwidth_mbs};
 }
 
 // mt_perf_to_adistance(): DRAM's adistance times the node's latency over DRAM's, times DRAM's
@@ -112,9 +98,9 @@ int node_adistance(const Topology& t, int n, MemtierKernel kernel) {
     const MemoryDevice& d = t.nodes[n].device;
     const int fixed = d.dax_kmem ? MEMTIER_DEFAULT_DAX_ADISTANCE : MEMTIER_ADISTANCE_DRAM;
     if (!t.nodes[n].cpus.empty() || kernel != MemtierKernel::kHmat || !t.hmat) return fixed;
-    const AccessCoordinate dram = coordinate(t.hw.latency(10), t.hw.dram_bandwidth_gbs);
-    if (dram.read_latency == 0 || dram.read_bandwidth == 0) return fixed;
-    return mt_perf_to_adistance(hmat_perf(t, n), dram);
+    const HmatFigures dram = hmat_figures(t, t.nearest_cpu_node(n));
+    if (dram.latency_ns == 0 || dram.bandwidth_mbs == 0) return fixed;
+    return mt_perf_to_adistance(coordinate(hmat_figures(t, n)), coordinate(dram));
 }
 
 std::string nodelist(const std::vector<int>& nodes) {

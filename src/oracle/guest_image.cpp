@@ -45,10 +45,12 @@ std::string guest_env_text(const GuestConfig& c) {
         knobs += fmt::format("{}{}={}", knobs.empty() ? "" : " ", k, v);
     for (const auto& a : c.runner_args)
         args += " " + a;
-    return fmt::format(
+    std::string env = fmt::format(
         "NUMA_BALANCING={}\nTHP={}\nKNOBS={}\nRUNNER_ARGS={}\n", c.numa_balancing,
         shell_quote(c.thp), shell_quote(knobs),
         shell_quote(std::string(kGuestScenarioPath) + " --params " + kGuestParamsPath + args));
+    if (c.tiered) env += fmt::format("TIERED=1\nDEMOTION={}\n", c.demotion_enabled ? 1 : 0);
+    return env;
 }
 
 std::string build_initramfs(std::string_view busybox, std::string_view runner,

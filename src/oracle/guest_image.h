@@ -17,13 +17,18 @@ struct GuestConfig {
     std::string scenario_text;                            // the scenario file as written
     std::vector<std::string> params;       // "dotted.key=value" overrides, applied by the runner
     std::vector<std::string> runner_args;  // after the scenario path
+    // A tiered guest (publish_hmat): the init prints the memory tiers the kernel formed and
+    // writes demotion_enabled (/sys/kernel/mm/numa/demotion_enabled).
+    bool tiered = false;
+    bool demotion_enabled = false;
 };
 
 // Where the runner finds its inputs inside the guest.
 inline constexpr const char* kGuestScenarioPath = "/oracle/scenario.toml";
 inline constexpr const char* kGuestParamsPath = "/oracle/params";
 
-// The shell assignments /oracle/env holds (NUMA_BALANCING, THP, KNOBS, RUNNER_ARGS).
+// The shell assignments /oracle/env holds (NUMA_BALANCING, THP, KNOBS, RUNNER_ARGS; for a tiered
+// guest also TIERED and DEMOTION).
 std::string guest_env_text(const GuestConfig& c);
 
 // The archive bytes. `busybox` and `runner` are the contents of the two static executables.

@@ -100,6 +100,10 @@ std::string BootLogReader::feed(std::string_view line) {
             if (get("armed") == "1") log_.probe_hits[event];
             if (kv.count("pid") && log_.probe_hits.count(event))
                 log_.probe_hits[event][static_cast<int>(to_int(get("pid")))] += to_int(get("hits"));
+        } else if (kind == "tier") {
+            log_.tiers[static_cast<int>(to_int(get("id")))] = get("nodes");
+        } else if (kind == "hmat") {
+            log_.hmat.push_back(kv);
         } else if (kind == "calibrate") {
             log_.calibrations.push_back(kv);
         } else if (kind == "runner") {

@@ -36,6 +36,10 @@ struct BootLog {
     std::vector<KeyValues> tasks;         // `task` lines
     std::vector<KeyValues> regions;       // `region` lines
     std::vector<KeyValues> calibrations;  // `calibrate` lines (numasim-guest --calibrate-ms)
+    // A tiered guest's memory tiers as its kernel formed them (`tier` lines): the id of each
+    // /sys/devices/virtual/memory_tiering/memory_tier<id> and its nodelist text.
+    std::map<int, std::string> tiers;
+    std::vector<KeyValues> hmat;  // `hmat` lines: a node's HMAT latency and bandwidth
     // Per kprobe event the init armed ("task_numa_work", "task_numa_fault"): hits per thread
     // id. An event absent here was not armed (that kernel has no kprobe events, or no such
     // function); a thread absent from an armed event's map made no call.

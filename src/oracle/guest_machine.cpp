@@ -100,6 +100,15 @@ GuestMachine fit_guest_machine(const Topology& m, const GuestLimits& lim,
     return g;
 }
 
+void publish_hmat(const Topology& m, GuestMachine& g) {
+    for (size_t i = 0; i < m.nodes.size(); ++i) {
+        if (!m.nodes[i].cpus.empty()) continue;
+        g.topo.nodes[i].device = m.nodes[i].device;
+        g.topo.nodes[i].device.dax_kmem = false;
+    }
+    g.topo.hmat = true;
+}
+
 uint64_t host_guest_memory_budget() {
     std::ifstream in("/proc/meminfo");
     std::string line;

@@ -33,6 +33,13 @@ struct GuestMachine {
 GuestMachine fit_guest_machine(const Topology& m, const GuestLimits& lim,
                                const std::string& origin);
 
+// Makes `g` (fitted from `m`) a tiered guest: each memory-only node keeps the device figures of
+// m's node, and the firmware publishes an ACPI HMAT (qemu `hmat=on`, `-numa hmat-lb`) from which
+// a v6.10+ kernel gives a CPU-less node its memory tier. qemu's memory is boot memory, so no node
+// is onlined by dax/kmem in the guest; with an HMAT the tier is the same either way
+// (mm/memory_tiers.h, MemtierKernel::kHmat).
+void publish_hmat(const Topology& m, GuestMachine& g);
+
 // Memory the guest may take on this host: half of MemAvailable (/proc/meminfo), leaving the
 // rest to the simulation and to whatever else runs. 0 if /proc/meminfo cannot be read.
 uint64_t host_guest_memory_budget();

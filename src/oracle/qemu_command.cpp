@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "machine/hmat.h"
+
 namespace numasim {
 
 namespace {
@@ -47,7 +49,9 @@ std::vector<std::string> qemu_argv(const GuestMachine& g, const QemuBoot& b) {
     bool uniform = true;
     for (const auto& n : t.nodes)
         uniform &= n.cpus.empty() || static_cast<int>(n.cpus.size()) == per_socket;
-    a.insert(a.end(), {"-machine", "q35", "-m", fmt::format("{}M", mib(t.total_mem_bytes()))});
+    // With an HMAT every memory-only node names the initiator nearest to it.
+    a.insert(a.end(), {"-machine", t.hmat ? "q35,hmat=on" : "q35", "-m",
+                       fmt::format("{}M", mib(t.total_mem_bytes()))});
     a.push_back("-smp");
     a.push_back(uniform ? fmt::format("{},sockets={},cores={},threads={}", cpus, cpu_nodes,
                                       per_socket / g.threads_per_core, g.threads_per_core)
@@ -66,6 +70,8 @@ std::vector<std::string> qemu_argv(const GuestMachine& g, const QemuBoot& b) {
                 if (comma == std::string::npos) break;
                 start = comma + 1;
             }
+        } else if (t.hmat) {
+            node += fmt::format(",initiator={}", t.nearest_cpu_node(n.id));
         }
         a.insert(a.end(), {"-numa", node});
     }
@@ -74,6 +80,19 @@ std::vector<std::string> qemu_argv(const GuestMachine& g, const QemuBoot& b) {
             if (i != j)
                 a.insert(a.end(), {"-numa", fmt::format("dist,src={},dst={},val={}", i, j,
                                                         t.distance[i][j])});
+    if (t.hmat)
+        for (const auto& n : t.nodes) {
+            // Each node's figures from its initiator only: the kernel takes a target's
+            // performance from its best initiator, and these are the best.
+            const HmatFigures f = hmat_figures(t, n.id);
+            const std::string pair = fmt::format("hmat-lb,initiator={},target={},hierarchy=memory",
+                                                 t.nearest_cpu_node(n.id), n.id);
+            // qemu: latency in ns; bandwidth with the M suffix in MB/s, the HMAT's unit.
+            a.insert(a.end(), {"-numa", fmt::format("{},data-type=access-latency,latency={}", pair,
+                                                    f.latency_ns)});
+            a.insert(a.end(), {"-numa", fmt::format("{},data-type=access-bandwidth,bandwidth={}M",
+                                                    pair, f.bandwidth_mbs)});
+        }
     a.insert(a.end(), {"-kernel", b.kernel, "-initrd", b.initrd, "-append", b.append});
     a.insert(a.end(), {"-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",
                        "-nic", "none"});

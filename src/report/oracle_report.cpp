@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "oracle/qemu_command.h"
 #include "report/aligned_text.h"
 #include "report/json_out.h"
 #include "report/mmtests_table.h"
@@ -50,6 +51,32 @@ std::string settings_line(const OracleResult& r) {
     return s;
 }
 
+// "memory_tier4 (0), memory_tier23 (1)": tiers as /sys/devices/virtual/memory_tiering/ names
+// them, with their nodelists.
+std::string real_tiers(const BootLog& log) {
+    std::string s;
+    for (const auto& [id, nodes] : log.tiers)
+        s += fmt::format("{}memory_tier{} ({})", s.empty() ? "" : ", ", id, nodes);
+    return s;
+}
+
+std::string model_tiers(const MemoryTiers& mt) {
+    std::string s;
+    for (const MemoryTier& t : mt.tiers)
+        s += fmt::format("{}memory_tier{} ({})", s.empty() ? "" : ", ", t.id(),
+                         cpu_list_text(t.nodes));
+    return s;
+}
+
+// Each node's HMAT figures as the guest's kernel read them (access class 1).
+std::string hmat_line(const BootLog& log) {
+    std::string s;
+    for (const KeyValues& kv : log.hmat)
+        s += fmt::format("{}node {} {} ns {} MB/s", s.empty() ? "" : ", ", kv.at("node"),
+                         kv.at("latency_ns"), kv.at("bandwidth_mbs"));
+    return s;
+}
+
 }  // namespace
 
 std::string oracle_text(const OracleResult& r) {
@@ -63,6 +90,11 @@ std::string oracle_text(const OracleResult& r) {
     s += "          Emulated NUMA nodes have no remote-access penalty: the kernel's decisions\n"
          "          are real, the memory's speed is not.\n";
     s += fmt::format("knobs:    {}\n", settings_line(r));
+    if (r.guest.topo.hmat) {
+        s += fmt::format("tiers:    real {}; model {}\n", real_tiers(r.boots.front().log),
+                         model_tiers(r.model_tiers));
+        s += fmt::format("hmat:     {}\n", hmat_line(r.boots.front().log));
+    }
     s += fmt::format("model:    profile {}, {} iteration(s), seed {}\n", r.model.profile,
                      r.model.iterations, r.model.seed);
     std::string walls, elapsed;
@@ -111,16 +143,24 @@ nlohmann::json oracle_json(const OracleResult& r) {
             for (const auto& [tid, n] : hits)
                 probes[event][std::to_string(tid)] = n;
         }
-        boots.push_back({{"wall_s", b.wall_s},
-                         {"elapsed_s", b.log.elapsed_s},
-                         {"kernel", b.log.kernel_release},
-                         {"settings", b.log.settings},
-                         {"vmstat", b.log.vmstat_delta()},
-                         {"tasks", b.log.tasks},
-                         {"regions", b.log.regions},
-                         {"probes", probes},
-                         {"samples", samples},
-                         {"console_log", b.console_log}});
+        nlohmann::json boot = {{"wall_s", b.wall_s},
+                               {"elapsed_s", b.log.elapsed_s},
+                               {"kernel", b.log.kernel_release},
+                               {"settings", b.log.settings},
+                               {"vmstat", b.log.vmstat_delta()},
+                               {"tasks", b.log.tasks},
+                               {"regions", b.log.regions},
+                               {"probes", probes},
+                               {"samples", samples},
+                               {"console_log", b.console_log}};
+        if (r.guest.topo.hmat) {
+            nlohmann::json tiers = nlohmann::json::object();
+            for (const auto& [id, nodes] : b.log.tiers)
+                tiers["memory_tier" + std::to_string(id)] = nodes;
+            boot["memory_tiers"] = tiers;
+            boot["hmat"] = b.log.hmat;
+        }
+        boots.push_back(boot);
     }
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& x : r.runs)
@@ -131,21 +171,29 @@ nlohmann::json oracle_json(const OracleResult& r) {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& n : r.guest.topo.nodes)
         nodes.push_back({{"cpus", n.cpus}, {"mem_bytes", n.mem_bytes}});
-    return {{"scenario", r.model.name},
-            {"machine", r.model.machine.name},
-            {"guest",
-             {{"nodes", nodes}, {"distance", r.guest.topo.distance}, {"scaled", r.guest.scaled}}},
-            {"kernel", {{"release", r.kernel.release}, {"origin", r.kernel.origin}}},
-            {"accel", to_string(r.accel.accel)},
-            {"accel_reason", r.accel.why},
-            {"timing_note", r.accel.accel == Accel::Tcg ? kTcgTimingNote : ""},
-            {"profile", r.model.profile},
-            {"knobs", r.knobs},
-            {"notes", r.notes},
-            {"compare", to_json(oracle_compare_table(r.figures))},
-            {"verdicts", v},
-            {"boots", boots},
-            {"runs", runs}};
+    nlohmann::json out = {
+        {"scenario", r.model.name},
+        {"machine", r.model.machine.name},
+        {"guest",
+         {{"nodes", nodes}, {"distance", r.guest.topo.distance}, {"scaled", r.guest.scaled}}},
+        {"kernel", {{"release", r.kernel.release}, {"origin", r.kernel.origin}}},
+        {"accel", to_string(r.accel.accel)},
+        {"accel_reason", r.accel.why},
+        {"timing_note", r.accel.accel == Accel::Tcg ? kTcgTimingNote : ""},
+        {"profile", r.model.profile},
+        {"knobs", r.knobs},
+        {"notes", r.notes},
+        {"compare", to_json(oracle_compare_table(r.figures))},
+        {"verdicts", v},
+        {"boots", boots},
+        {"runs", runs}};
+    if (r.guest.topo.hmat) {
+        nlohmann::json tiers = nlohmann::json::object();
+        for (const MemoryTier& t : r.model_tiers.tiers)
+            tiers["memory_tier" + std::to_string(t.id())] = cpu_list_text(t.nodes);
+        out["model_memory_tiers"] = tiers;
+    }
+    return out;
 }
 
 }  // namespace numasim

@@ -30,17 +30,17 @@ using numasim::test::spawn_numasim;
 
 namespace fs = std::filesystem;
 
-// A file that numasim reads as an x86 bzImage of release 6.1.0-fake: the setup header's magic,
+// A file that numasim reads as an x86 bzImage of release `release`: the setup header's magic,
 // boot protocol 2.15 and a pointer to the version string (Documentation/arch/x86/boot.rst).
-std::string fake_bzimage() {
-    const std::string path = scratch_path("bzImage");
+std::string fake_bzimage(const std::string& release = "6.1.0-fake") {
+    const std::string path = scratch_path("bzImage-" + release);
     std::string image(64 * 1024, '\0');
     image.replace(0x202, 4, "HdrS");
     image[0x206] = 0x0f;
     image[0x207] = 0x02;
     image[0x20e] = 0x00;  // the string at 0x200 + 0x100
     image[0x20f] = 0x01;
-    const std::string version = "6.1.0-fake (test) #1 SMP";
+    const std::string version = release + " (test) #1 SMP";
     image.replace(0x300, version.size(), version);
     std::ofstream(path, std::ios::binary) << image;
     return path;
@@ -101,6 +101,42 @@ TEST(FaultOracle, KernelThatIsNotAKernel) {
     EXPECT_EQ(o.status, 2) << o.out;
     EXPECT_NE(o.out.find("numasim: error: /etc/hostname: not an x86 bzImage"), std::string::npos)
         << o.out;
+}
+
+// A scenario that promotes on a machine with a memory-only lower tier (docs/oracle.md, "A tiered
+// guest"): a 6.1 kernel puts CPU-less boot memory in the DRAM tier, so it is refused before any
+// boot, naming the option and the kernel that can.
+TEST(FaultOracle, TieredScenarioOnAKernelBeforeHmatTiers) {
+    const Output o =
+        run_numasim("oracle scripts/oracle-tier/hmat-scenario.toml --accel tcg --kernel " +
+                    fake_bzimage() + " --qemu " + fake_qemu("qemu-unused", "exit 1"));
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: --kernel: "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("the scenario runs numa_balancing=2 on a machine whose memory-only node 1 "
+                         "is in a lower memory tier, but 6.1.0-fake (series v6.1)"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("--kernel-package linux-image-6.12-amd64"), std::string::npos) << o.out;
+}
+
+// A v6.10+ kernel that nevertheless formed one tier (no CONFIG_ACPI_HMAT): the boot is an error.
+TEST(FaultOracle, TieredGuestWhoseKernelFormedOneTier) {
+    SKIP_WITHOUT_GUEST();
+    const std::string guest = (fs::path(NUMASIM_BINARY).parent_path() / "numasim-guest").string();
+    const std::string qemu = fake_qemu("qemu-one-tier",
+                                       "echo 'NUMASIM kernel release=6.12.0-fake'\n"
+                                       "echo 'NUMASIM tier id=4 nodes=0-1'\n"
+                                       "echo 'NUMASIM end rc=0'");
+    const Output o =
+        run_numasim("oracle scripts/oracle-tier/hmat-scenario.toml --accel tcg --kernel " +
+                    fake_bzimage("6.12.0-fake") + " --qemu " + qemu + " --busybox " + guest +
+                    " --guest " + guest + " --cache " + scratch_path("oracle_one_tier"));
+    EXPECT_EQ(o.status, 2) << o.out;
+    EXPECT_NE(o.out.find("numasim: error: oracle: boot 1: the guest's kernel formed 1 memory "
+                         "tier(s), memory_tier4 (0-1), where the model forms 2"),
+              std::string::npos)
+        << o.out;
+    EXPECT_NE(o.out.find("CONFIG_ACPI_HMAT=y"), std::string::npos) << o.out;
 }
 
 TEST(FaultOracle, QemuKilled) {

@@ -80,6 +80,35 @@ TEST(OracleFigures, VmstatDeltasTasksAndPages) {
     EXPECT_EQ(figure(model_only, "q/shm N1").model, (std::vector<double>{2}));
 }
 
+// A tiered guest (Topology::hmat) adds the tiering counters and the allocations by zone; the
+// model has pgalloc_normal only (every simulated page is in ZONE_NORMAL).
+TEST(OracleFigures, TieringCountersOnATieredGuest) {
+    Topology m = load_preset("tiny-2n");
+    EXPECT_THROW(figure(oracle_figures({boot(1, {})}, {run(1)}, m), "pgpromote_success"),
+                 std::runtime_error);
+    m.hmat = true;
+    OracleBoot b = boot(1, {});
+    b.log.vmstat_before.insert(
+        {{"pgpromote_success", 5}, {"pgdemote_kswapd", 0}, {"pgalloc_dma32", 100}});
+    b.log.vmstat_after.insert(
+        {{"pgpromote_success", 4005}, {"pgdemote_kswapd", 300}, {"pgalloc_dma32", 900}});
+    RunResult r = run(1);
+    r.counters.pgpromote_success = {3000, 0};
+    r.counters.pgpromote_candidate = {3100, 0};
+    r.counters.pgdemote_kswapd = 250;
+    r.counters[Vm::pgalloc] = 700;
+    const auto f = oracle_figures({b}, {r}, m);
+    EXPECT_EQ(figure(f, "pgpromote_success").real, std::vector<double>{4000});
+    EXPECT_EQ(figure(f, "pgpromote_success").model, std::vector<double>{3000});
+    EXPECT_EQ(figure(f, "pgpromote_candidate").model, std::vector<double>{3100});
+    EXPECT_EQ(figure(f, "pgdemote_kswapd").real, std::vector<double>{300});
+    EXPECT_EQ(figure(f, "pgdemote_kswapd").model, std::vector<double>{250});
+    EXPECT_EQ(figure(f, "pgdemote_direct").model, std::vector<double>{0});
+    EXPECT_EQ(figure(f, "pgalloc_dma32").real, std::vector<double>{800});
+    EXPECT_EQ(figure(f, "pgalloc_dma32").model, std::vector<double>{0});
+    EXPECT_EQ(figure(f, "pgalloc_normal").model, std::vector<double>{700});
+}
+
 TEST(OracleFigures, CallRatesPerTaskFromProbesAndHistograms) {
     const Topology m = load_preset("tiny-2n");
     // The guest: two workload threads over 20 s, with 10 and 30 task_numa_work calls (30 and

@@ -17,6 +17,14 @@ TEST(OracleTierNote, OneNotePerDaxKmemNode) {
     EXPECT_NE(notes[1].find("boot memory in the DRAM tier"), std::string::npos) << notes[1];
 }
 
+// With the HMAT a v6.10+ kernel reads, cascadelake-2s-pmem's Optane nodes fall below the DRAM
+// tier: adistance 576 * (2 * 305) / (2 * 85) * (2 * 100000) / (2 * 39400) = 5243 (integer steps),
+// memory_tier40, against DRAM's memory_tier4.
+TEST(OracleTierNote, HmatLowerTierNodes) {
+    EXPECT_EQ(hmat_lower_tier_nodes(load_preset("cascadelake-2s-pmem")), (std::vector<int>{2, 3}));
+    EXPECT_TRUE(hmat_lower_tier_nodes(load_preset("tiny-2n")).empty());
+}
+
 TEST(OracleTierNote, NoneForDramOnlyMachines) {
     EXPECT_TRUE(dax_kmem_notes(load_preset("tiny-2n")).empty());
 }

@@ -48,6 +48,17 @@ TEST(GuestEnv, ShellAssignmentsForTheInit) {
         << env;
 }
 
+TEST(GuestEnv, TieredGuestAddsTieredAndDemotion) {
+    GuestConfig c;
+    EXPECT_EQ(guest_env_text(c).find("TIERED"), std::string::npos);
+    c.tiered = true;
+    c.demotion_enabled = true;
+    const std::string env = guest_env_text(c);
+    EXPECT_NE(env.find("\nTIERED=1\nDEMOTION=1\n"), std::string::npos) << env;
+    c.demotion_enabled = false;
+    EXPECT_NE(guest_env_text(c).find("\nDEMOTION=0\n"), std::string::npos);
+}
+
 TEST(GuestImage, HoldsInitRunnerAndScenario) {
     GuestConfig c;
     c.scenario_text = "[scenario]\n";

@@ -109,6 +109,18 @@ TEST(BootLog, SkipVmaReasonsAreProbeEventsPerThread) {
     EXPECT_EQ(b.probe_hits.count("sched_skip_vma_numa.SEQ_COMPLETED"), 0u);
 }
 
+TEST(BootLog, TieredGuestsTiersAndHmatFigures) {
+    const BootLog log = parse_boot_log(
+        "NUMASIM tier id=4 nodes=0-1\n"
+        "NUMASIM tier id=40 nodes=2-3\n"
+        "NUMASIM hmat node=2 latency_ns=305 bandwidth_mbs=39400\n"
+        "NUMASIM setting demotion_enabled=true\n");
+    EXPECT_EQ(log.tiers, (std::map<int, std::string>{{4, "0-1"}, {40, "2-3"}}));
+    ASSERT_EQ(log.hmat.size(), 1u);
+    EXPECT_EQ(log.hmat[0].at("latency_ns"), "305");
+    EXPECT_EQ(log.settings.at("demotion_enabled"), "true");
+}
+
 TEST(ParseKeyValues, IgnoresBareWords) {
     const KeyValues kv = parse_key_values("a=1  b=x=y bare c=");
     EXPECT_EQ(kv.at("a"), "1");
