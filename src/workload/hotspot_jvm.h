@@ -95,8 +95,6 @@ class HotspotJvm {
     uint64_t eden_bytes() const;
     uint64_t young_bytes() const { return young_; }
     uint64_t old_committed_bytes() const { return old_; }
-    int young_collections() const { return gc_cycles_; }
-    const HotspotSafepoint& safepoint() const { return *safepoint_; }
     Process& process() { return *pr_; }
 
   private:

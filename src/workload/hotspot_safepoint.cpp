@@ -129,7 +129,6 @@ bool HotspotSafepoint::vm_thread_step(Nanos now, bool exiting, Phase& ph) {
             blocked_.clear();
             requester_ = nullptr;
             state_ = State::Idle;
-            ++collections_;
             hooks_.collected(now);
             ph.futex_wait = !exiting;
             return true;

@@ -70,7 +70,6 @@ class HotspotSafepoint {
 
     State state() const { return state_; }
     int java_threads() const { return static_cast<int>(live_.size()); }
-    int collections() const { return collections_; }
 
   private:
     struct Worker {
@@ -95,7 +94,6 @@ class HotspotSafepoint {
     std::deque<int> idle_;  // start-semaphore waiters, first come first woken
     Phase task_;            // the dispatched workers' scavenge work
     int not_finished_ = 0;
-    int collections_ = 0;
 };
 
 }  // namespace numasim
