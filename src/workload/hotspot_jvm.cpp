@@ -49,18 +49,24 @@ constexpr uint64_t METASPACE_NODE = 64 * MiB, METASPACE_USED = 8 * MiB;
 constexpr uint64_t PERFDATA_BYTES = 32 * KiB;
 constexpr Nanos PERF_SAMPLING_INTERVAL = 50 * NSEC_PER_MSEC;
 // JVM threads that wait on monitors until the VM exits (OpenJDK 17, measured thread names).
-const char* const SERVICE_THREADS[] = {"VM Thread",       "Reference Handl", "Finalizer",
-                                       "Signal Dispatch", "Service Thread",  "Monitor Deflati",
-                                       "Sweeper thread",  "Common-Cleaner",  "Notification Th"};
+// The VM Thread comes first, before these (hotspot_safepoint.h).
+const char* const SERVICE_THREADS[] = {"Reference Handl", "Finalizer",       "Signal Dispatch",
+                                       "Service Thread",  "Monitor Deflati", "Sweeper thread",
+                                       "Common-Cleaner",  "Notification Th"};
 // Young collections copy at streaming speed; the floor keeps a tiny heap from turning the
-// workers into busy loops.
+// collections into a busy loop.
 constexpr double GC_RATE_GBS = BZERO_RATE_GBS;
 constexpr Nanos MIN_GC_PERIOD = 10 * NSEC_PER_MSEC;
-// While no application thread allocates, the workers wait in steps of this; the threads that
-// only wait for the VM's exit look at the clock as often (the model's stand-in for being woken
-// at exit).
-constexpr Nanos GC_IDLE_POLL = NSEC_PER_SEC;
+// The threads that only wait for the VM's exit look at the clock this often (the model's
+// stand-in for being woken at exit).
 constexpr Nanos SERVICE_POLL = NSEC_PER_SEC;
+// WorkerPolicy (gc_globals.hpp): GCWorkersPerJavaThread = 2; HeapSizePerGCThread =
+// ScaleForWordSize(32 MiB), i.e. 32 MiB * 13 / 10 aligned down to the 8-byte heap word on LP64.
+constexpr int GC_WORKERS_PER_JAVA_THREAD = 2;
+constexpr uint64_t HEAP_SIZE_PER_GC_THREAD = (32 * MiB * 13 / 10) / 8 * 8;
+// The Java main thread is the one non-daemon Java thread besides the application's (JBBmain
+// runs on it; the VM's service threads are daemons).
+constexpr int NON_DAEMON_VM_THREADS = 1;
 // Class loading, JIT compilation and the other start-up work run at the bzero rate.
 constexpr double VM_INIT_RATE_GBS = BZERO_RATE_GBS;
 
@@ -89,6 +95,19 @@ int hotspot_parallel_gc_threads(int ncpus) {
     return ncpus <= 8 ? ncpus : 8 + (ncpus - 8) * 5 / 8;
 }
 
+int hotspot_active_gc_workers(int total, int prev, int java_threads, uint64_t heap_capacity,
+                              bool explicit_count) {
+    if (explicit_count) return total;
+    const int min_workers = total == 1 ? 1 : 2;
+    const int by_java_threads = std::max(GC_WORKERS_PER_JAVA_THREAD * java_threads, min_workers);
+    const auto by_heap = static_cast<int>(std::min<uint64_t>(
+        INT32_MAX, std::max<uint64_t>(2, heap_capacity / HEAP_SIZE_PER_GC_THREAD)));
+    int n = std::min(std::max(by_java_threads, by_heap), total);
+    // Increase at once, decrease slowly.
+    if (n < prev) n = std::max(min_workers, (prev + n) / 2);
+    return n;
+}
+
 int hotspot_compiler_threads(int ncpus) {
     const int log_cpu = std::bit_width(static_cast<unsigned>(std::max(ncpus, 1))) - 1;
     const int loglog = std::bit_width(static_cast<unsigned>(std::max(log_cpu, 1))) - 1;
@@ -100,6 +119,21 @@ HotspotJvm::HotspotJvm(System& sys, JvmConfig cfg, int workload, int& next_threa
     const int visible = cfg_.cpus.empty() ? sys.nr_cpus() : static_cast<int>(cfg_.cpus.size());
     gc_threads_ = cfg_.gc_threads > 0 ? cfg_.gc_threads : hotspot_parallel_gc_threads(visible);
     compiler_threads_ = std::max(2, hotspot_compiler_threads(visible));
+    safepoint_ = std::make_unique<HotspotSafepoint>(HotspotSafepoint::Hooks{
+        .active_workers =
+            [this] {
+                active_workers_ =
+                    hotspot_active_gc_workers(gc_threads_, active_workers_,
+                                              safepoint_->java_threads() + NON_DAEMON_VM_THREADS,
+                                              young_ + old_, cfg_.gc_threads > 0);
+                return active_workers_;
+            },
+        .worker_task = [this](int n) { return scavenge_task(n); },
+        .collected =
+            [this](Nanos now) {
+                ++gc_cycles_;
+                eden_full_at_ = alloc_rate_ > 0 ? now + gc_period() : -1;
+            }});
     pr_ = Process::exec(sys, hotspot_jvm());
     if (!cfg_.cpus.empty()) pr_->set_exec_affinity(cfg_.cpus);
     map_heap();
@@ -237,12 +271,37 @@ void HotspotJvm::start(AppMain app) {
 
 Task& HotspotJvm::start_java_thread(Task& creator, const std::string& comm,
                                     std::unique_ptr<TaskProgram> program) {
-    return pr_->pthread_create(creator, comm, std::move(program), next_index_++,
-                               java_thread_stack());
+    Task& t =
+        pr_->pthread_create(creator, comm, std::move(program), next_index_++, java_thread_stack());
+    safepoint_->java_thread_started(t);
+    return t;
+}
+
+void HotspotJvm::set_allocation_rate(double bytes_per_ns, Nanos now) {
+    alloc_rate_ = bytes_per_ns;
+    if (eden_full_at_ < 0 && alloc_rate_ > 0) eden_full_at_ = now + gc_period();
+}
+
+Nanos HotspotJvm::gc_period() const {
+    return std::max(MIN_GC_PERIOD,
+                    static_cast<Nanos>(static_cast<double>(eden_->bytes()) / alloc_rate_));
+}
+
+bool HotspotJvm::java_poll(Task& t, Phase& ph) {
+    const Nanos now = task_clock(sys_, t);
+    return safepoint_->java_poll(t, now, eden_full_at_ >= 0 && now >= eden_full_at_, ph);
+}
+
+void HotspotJvm::run_until_eden_full(const Task& t, Phase& ph) const {
+    if (eden_full_at_ < 0) return;
+    const Nanos left = std::max<Nanos>(1, eden_full_at_ - task_clock(sys_, t));
+    if (ph.cpu_time > 0 && ph.cpu_time <= left) return;
+    ph.cpu_time = left;
+    ph.exact_end = true;
 }
 
 std::unique_ptr<TaskProgram> HotspotJvm::make_java_main(AppMain app) {
-    enum Step { Threads, Classes, PreTouch, App };
+    enum Step { Threads, Classes, PreTouch, App, Exit };
     return std::make_unique<FnProgram>([this, app = std::move(app), step = Threads,
                                         prog = std::shared_ptr<TaskProgram>()](Task& t,
                                                                                Phase& ph) mutable {
@@ -251,12 +310,14 @@ std::unique_ptr<TaskProgram> HotspotJvm::make_java_main(AppMain app) {
                 // Threads::create_vm(): the heap's GC workers, the VM thread, the compilers,
                 // the service threads.
                 for (int g = 0; g < gc_threads_; ++g)
-                    pr_->pthread_create(t, fmt::format("GC Thread#{}", g), make_gc_worker(g),
-                                        next_index_++, jvm_native_thread_stack());
+                    gc_workers_.push_back(&pr_->pthread_create(t, fmt::format("GC Thread#{}", g),
+                                                               make_gc_worker(g), next_index_++,
+                                                               jvm_native_thread_stack()));
+                vm_thread_ = &pr_->pthread_create(t, "VM Thread", make_vm_thread(), next_index_++,
+                                                  jvm_native_thread_stack());
+                safepoint_->set_vm_thread(vm_thread_);
                 for (const char* name : SERVICE_THREADS)
-                    pr_->pthread_create(t, name, make_idle(0), next_index_++,
-                                        std::string(name) == "VM Thread" ? jvm_native_thread_stack()
-                                                                         : java_thread_stack());
+                    pr_->pthread_create(t, name, make_idle(0), next_index_++, java_thread_stack());
                 for (int c = 0; c < compiler_threads_; ++c) {
                     // The JIT installs the application's compiled code early in the run.
                     Region* seg = code_[static_cast<size_t>(c) % code_.size()];
@@ -297,7 +358,17 @@ std::unique_ptr<TaskProgram> HotspotJvm::make_java_main(AppMain app) {
                 }
                 [[fallthrough]];
             case App:
-                return prog && prog->next_phase(t, ph);
+                if (prog && prog->next_phase(t, ph)) return true;
+                // The VM's exit: VMThread::wait_for_vm_thread_exit() wakes the VM thread; the
+                // GC workers are woken too, the model's stand-in for exit_group() ending them.
+                step = Exit;
+                ph = Phase{};
+                ph.cpu_time = NSEC_PER_USEC;
+                ph.futex_wake = gc_workers_;
+                ph.futex_wake.push_back(vm_thread_);
+                return true;
+            case Exit:
+                return false;
         }
         return false;
     });
@@ -322,64 +393,57 @@ std::unique_ptr<TaskProgram> HotspotJvm::make_idle(Nanos period) {
     });
 }
 
-// A ParallelGC worker: at every young collection it copies its share of eden's survivors into
-// the empty survivor space (TargetSurvivorRatio: half of it), tenures the long-lived objects
-// allocated since the last collection into their old-generation pages, and scans the cards of
-// the old generation. Collections come every time eden fills at the application's allocation
-// rate.
+// A ParallelGC worker (GangWorker::loop()): it waits on the start semaphore, runs its share of
+// the scavenge, reports done, and waits again (hotspot_safepoint.h).
 std::unique_ptr<TaskProgram> HotspotJvm::make_gc_worker(int id) {
-    return std::make_unique<FnProgram>([this, id, cycle = 0, started = false, working = false](
-                                           Task& t, Phase& ph) mutable {
+    return std::make_unique<FnProgram>([this, id](Task& t, Phase& ph) {
         const Nanos now = task_clock(sys_, t);
-        if (working) {
-            working = false;
-            if (id == 0) gc_cycles_ = cycle + 1;
-            ++cycle;
-        }
-        if (now >= end_) return false;
-        const double eden = static_cast<double>(eden_->bytes());
-        if (alloc_rate_ <= 0 && long_lived_.empty()) {
-            make_wait_phase(ph, std::min(GC_IDLE_POLL, end_ - now));
-            return true;
-        }
-        const Nanos period = alloc_rate_ > 0
-                                 ? std::max(MIN_GC_PERIOD, static_cast<Nanos>(eden / alloc_rate_))
-                                 : GC_IDLE_POLL;
-        if (!started) {  // the first collection comes when eden first fills
-            started = true;
-            make_wait_phase(ph, std::min(period, end_ - now));
-            return true;
-        }
-        working = true;
-        const double n = gc_threads_;
-        const double copy = TARGET_SURVIVOR_RATIO * static_cast<double>(survivor_[0]->bytes());
-        const double cards = static_cast<double>(gc_cards_->bytes());
-        double total = 2 * copy + cards;
-        std::vector<Region*> tenure;
-        for (const Pending& p : long_lived_)
-            if (p.gc_cycle == cycle) {
-                tenure.push_back(p.region);
-                total += static_cast<double>(p.region->bytes());
-            }
-        ph.rate_gbs = GC_RATE_GBS;
-        ph.streams.push_back({.region = eden_, .pattern = Pattern::Random, .share = copy / total});
-        ph.streams.push_back({.region = survivor_[cycle & 1],
-                              .pattern = Pattern::Random,
-                              .share = copy / total,
-                              .write_fraction = 1.0});
-        ph.streams.push_back({.region = gc_cards_,
-                              .pattern = Pattern::Random,
-                              .share = cards / total,
-                              .write_fraction = 0.5});
-        for (Region* r : tenure)
-            ph.streams.push_back({.region = r,
-                                  .pattern = Pattern::Random,
-                                  .share = static_cast<double>(r->bytes()) / total,
-                                  .write_fraction = 1.0});
-        ph.work_bytes = std::max(1.0, total / n);
-        ph.sleep_after = std::min(period, std::max<Nanos>(1, end_ - now));
-        return true;
+        return safepoint_->worker_step(t, id, now, now >= end_, ph);
     });
+}
+
+// The VM thread: waits for a VM operation, brings the Java threads to a safepoint, runs the
+// young collection on the GC workers and restarts the Java threads (hotspot_safepoint.h).
+std::unique_ptr<TaskProgram> HotspotJvm::make_vm_thread() {
+    return std::make_unique<FnProgram>([this](Task& t, Phase& ph) {
+        const Nanos now = task_clock(sys_, t);
+        return safepoint_->vm_thread_step(now, now >= end_, ph);
+    });
+}
+
+// One of `workers` shares of a young collection (ScavengeRootsTask): copy eden's survivors into
+// the empty survivor space (TargetSurvivorRatio: half of it), tenure the long-lived objects
+// allocated since the last collection into their old-generation pages, and scan the cards of
+// the old generation.
+Phase HotspotJvm::scavenge_task(int workers) const {
+    Phase ph;
+    const double copy = TARGET_SURVIVOR_RATIO * static_cast<double>(survivor_[0]->bytes());
+    const double cards = static_cast<double>(gc_cards_->bytes());
+    double total = 2 * copy + cards;
+    std::vector<Region*> tenure;
+    for (const Pending& p : long_lived_)
+        if (p.gc_cycle == gc_cycles_) {
+            tenure.push_back(p.region);
+            total += static_cast<double>(p.region->bytes());
+        }
+    ph.rate_gbs = GC_RATE_GBS;
+    ph.streams.push_back({.region = eden_, .pattern = Pattern::Random, .share = copy / total});
+    ph.streams.push_back({.region = survivor_[gc_cycles_ & 1],
+                          .pattern = Pattern::Random,
+                          .share = copy / total,
+                          .write_fraction = 1.0});
+    ph.streams.push_back({.region = gc_cards_,
+                          .pattern = Pattern::Random,
+                          .share = cards / total,
+                          .write_fraction = 0.5});
+    for (Region* r : tenure)
+        ph.streams.push_back({.region = r,
+                              .pattern = Pattern::Random,
+                              .share = static_cast<double>(r->bytes()) / total,
+                              .write_fraction = 1.0});
+    ph.work_bytes = std::max(1.0, total / std::max(1, workers));
+    ph.exact_end = true;
+    return ph;
 }
 
 }  // namespace numasim

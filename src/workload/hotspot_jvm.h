@@ -1,7 +1,8 @@
 // A HotSpot JVM process running the Parallel collector: the java launcher's threads, the VM's
 // own threads (VM thread, GC workers, JIT compilers, service threads), and the memory HotSpot
 // maps (the Java heap's generations, the card table, the code cache, metaspace, perf data)
-// around an application's Java threads. The application (workload/specjbb2005.cpp) supplies
+// around an application's Java threads. Young collections stop the Java threads at a safepoint
+// (workload/hotspot_safepoint.h). The application (workload/specjbb2005.cpp) supplies
 // what the Java main thread runs and the Java threads it starts. docs/workloads/specjbb2005.md
 // lists every figure with its source.
 #pragma once
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/clock.h"
+#include "workload/hotspot_safepoint.h"
 #include "workload/process_layout.h"
 
 namespace numasim {
@@ -28,6 +30,13 @@ int hotspot_parallel_gc_threads(int ncpus);
 // CICompilerCount with tiered compilation (CICompilerCountPerCPU, compilationPolicy.cpp):
 // max(log2(n) * log2(max(log2(n), 1)), 1) * 3 / 2; a third of them C1, the rest C2.
 int hotspot_compiler_threads(int ncpus);
+// WorkerPolicy::calc_active_workers() (UseDynamicNumberOfGCThreads, on by default): the GC
+// workers a collection uses. All `total` when ParallelGCThreads was set (`explicit_count`);
+// otherwise GCWorkersPerJavaThread (2) per non-daemon Java thread or one per
+// HeapSizePerGCThread of committed heap, whichever is more, at least 2 (1 if total is 1), at
+// most `total`, and a fall to the mean of `prev` and the new figure.
+int hotspot_active_gc_workers(int total, int prev, int java_threads, uint64_t heap_capacity,
+                              bool explicit_count);
 
 struct JvmConfig {
     uint64_t max_heap = 0;      // -Xmx: reserved
@@ -50,9 +59,17 @@ class HotspotJvm {
     // threads, then runs `app`.
     void start(AppMain app);
 
-    // A Java thread (java.lang.Thread.start()) created by `creator`.
+    // A Java thread (java.lang.Thread.start()) created by `creator`. It calls
+    // java_poll() before each stretch of work and java_thread_exits() before it ends.
     Task& start_java_thread(Task& creator, const std::string& comm,
                             std::unique_ptr<TaskProgram> program);
+    // At an allocation or a safepoint poll: true when `ph` blocks the thread (it found eden
+    // full and requests the collection, or a collection is pending or running). Otherwise the
+    // caller fills `ph` and passes it to run_until_eden_full().
+    bool java_poll(Task& t, Phase& ph);
+    // Ends a Java thread's CPU-time phase when eden fills, so that it reaches its next poll then.
+    void run_until_eden_full(const Task& t, Phase& ph) const;
+    void java_thread_exits(Task& t) { safepoint_->java_thread_exits(t); }
 
     // The next `bytes` of the old generation for long-lived application data, allocated now
     // by `allocator` in eden (returned as a phase) and tenured by the GC workers at the next
@@ -66,8 +83,9 @@ class HotspotJvm {
     // compiled code and class metadata.
     std::vector<AccessStream> vm_streams(double bytes_per_op_share) const;
 
-    // The application's nominal allocation rate (bytes/ns): sets the young-collection period.
-    void set_allocation_rate(double bytes_per_ns) { alloc_rate_ = bytes_per_ns; }
+    // The application's nominal allocation rate (bytes/ns) from `now`: eden fills at this rate
+    // (a collection's trigger), from now if no allocation was under way.
+    void set_allocation_rate(double bytes_per_ns, Nanos now);
     // When the application ends and the VM's threads exit with it (System.exit()).
     void set_end(Nanos t) { end_ = t; }
 
@@ -82,6 +100,9 @@ class HotspotJvm {
   private:
     std::unique_ptr<TaskProgram> make_java_main(AppMain app);
     std::unique_ptr<TaskProgram> make_gc_worker(int id);
+    std::unique_ptr<TaskProgram> make_vm_thread();
+    Phase scavenge_task(int workers) const;
+    Nanos gc_period() const;
     std::unique_ptr<TaskProgram> make_idle(Nanos period);
     void map_heap();
     void map_vm_areas();
@@ -111,7 +132,12 @@ class HotspotJvm {
         int gc_cycle;  // promoted once this many collections have run
     };
     std::vector<Pending> long_lived_;
-    int gc_cycles_ = 0;  // young collections completed (counted by worker 0)
+    int gc_cycles_ = 0;  // young collections completed
+    std::unique_ptr<HotspotSafepoint> safepoint_;
+    Nanos eden_full_at_ = -1;  // when the Java threads' allocations fill eden; -1: none yet
+    int active_workers_ = 1;   // AbstractWorkGang: 1 at start with UseDynamicNumberOfGCThreads
+    Task* vm_thread_ = nullptr;
+    std::vector<Task*> gc_workers_;
 };
 
 }  // namespace numasim

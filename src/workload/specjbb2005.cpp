@@ -276,7 +276,7 @@ class Specjbb2005 : public Workload {
             if (now >= point_end) {
                 if (point == cfg_.points.size()) return false;
                 const int warehouses = cfg_.points[point];
-                vm.set_allocation_rate(warehouses * WAREHOUSE_RATE_GBS * ALLOC_SHARE);
+                vm.set_allocation_rate(warehouses * WAREHOUSE_RATE_GBS * ALLOC_SHARE, now);
                 for (int w = 0; w < warehouses; ++w)
                     vm.start_java_thread(t, "java", make_warehouse(j, w, point, point_end));
                 ++point;
@@ -288,8 +288,8 @@ class Specjbb2005 : public Workload {
     }
 
     // A warehouse thread: transactions back to back over its warehouse, the company data and
-    // freshly allocated objects. Until the GC workers have tenured the warehouse's objects,
-    // they are still in the young generation.
+    // freshly allocated objects, stopped at each young collection's safepoint. Until the GC
+    // workers have tenured the warehouse's objects, they are still in the young generation.
     std::unique_ptr<TaskProgram> make_warehouse(int j, int w, size_t point, Nanos start) {
         bool measuring = false;
         const Nanos measure_start = start + cfg_.ramp_up;
@@ -297,13 +297,18 @@ class Specjbb2005 : public Workload {
         return std::make_unique<FnProgram>([this, j, w, point, measure_start, end, measuring](
                                                Task& t, Phase& ph) mutable {
             const Nanos now = task_clock(*sys_, t);
-            if (now >= end) return false;
+            HotspotJvm& vm = *jvms_[j].vm;
+            if (now >= end) {
+                vm.java_thread_exits(t);
+                return false;
+            }
+            // A TLAB refill or safepoint poll between two stretches of transactions.
+            if (vm.java_poll(t, ph)) return true;
             if (!measuring && now >= measure_start) {
                 measuring = true;
                 meas_[t.index] = Measure{j, point, now, t.total_ops};
             }
             const Jvm& jvm = jvms_[j];
-            const HotspotJvm& vm = *jvm.vm;
             const AccessStream young = vm.tlab_stream(1.0);
             Region* own = jvm.warehouses[static_cast<size_t>(w)];
             ph.rate_gbs = WAREHOUSE_RATE_GBS;
@@ -318,6 +323,7 @@ class Specjbb2005 : public Workload {
             for (const AccessStream& s : vm.vm_streams(VM_SHARE))
                 ph.streams.push_back(s);
             ph.cpu_time = TXN_PHASE_CPU;
+            vm.run_until_eden_full(t, ph);
             ph.ops_per_byte = 1.0 / BYTES_PER_TRANSACTION;
             return true;
         });
