@@ -60,8 +60,8 @@ void Engine::log_event(Nanos t, bool tick) {
 void Engine::try_deferring(int cpu) {
     Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
     Task* p = rq.curr;
-    if (!p || rq.nohz_flags || rq.clock != sys_.now || rq.kthread_debt || p->kernel_debt ||
-        p->stall_debt || p->blocked_debt || p->numa_work_pending)
+    if (!p || p->kthread() || rq.nohz_flags || rq.clock != sys_.now || rq.kthread_debt ||
+        p->kernel_debt || p->stall_debt || p->blocked_debt || p->numa_work_pending)
         return;
     const size_t i = static_cast<size_t>(p->index);
     if (i >= runs_.size() || !runs_[i]) return;  // not advanced since it was picked

@@ -58,7 +58,7 @@ std::optional<std::string> Engine::find_invariant_violation() const {
     for (const Rq& rq : sys_.rqs) {
         const Task* t = rq.curr;
         const size_t i = t ? static_cast<size_t>(t->index) : 0;
-        if (!t || !t->touches || i >= runs_.size() || !runs_[i]) continue;
+        if (!t || t->kthread() || !t->touches || i >= runs_.size() || !runs_[i]) continue;
         if (auto f = sys_.cost.find_stale_note(runs_[i]->rate_note, *t->touches, rq.cpu))
             return fmt::format("task {} ({}): {}", t->pid, t->comm, *f);
     }
@@ -157,6 +157,8 @@ Nanos Engine::run(Nanos end) {
             Task& p = *sys_.tasks[e.a];
             if (p.state == TaskState::Sleeping && static_cast<int64_t>(p.wake_generation) == e.b)
                 try_to_wake_up(sys_, p, std::exchange(run_of(p).wake_from, Waker{}));
+        } else if (e.kind == EV_KSWAPD_WAKEUP) {
+            kswapd_wake_event(sys_, static_cast<int>(e.a), e.b);
         }
         keep_exact_ends();
     }
@@ -177,12 +179,6 @@ void Engine::tick() {
     if (kmigrated_due(sys_)) {
         catch_up_all();
         kmigrated_tick(sys_);
-    }
-    // Each node's kswapd that is awake takes its share of a CPU of its node (mm/vmscan.h); what it
-    // demotes any CPU may be touching, and its aging reads what every CPU accessed.
-    if (kswapd_due(sys_)) {
-        catch_up_all();
-        kswapd_tick(sys_);
     }
     // A user-space daemon's pass, if one is due (PlacementPolicy::kAgent): it reads the whole
     // machine, so every CPU plays what it holds back first.
@@ -243,7 +239,8 @@ void Engine::tick() {
         const Task* t = sys_.rqs[c].curr;
         RunningId id;
         running_[c] = CpuRunning{};
-        if (t) {
+        // kswapd's memory traffic is in its batches' price: to the cost model its CPU is idle.
+        if (t && !t->kthread()) {
             TaskRun& r = run_of(*t);
             const double du = static_cast<double>(t->utime - r.utime_seen);
             const double ds = static_cast<double>(t->stime - r.stime_seen);
@@ -350,7 +347,7 @@ void Engine::keep_exact_ends() {
     for (int c = 0; c < n; ++c) {
         const Rq& rq = sys_.rqs[c];
         const Task* p = rq.curr;
-        if (!p) continue;
+        if (!p || p->kthread()) continue;
         TaskRun& run = run_of(*p);
         const Phase& ph = run.phase;
         if (!ph.exact_end) continue;
@@ -466,6 +463,10 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             Nanos& debt = kernel ? p->kernel_debt : p->stall_debt;
             const Nanos k = std::min(debt, avail);
             (kernel ? p->stime : p->utime) += k;
+            // kswapd's system time is also reported by node.
+            if (p->kthread()) [[unlikely]]
+                sys_.counters.kswapd_stime_ns[static_cast<size_t>(p->kswapd_nid)] +=
+                    static_cast<uint64_t>(k);
             debt -= k;
             rq.clock += k;
             account_exec(rq, *p, k, rq.clock);
@@ -478,6 +479,11 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             p->blocked_debt -= k;
             rq.clock += k;
             p->exec_start = rq.clock;
+            continue;
+        }
+        if (p->kthread()) [[unlikely]] {
+            // kswapd's next batch (or its sleep): kernel time to pay, or the CPU left.
+            kswapd_run(sys_, *p);
             continue;
         }
         TaskRun& run = run_of(*p);

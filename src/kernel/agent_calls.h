@@ -1,8 +1,8 @@
 // The system calls a user-space daemon (PlacementPolicy::kAgent) makes on another process, with
 // their kernel effects and costs, and the daemon's own CPU time. The daemon is not a task of the
 // simulation; what its reads of /proc and its calls cost (System::agent_read_ns,
-// System::agent_kernel_ns) is charged at the end of each pass to the CPU it woke on, as
-// kswapd's time is (Rq::kthread_debt): whatever runs there waits (docs/placement-policies.md).
+// System::agent_kernel_ns) is charged at the end of each pass to the CPU it woke on
+// (Rq::kthread_debt): whatever runs there waits (docs/placement-policies.md).
 #pragma once
 
 #include <cstdint>

@@ -545,7 +545,8 @@ struct Checker {
                          curr ? "curr" : "queued", state_name(*t), t->cpu);
                     return;
                 }
-                ++seen[static_cast<size_t>(t->index)];
+                // A kernel thread (kswapd) is no member of sys.tasks: it is counted, not seen.
+                if (!t->kthread()) ++seen[static_cast<size_t>(t->index)];
                 ++running;
                 numa += t->numa_preferred_nid != NUMA_NO_NODE;
                 preferred += t->numa_preferred_nid == node;

@@ -45,6 +45,9 @@ enum EventKind : uint32_t {
     // (workload/request_serving.cpp), and a worker deciding how to wait for it must not find
     // the CPUs already advanced past it.
     EV_SYNC = 5,
+    // A node's kswapd thread is woken (mm/vmscan.h): a = node, b = its wake generation. Queued
+    // by wakeup_kswapd() at the waker's time, and by the end of kswapd's short nap.
+    EV_KSWAPD_WAKEUP = 6,
 };
 
 class LatencyRecorder;
@@ -98,8 +101,9 @@ struct System {
     PghotState pghot;  // the pghot knob's records and kmigrated threads (mm/pghot.h)
 
     std::vector<std::unique_ptr<Task>> tasks;
-    // kswapd's kernel thread of each node (kswapd%d), made at its first run (mm/vmscan.h): what
-    // the traces show running reclaim. Not on any runqueue.
+    // kswapd's kernel thread of each node (kswapd%d), made at its first wakeup (mm/vmscan.h): a
+    // task on the runqueues like any other while it is awake, but no member of `tasks` (it has
+    // no mm, no program, and does not keep a run alive).
     std::vector<std::unique_ptr<Task>> kswapd;
     size_t nr_exited_tasks = 0;  // tasks in TaskState::Dead (do_exit counts them)
     std::vector<std::unique_ptr<Mm>> mms;

@@ -22,10 +22,13 @@ struct LruHand {
 
 // kswapd's kernel thread of a node (mm/vmscan.h): where it is in its loop of kswapd() and, while
 // it runs, in balance_pgdat(). Asleep: on pgdat->kswapd_wait, for wakeup_kswapd() to wake.
-// Woken: runnable, its next run not begun. Running: a balance_pgdat() run under way, one
-// SWAP_CLUSTER_MAX batch at a time. Napping: kswapd_try_to_sleep()'s short sleep (HZ/10)
-// before the full one, during which a wakeup sends it back to work.
+// Woken: woken (or waking), its next run not begun. Running: a balance_pgdat() run under way,
+// one SWAP_CLUSTER_MAX batch at a time. Napping: kswapd_try_to_sleep()'s short sleep (HZ/10)
+// before the full one, during which a wakeup sends it back to work. The thread itself is a task
+// on the runqueues (System::kswapd); this is where its loop is.
 enum class KswapdState : uint8_t { Asleep, Woken, Running, Napping };
+
+struct Task;
 
 struct KswapdThread {
     KswapdState state = KswapdState::Asleep;
@@ -35,7 +38,10 @@ struct KswapdThread {
     bool pass_open = false;
     uint64_t pass_to_scan = 0, pass_to_reclaim = 0, pass_scanned = 0, pass_reclaimed = 0;
     uint64_t run_reclaimed = 0;  // sc.nr_reclaimed of the run
-    Nanos nap_end = 0;           // when the short nap ends
+    // Who wakes it at its queued EV_KSWAPD_WAKEUP: the CPU and task that called
+    // wakeup_kswapd(), or (CPU -1) the nap's timer.
+    int waker_cpu = -1;
+    Task* waker = nullptr;
 };
 
 struct NodeMemory {

@@ -14,6 +14,7 @@
 #include "mm/migrate.h"
 #include "mm/migrate_cost.h"
 #include "mm/page_alloc.h"
+#include "sched/fair.h"
 
 namespace numasim {
 
@@ -297,19 +298,6 @@ uint64_t shrink_node_by(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_t
     return reclaimed;
 }
 
-// kswapd's thread of `nid`, made at its first run.
-const Task& kswapd_thread(System& sys, int nid) {
-    if (sys.kswapd.size() < static_cast<size_t>(sys.nr_nodes()))
-        sys.kswapd.resize(static_cast<size_t>(sys.nr_nodes()));
-    auto& t = sys.kswapd[static_cast<size_t>(nid)];
-    if (!t) {
-        t = std::make_unique<Task>();
-        t->pid = t->tgid = kKswapdPidBase + nid;
-        t->comm = "kswapd" + std::to_string(nid);
-    }
-    return *t;
-}
-
 // The mark pgdat_balanced() compares free pages with: WMARK_PROMO in tiering mode (v5.18 to
 // v6.12 alike), else WMARK_HIGH.
 uint64_t balance_mark(const System& sys, const NodeMemory& m) {
@@ -373,12 +361,6 @@ bool balance_pgdat_batch(System& sys, int nid, Reclaimer& r) {
     return true;
 }
 
-// Whether kswapd has a tick's work: woken, in a run, or at the end of its short nap.
-bool kswapd_has_work(const System& sys, const KswapdThread& k) {
-    return k.state == KswapdState::Woken || k.state == KswapdState::Running ||
-           (k.state == KswapdState::Napping && sys.now >= k.nap_end);
-}
-
 // kswapd_try_to_sleep() after a run (or its short nap): the full sleep, with its tracepoint.
 void kswapd_sleep(System& sys, int nid, const Reclaimer& r) {
     sys.mem.nodes[static_cast<size_t>(nid)].kswapd.state = KswapdState::Asleep;
@@ -390,68 +372,22 @@ void kswapd_sleep(System& sys, int nid, const Reclaimer& r) {
     }
 }
 
-// The CPU kswapd of `nid` runs on this tick: its node's first idle CPU, else the one with the
-// fewest runnable tasks (kswapd is bound to its node's CPUs, and the scheduler's wakeup puts it
-// on an idle one if there is one; a node without CPUs has its host socket's, numa_nearest_node).
-int kswapd_cpu(const System& sys, int nid) {
-    const int host = sys.topo.nearest_cpu_node(nid);
-    int best = -1;
-    for (int c : sys.topo.nodes[static_cast<size_t>(host)].cpus) {
-        const Rq& rq = sys.rqs[static_cast<size_t>(c)];
-        if (!rq.curr) return c;
-        if (best < 0 || rq.nr_running < sys.rqs[static_cast<size_t>(best)].nr_running) best = c;
-    }
-    return best;
+// Takes kswapd's thread off its CPU: it sleeps on pgdat->kswapd_wait (a new wake generation,
+// which the wakeups queued before no longer match), and the CPU picks its next task.
+void kswapd_schedule_out(System& sys, Task& p) {
+    const int cpu = p.cpu;
+    dequeue_sleeping_task(sys, p);
+    ++p.wake_generation;
+    schedule(sys, cpu);
 }
 
-// kswapd's CPU time in one tick on `rq`: as a nice-0 SCHED_NORMAL task beside the rq's
-// nr_running nice-0 tasks, CFS gives it 1 / (nr_running + 1) of the tick (all of it on an idle
-// CPU), less what kernel threads still owe the CPU from earlier ticks.
-Nanos kswapd_tick_share(const Rq& rq) {
-    return TICK_NSEC / static_cast<Nanos>(rq.nr_running + 1) - rq.kthread_debt;
-}
-
-// kswapd of `nid` for one tick: batches of balance_pgdat() until its share of the tick is
-// used, going round kswapd()'s loop (a run that reclaimed nothing is a failure; then sleep if
-// prepare_kswapd_sleep(), else run again) and into its short nap.
-void kswapd_run_tick(System& sys, int nid) {
-    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
-    KswapdThread& k = m.kswapd;
-    Reclaimer r;
-    r.by = ReclaimBy::Kswapd;
-    r.cpu = kswapd_cpu(sys, nid);
-    r.task = &kswapd_thread(sys, nid);
-    r.ts = sys.now;
-    Rq& rq = sys.rqs[static_cast<size_t>(r.cpu)];
-    if (k.state == KswapdState::Napping) {
-        // The nap ran out without a wakeup: the full sleep if the node is still balanced,
-        // else back to work (KSWAPD_HIGH_WMARK_HIT_QUICKLY in the kernel's vmstat).
-        if (prepare_kswapd_sleep(sys, nid)) {
-            kswapd_sleep(sys, nid, r);
-            return;
-        }
-        k.state = KswapdState::Woken;
-    }
-    const Nanos share = kswapd_tick_share(rq);
-    if (share <= 0) return;  // its CPU is still busy with earlier kernel work
-    if (k.state == KswapdState::Woken) kswapd_start_run(sys, nid, r);
-    while (r.cost_ns < static_cast<double>(share)) {
-        if (balance_pgdat_batch(sys, nid, r)) continue;
-        if (!k.run_reclaimed) ++m.kswapd_failures;
-        if (prepare_kswapd_sleep(sys, nid)) {
-            k.state = KswapdState::Napping;
-            k.nap_end = sys.now + KSWAPD_NAP_NS;
-            break;
-        }
-        kswapd_start_run(sys, nid, r);  // not balanced, not given up: round again at once
-    }
-    // kswapd's time is its CPU's: whatever runs there waits for it (Rq::kthread_debt), and the
-    // CPU is not idle meanwhile (its /proc/stat busy time).
-    const auto ns = static_cast<Nanos>(std::llround(r.cost_ns));
-    rq.kthread_debt += ns;
-    rq.busy_time += ns;
-    sys.kswapd[static_cast<size_t>(nid)]->stime += ns;
-    sys.counters.kswapd_stime_ns[static_cast<size_t>(nid)] += static_cast<uint64_t>(ns);
+// Queues the thread's wakeup at `when`, by `waker_cpu` (-1: its own timer) and `waker`.
+void kswapd_queue_wakeup(System& sys, int nid, Nanos when, int waker_cpu, Task* waker) {
+    KswapdThread& k = sys.mem.nodes[static_cast<size_t>(nid)].kswapd;
+    k.waker_cpu = waker_cpu;
+    k.waker = waker;
+    const Task& p = *sys.kswapd[static_cast<size_t>(nid)];
+    sys.events.push(when, EV_KSWAPD_WAKEUP, nid, static_cast<int64_t>(p.wake_generation));
 }
 
 }  // namespace
@@ -503,19 +439,87 @@ void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req) {
         sys.tracer.emit(e);
     }
     m.kswapd.state = KswapdState::Woken;
+    // wake_up_interruptible(&pgdat->kswapd_wait) at the waker's time; the event loop delivers it
+    // in time order, as the other wakeups between CPUs.
+    const Rq& rq = sys.rqs[static_cast<size_t>(req.cpu)];
+    kswapd_task(sys, nid);
+    kswapd_queue_wakeup(sys, nid, rq.clock, req.cpu, rq.curr);
 }
 
-bool kswapd_due(const System& sys) {
-    if (!sys.knobs.demotion_enabled) return false;
-    for (const NodeMemory& m : sys.mem.nodes)
-        if (kswapd_has_work(sys, m.kswapd)) return true;
-    return false;
+Task& kswapd_task(System& sys, int nid) {
+    if (sys.kswapd.size() < static_cast<size_t>(sys.nr_nodes()))
+        sys.kswapd.resize(static_cast<size_t>(sys.nr_nodes()));
+    auto& t = sys.kswapd[static_cast<size_t>(nid)];
+    if (t) return *t;
+    t = std::make_unique<Task>();
+    Task& p = *t;
+    p.index = -1;
+    p.kswapd_nid = nid;
+    p.pid = p.tgid = kKswapdPidBase + nid;
+    p.comm = "kswapd" + std::to_string(nid);
+    p.allow_all(sys.nr_cpus());
+    const std::vector<int>& cpus = sys.topo.nodes[static_cast<size_t>(nid)].cpus;
+    if (!cpus.empty()) p.allow_only(cpus);
+    // Asleep on its node's first CPU (or CPU 0), where kthread_run() left it at boot.
+    p.cpu = cpus.empty() ? 0 : cpus.front();
+    p.state = TaskState::Sleeping;
+    p.start_time = sys.now;
+    p.exec_start = sys.now;
+    p.avg.last_update_time = sys.now;
+    return p;
 }
 
-void kswapd_tick(System& sys) {
-    for (int nid = 0; nid < sys.nr_nodes(); ++nid)
-        if (kswapd_has_work(sys, sys.mem.nodes[static_cast<size_t>(nid)].kswapd))
-            kswapd_run_tick(sys, nid);
+void kswapd_wake_event(System& sys, int nid, int64_t generation) {
+    Task& p = kswapd_task(sys, nid);
+    if (p.state != TaskState::Sleeping || static_cast<int64_t>(p.wake_generation) != generation)
+        return;
+    const KswapdThread& k = sys.mem.nodes[static_cast<size_t>(nid)].kswapd;
+    try_to_wake_up(sys, p, Waker{.cpu = k.waker_cpu, .task = k.waker});
+}
+
+void kswapd_run(System& sys, Task& p) {
+    const int nid = p.kswapd_nid;
+    NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
+    KswapdThread& k = m.kswapd;
+    // Its aging reads what every CPU's streams accessed: the CPUs that hold back their steps
+    // play them first.
+    for (int cpu = 0; cpu < sys.nr_cpus(); ++cpu)
+        sys.catch_up_cpu(cpu);
+    Reclaimer r;
+    r.by = ReclaimBy::Kswapd;
+    r.cpu = p.cpu;
+    r.task = &p;
+    r.ts = sys.rqs[static_cast<size_t>(p.cpu)].clock;
+    if (k.state == KswapdState::Napping) {
+        // The nap's timer woke it: the full sleep if the node is still balanced, else back to
+        // work (KSWAPD_HIGH_WMARK_HIT_QUICKLY in the kernel's vmstat).
+        if (prepare_kswapd_sleep(sys, nid)) {
+            kswapd_sleep(sys, nid, r);
+            kswapd_schedule_out(sys, p);
+            return;
+        }
+        k.state = KswapdState::Woken;
+    }
+    if (k.state == KswapdState::Woken) kswapd_start_run(sys, nid, r);
+    for (;;) {
+        if (balance_pgdat_batch(sys, nid, r)) {
+            if (r.cost_ns > 0) break;
+            continue;
+        }
+        // The run is over; it has done no batch that cost time since it was called.
+        if (!k.run_reclaimed) ++m.kswapd_failures;
+        if (prepare_kswapd_sleep(sys, nid)) {
+            // kswapd_try_to_sleep(): the short nap, on a timer.
+            k.state = KswapdState::Napping;
+            kswapd_schedule_out(sys, p);
+            kswapd_queue_wakeup(sys, nid, r.ts + KSWAPD_NAP_NS, -1, nullptr);
+            return;
+        }
+        kswapd_start_run(sys, nid, r);  // not balanced, not given up: round again at once
+    }
+    // The batch's folios scanned and demotion copies are the thread's kernel time, which the
+    // engine charges as it runs (its vruntime and system time; kswapd_stime_ns).
+    p.kernel_debt += std::max<Nanos>(1, static_cast<Nanos>(std::llround(r.cost_ns)));
 }
 
 uint64_t try_to_free_pages(System& sys, int preferred, uint64_t allowed,

@@ -14,14 +14,14 @@
 //
 // kswapd and direct reclaim. An allocation that finds no node of its zonelist above its low
 // watermark wakes the kswapd of each (wake_all_kswapds); a promotion that finds its target at
-// its high watermark wakes the target's. kswapd is a kernel thread per node, run by the engine
-// at each tick on a CPU of its node, with a nice-0 task's share of it: it reclaims in
-// SWAP_CLUSTER_MAX batches until the node is balanced (free above its high watermark, or its
-// promo watermark in tiering mode: pgdat_balanced), so faults between its batches see the node
-// short of its marks. Balanced, it naps HZ/10 and then sleeps; a run that reclaims nothing is a
-// failure, and after MAX_RECLAIM_RETRIES it stays asleep. An allocation that finds no node above
-// min reclaims itself (try_to_free_pages, SWAP_CLUSTER_MAX pages) and tries again; failing that,
-// it is the kernel's out-of-memory case (Counters::oom_alloc_failures).
+// its high watermark wakes the target's. kswapd is a kernel thread per node, a task that the
+// scheduler runs beside the others on its node's CPUs: it reclaims in SWAP_CLUSTER_MAX batches
+// until the node is balanced (free above its high watermark, or its promo watermark in tiering
+// mode: pgdat_balanced), so faults between its batches see the node short of its marks. Balanced,
+// it naps HZ/10 and then sleeps; a run that reclaims nothing is a failure, and after
+// MAX_RECLAIM_RETRIES it stays asleep. An allocation that finds no node above min reclaims itself
+// (try_to_free_pages, SWAP_CLUSTER_MAX pages) and tries again; failing that, it is the kernel's
+// out-of-memory case (Counters::oom_alloc_failures).
 //
 // Reclaiming a page. An anon page without swap can only be demoted: with demotion_enabled and a
 // next_demotion_node() it moves there (or to another node of the lower tiers), counting
@@ -37,6 +37,7 @@ namespace numasim {
 
 struct System;
 struct AccessStream;
+struct Task;
 
 // Who reclaims, for the pgscan_*, pgsteal_* and pgdemote_* counters.
 enum class ReclaimBy { Kswapd, Direct, Khugepaged };
@@ -83,20 +84,31 @@ uint64_t shrink_node(System& sys, int nid, uint64_t nr_to_scan, uint64_t nr_to_r
 
 // wakeup_kswapd(): nothing unless demotion_enabled (reclaim could free nothing); otherwise wakes
 // `nid`'s kswapd if it is waiting (asleep or in its short nap), the node is not balanced and
-// kswapd has not given up. The work is kswapd_tick's.
+// kswapd has not given up: an EV_KSWAPD_WAKEUP at the clock of req.cpu, by its current task.
+// The work is kswapd_run's, once the thread has a CPU.
 void wakeup_kswapd(System& sys, int nid, const ReclaimRequest& req);
 
-// Whether some node's kswapd has work at this tick: woken, running, or at the end of its nap.
-bool kswapd_due(const System& sys);
+// kswapdN, the kernel thread of `nid` (kswapd_run() at boot): a nice-0 SCHED_NORMAL task with no
+// mm, bound to the node's CPUs (kswapd() sets its cpumask only when cpumask_of_node() is not
+// empty: a node without CPUs has a thread free to run anywhere). Made asleep at its first
+// wakeup, so that a run whose kswapd never wakes is as before; not in System::tasks.
+Task& kswapd_task(System& sys, int nid);
 
-// One tick of every node's kswapd (kswapd() and balance_pgdat() of mm/vmscan.c): on a CPU of its
-// node (the first idle one, else the one with the fewest tasks), it takes the CPU share a nice-0
-// task gets beside that CPU's tasks, TICK_NSEC / (nr_running + 1), in SWAP_CLUSTER_MAX batches:
-// the folios it scans (RECLAIM_SCAN_FOLIO_NS each) and its demotion copies (migrate_folio_cost).
-// That time is the CPU's before its task goes on (Rq::kthread_debt), not idle (Rq::busy_time),
-// kswapdN's system time, and Counters::kswapd_stime_ns. The caller has caught every CPU up (the
-// accesses its streams made are what reclaim's aging reads).
-void kswapd_tick(System& sys);
+// An EV_KSWAPD_WAKEUP of `nid`'s thread (wakeup_kswapd()'s or the end of the nap): if it still
+// sleeps in that wake generation, try_to_wake_up() by the waker kept in its KswapdThread, on the
+// CPU select_task_rq_fair() picks among its allowed ones.
+void kswapd_wake_event(System& sys, int nid, int64_t generation);
+
+// kswapd() and balance_pgdat() of mm/vmscan.c while the thread `p` has its CPU and has paid for
+// what it did before (the engine calls it where it would start another task's next step): the
+// next SWAP_CLUSTER_MAX batch of the run (starting a run if woken), priced as the folios it scans
+// (RECLAIM_SCAN_FOLIO_NS each) and its demotion copies (migrate_folio_cost), which becomes the
+// thread's kernel time (Task::kernel_debt: its vruntime, its system time, kswapd_stime_ns). The
+// scheduler shares the CPU between it and the other tasks there, preempts it and balances it
+// as any task. At the end of a run (a run that reclaimed nothing is a failure) it goes round
+// again at once unless prepare_kswapd_sleep(); then it sleeps HZ/10 on a timer (the nap) and,
+// still balanced when that ends, sleeps until the next wakeup_kswapd().
+void kswapd_run(System& sys, Task& p);
 
 // try_to_free_pages() for an allocation of `nr` pages that found no node in `allowed` above its
 // min watermark: shrinks the nodes of `preferred`'s zonelist in `allowed`, in order, until

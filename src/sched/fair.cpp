@@ -391,7 +391,7 @@ void schedule(System& sys, int cpu) {
     ++rq.nr_switches;
     ++sys.counters.cs;
     next->kernel_debt += static_cast<Nanos>(sys.cost.k().CONTEXT_SWITCH_NS);
-    if (sys.latency) sys.latency->picked(*next, rq.clock);
+    if (sys.latency && !next->kthread()) sys.latency->picked(*next, rq.clock);
     update_min_vruntime(rq);
 }
 
@@ -408,7 +408,7 @@ void scheduler_tick(System& sys, int cpu) {
             if (cfs::check_preempt_tick(sys, rq)) rq.need_resched = true;
         }
         if (sys.numa_balancing_enabled()) task_tick_numa(sys, *curr);
-        if (sys.latency) sys.latency->tick(*curr);
+        if (sys.latency && !curr->kthread()) sys.latency->tick(*curr);
     }
     for (Task* t : rq.queued)
         update_load_avg(sys, *t);

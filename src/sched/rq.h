@@ -37,11 +37,12 @@ struct alignas(64) Rq {
     unsigned long cpu_capacity = SCHED_CAPACITY_SCALE;
     WakeeFlips idle_wakee;  // the idle task's record_wakee() state: it wakes from interrupts
     uint64_t nr_switches = 0;
-    // CPU time its tasks ran here (update_curr's deltas) and kswapd's (mm/vmscan.h): what
+    // CPU time its tasks ran here (update_curr's deltas; kswapd's thread among them): what
     // /proc/stat shows as not idle.
     Nanos busy_time = 0;
-    // Time a kernel thread (kswapd, mm/vmscan.h) takes on this CPU before what runs here goes
-    // on: the task waits without being charged, as if preempted.
+    // Time work that is no task of the model (a placement daemon's pass, kernel/agent_calls.h)
+    // takes on this CPU before what runs here goes on: the task waits without being charged,
+    // as if preempted.
     Nanos kthread_debt = 0;
     Mm* loaded_mm = nullptr;  // cpu_tlbstate.loaded_mm: this CPU is in its mm_cpumask (mm/tlb.h)
     // sd->last_balance of each domain level: when this CPU last balanced there. Whether a level

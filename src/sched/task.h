@@ -44,7 +44,10 @@ struct Task {
     int tgid = 0;
     std::string comm;
     Mm* mm = nullptr;
-    int index = 0;  // position in System::tasks
+    int index = 0;  // position in System::tasks (-1: a kernel thread, not in it)
+    // A kswapd kernel thread (PF_KTHREAD, no mm) of this node, or -1 for any other task
+    // (mm/vmscan.h): the engine runs its reclaim where it runs another task's phases.
+    int kswapd_nid = -1;
 
     // --- scheduling ---
     TaskState state = TaskState::Runnable;
@@ -146,6 +149,7 @@ struct Task {
         nr_cpus_allowed = static_cast<int>(cpus.size());
     }
     bool exiting() const { return state == TaskState::Dead; }
+    bool kthread() const { return kswapd_nid >= 0; }
 };
 
 }  // namespace numasim

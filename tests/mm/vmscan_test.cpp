@@ -6,6 +6,7 @@
 #include "kernel/invariants.h"
 #include "kernel/latency.h"
 #include "kernel/trace_print.h"
+#include "kswapd_driver.h"
 #include "mm/lru_add.h"
 #include "mm/migrate.h"
 #include "mm/munmap.h"
@@ -51,14 +52,8 @@ struct Vmscan : ::testing::Test {
     // Every page of `hot` certainly accessed since the last pass: e^-1000 is 0 in a double.
     void touch_hot() { hot->accesses.all += 1000; }
     const Counters& c() const { return w.sys.counters; }
-    // One tick of kswapd: the clock moves a tick on and the CPUs have played what kernel
-    // threads owed them (the engine's advance_cpu), then every awake kswapd takes its share.
-    void tick() {
-        w.sys.now += TICK_NSEC;
-        for (Rq& rq : w.sys.rqs)
-            rq.kthread_debt = 0;
-        kswapd_tick(w.sys);
-    }
+    // One tick of time, with kswapd run as the engine would (kswapd_driver.h).
+    void tick() { mmtest::run_kswapd_until(w.sys, w.sys.now + TICK_NSEC); }
     const KswapdThread& kswapd(int nid) { return node(nid).kswapd; }
 };
 
@@ -280,8 +275,8 @@ TEST_F(Vmscan, KswapdRunsToTheHighWatermarkOrPromoInTieringMode) {
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 18u);
 }
 
-// Woken below the low watermark, kswapd works over several ticks on a CPU of its node, a
-// tick's share at a time, and stops as soon as the node is above its high watermark.
+// Woken below the low watermark, kswapd works over several ticks as a task on a CPU of its
+// node, and stops as soon as the node is above its high watermark.
 TEST_F(Vmscan, KswapdWorksInBatchesOverTicksOnItsNodeAndStopsAtHigh) {
     // Node 0's gap between the marks is 96 GiB * 10 / 10000 = 25165 pages; 40000 cold pages
     // to demote are more than kswapd needs.
@@ -289,21 +284,21 @@ TEST_F(Vmscan, KswapdWorksInBatchesOverTicksOnItsNodeAndStopsAtHigh) {
     w.sys.knobs.numa_balancing = 1;
     node(0).free_pages = node(0).wmark_low - 1;
     const uint64_t need = node(0).wmark_high + 1 - node(0).free_pages;  // 25167 pages
-    // CPU 0 of node 0 runs a task: kswapd takes the node's first idle CPU.
-    Task& p = w.task_on(0);
-    w.sys.rqs[0].curr = &p;
-    w.sys.rqs[0].nr_running = 1;
-    const int cpu1 = w.sys.topo.nodes[0].cpus[1];
+    // Woken from CPU 0 at time 0: it was asleep on node 0's first CPU, CPU 0, idle, and runs
+    // there from time 0.
     wakeup_kswapd(w.sys, 0, {});
+    EXPECT_EQ(w.sys.kswapd[0]->state, TaskState::Sleeping);
     tick();
-    // One tick of an idle CPU: its whole TICK_NSEC (4 ms), and at most one batch more, which
-    // the next tick's share gives back. A batch of 32 demotions costs far less than a tick,
-    // and the work is far more than a tick, so the node is not balanced yet.
-    const Rq& rq = w.sys.rqs[static_cast<size_t>(cpu1)];
-    EXPECT_GE(rq.kthread_debt, TICK_NSEC);
-    EXPECT_LT(rq.kthread_debt, 2 * TICK_NSEC);
-    EXPECT_EQ(w.sys.rqs[0].kthread_debt, 0);
-    EXPECT_EQ(static_cast<uint64_t>(rq.kthread_debt), c().kswapd_stime_ns[0]);
+    const Task& k = *w.sys.kswapd[0];
+    EXPECT_EQ(k.cpu, 0);
+    EXPECT_EQ(w.sys.rqs[0].curr, &k);
+    // The whole tick is its own: 4 ms of system time (its context switch in, then batches),
+    // and at most one batch's time still to pay. A batch of 32 demotions costs far less than
+    // a tick, and the work is far more than a tick, so the node is not balanced yet.
+    EXPECT_EQ(k.stime, TICK_NSEC);
+    EXPECT_EQ(c().kswapd_stime_ns[0], static_cast<uint64_t>(TICK_NSEC));
+    EXPECT_GT(k.kernel_debt, 0);
+    EXPECT_LT(k.kernel_debt, TICK_NSEC);
     EXPECT_GT(c().pgdemote_kswapd, 0u);
     EXPECT_LT(c().pgdemote_kswapd, need);
     EXPECT_FALSE(pgdat_balanced(w.sys, 0));
@@ -315,54 +310,20 @@ TEST_F(Vmscan, KswapdWorksInBatchesOverTicksOnItsNodeAndStopsAtHigh) {
     }
     EXPECT_GT(ticks, 2);
     EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    // It left the CPU for its nap: asleep, and CPU 0 idle.
+    EXPECT_EQ(k.state, TaskState::Sleeping);
+    EXPECT_EQ(w.sys.rqs[0].curr, nullptr);
+    EXPECT_EQ(w.sys.rqs[0].nr_running, 0u);
     // It stopped at the batch that took the node above high: within 32 pages of the mark.
     EXPECT_TRUE(pgdat_balanced(w.sys, 0));
     EXPECT_LE(node(0).free_pages, node(0).wmark_high + SWAP_CLUSTER_MAX);
     EXPECT_EQ(c().pgdemote_kswapd, node(0).free_pages - (node(0).wmark_low - 1));
     EXPECT_EQ(c().mm_vmscan_kswapd_wake, 1u);
     EXPECT_EQ(node(0).kswapd_failures, 0);
-    // Its time is kswapd0's system time, and CPU time that /proc/stat shows as busy.
-    EXPECT_EQ(static_cast<uint64_t>(w.sys.kswapd[0]->stime), c().kswapd_stime_ns[0]);
-    EXPECT_EQ(static_cast<uint64_t>(rq.busy_time), c().kswapd_stime_ns[0]);
-    w.sys.rqs[0].curr = nullptr;
-    w.sys.rqs[0].nr_running = 0;
-}
-
-// On a CPU whose task it shares, kswapd has a nice-0 task's half of each tick: the other half
-// is the task's, which waits for kswapd's part (Rq::kthread_debt) before it runs on.
-TEST_F(Vmscan, KswapdSharesABusyCpuWithItsTaskHalfATickEach) {
-    map(40000, 0);
-    w.sys.knobs.numa_balancing = 1;
-    node(0).free_pages = node(0).wmark_low - 1;
-    std::vector<Task*> busy;
-    for (int cpu : w.sys.topo.nodes[0].cpus) {
-        busy.push_back(&w.task_on(cpu));
-        w.sys.rqs[static_cast<size_t>(cpu)].curr = busy.back();
-        w.sys.rqs[static_cast<size_t>(cpu)].nr_running = 1;
-    }
-    wakeup_kswapd(w.sys, 0, {});
-    tick();
-    // Every CPU of node 0 runs one task: kswapd takes the first, for TICK_NSEC / 2 (and at
-    // most one batch more).
-    const Rq& rq = w.sys.rqs[0];
-    EXPECT_GE(rq.kthread_debt, TICK_NSEC / 2);
-    EXPECT_LT(rq.kthread_debt, TICK_NSEC);
-    EXPECT_EQ(static_cast<uint64_t>(rq.kthread_debt), c().kswapd_stime_ns[0]);
-    // The task is not charged for it: kswapd's time is its own system time.
-    EXPECT_EQ(busy[0]->stime, 0);
-    EXPECT_EQ(busy[0]->kernel_debt, 0);
-    EXPECT_EQ(w.sys.kswapd[0]->stime, rq.kthread_debt);
-    // The next tick: its share is half a tick less what the CPU still owes from this one.
-    const Nanos owed = rq.kthread_debt - TICK_NSEC / 2;
-    w.sys.now += TICK_NSEC;
-    w.sys.rqs[0].kthread_debt = owed;
-    const uint64_t before = c().kswapd_stime_ns[0];
-    kswapd_tick(w.sys);
-    EXPECT_GE(static_cast<Nanos>(c().kswapd_stime_ns[0] - before), TICK_NSEC / 2 - owed);
-    for (int cpu : w.sys.topo.nodes[0].cpus) {
-        w.sys.rqs[static_cast<size_t>(cpu)].curr = nullptr;
-        w.sys.rqs[static_cast<size_t>(cpu)].nr_running = 0;
-    }
+    // Its time is kswapd0's system time, all of it paid before it slept.
+    EXPECT_EQ(k.kernel_debt, 0);
+    EXPECT_EQ(static_cast<uint64_t>(k.stime), c().kswapd_stime_ns[0]);
+    EXPECT_EQ(k.sum_exec_runtime, k.stime);
 }
 
 TEST_F(Vmscan, DirectReclaimDemotesAndAnAllocationBeyondEveryNodeIsOutOfMemory) {
@@ -430,15 +391,21 @@ struct EventLines : TraceSink {
         lines.push_back(s);
         contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
                            std::to_string(trace_task_pid(e.current)));
+        stamps.push_back(e.ts);
     }
     std::vector<std::string> contexts;
+    std::vector<Nanos> stamps;
 };
 
 TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
     map(40, 0);
     EventLines sink;
-    w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
-    // 10 pages short of the high watermark: at its tick kswapd takes a batch of 32 cold pages,
+    // Every event but the scheduler's (KswapdSleepsWhenBalancedAndItsTimeIsItsOwn has those).
+    const TraceEventMask sched = trace_bit(TraceEventId::sched_switch) |
+                                 trace_bit(TraceEventId::sched_wakeup) |
+                                 trace_bit(TraceEventId::sched_migrate_task);
+    w.sys.tracer.attach(&sink, kEveryTraceEvent & ~sched, w.sys.nr_cpus());
+    // 10 pages short of the high watermark: once it runs kswapd takes a batch of 32 cold pages,
     // demotes them in one migrate_pages() call, and is balanced (it naps: no sleep yet).
     node(0).free_pages = node(0).wmark_high - 10;
     wakeup_kswapd(w.sys, 0, {0, 0, TraceGfp::HighuserMovableZero});
@@ -454,7 +421,7 @@ TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
         "nr_writeback=0 nr_congested=0 nr_immediate=0 nr_activate_anon=0 nr_activate_file=0 "
         "nr_ref_keep=0 nr_unmap_fail=0 priority=12 flags=RECLAIM_WB_ANON|RECLAIM_WB_ASYNC"};
     EXPECT_EQ(sink.lines, want);
-    // The waker is the idle CPU 0's context; kswapd0 runs on CPU 0 (node 0's first idle CPU).
+    // The waker is the idle CPU 0's context; kswapd0 runs on CPU 0 (where it slept, idle).
     ASSERT_EQ(sink.contexts.size(), 5u);
     EXPECT_EQ(sink.contexts[0], "swapper/0-0");
     for (size_t i = 1; i < 5; ++i)
@@ -468,27 +435,104 @@ TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
     w.sys.tracer.attach(nullptr, 0, 0);
 }
 
-TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsCpus) {
+// kswapd's times, worked by hand: woken at 0 on the idle CPU 0, it runs from 0 (its context
+// switch in, then one batch), naps from the batch's end t0, is woken by the nap's timer at
+// t0 + 100 ms, switches in again and, balanced, sleeps at t0 + 100 ms + a context switch.
+TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsOwn) {
     map(100, 0);
     EventLines sink;
-    w.sys.tracer.attach(&sink, trace_bit(TraceEventId::mm_vmscan_kswapd_sleep), w.sys.nr_cpus());
+    w.sys.tracer.attach(
+        &sink,
+        trace_bit(TraceEventId::mm_vmscan_kswapd_sleep) | trace_bit(TraceEventId::sched_switch),
+        w.sys.nr_cpus());
     node(0).free_pages = node(0).wmark_high - 10;
     wakeup_kswapd(w.sys, 0, {});
     tick();
-    // 32 folios scanned and demoted: 32 scans and 32 copies, all on kswapd's CPU, none on a
-    // task.
+    // 32 folios scanned and demoted: 32 scans and 32 copies, all kswapd's time, none a task's.
     const double scan = w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
+    const auto cs = static_cast<Nanos>(w.sys.cost.k().CONTEXT_SWITCH_NS);
+    const Task& k = *w.sys.kswapd[0];
     EXPECT_EQ(c().pgscan_kswapd, 32u);
-    EXPECT_GT(c().kswapd_stime_ns[0], static_cast<uint64_t>(32 * (scan + 1000)));
-    EXPECT_EQ(static_cast<uint64_t>(w.sys.rqs[0].kthread_debt), c().kswapd_stime_ns[0]);
+    EXPECT_GT(k.stime, cs + static_cast<Nanos>(32 * (scan + 1000)));
+    EXPECT_EQ(static_cast<uint64_t>(k.stime), c().kswapd_stime_ns[0]);
     EXPECT_EQ(c().kswapd_stime_ns[1], 0u);
-    // Balanced, it naps HZ/10 (25 ticks) and then sleeps.
+    EXPECT_EQ(w.sys.rqs[0].kthread_debt, 0);
+    // It ran from 0 without a break, so its nap began at t0 = its system time.
+    const Nanos t0 = k.stime;
+    EXPECT_EQ(k.state, TaskState::Sleeping);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    mmtest::run_kswapd_until(w.sys, t0 + 100 * NSEC_PER_MSEC - 1);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
     EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 0u);
-    for (int i = 0; i < 25; ++i)
-        tick();
-    w.sys.tracer.flush();
-    EXPECT_EQ(sink.lines, std::vector<std::string>{"mm_vmscan_kswapd_sleep: nid=0"});
+    // Switched in at t0 + 100 ms, it pays its context switch first; its next step, the check
+    // that sends it to sleep, is at t0 + 100 ms + cs, which a run to that time does not reach.
+    mmtest::run_kswapd_until(w.sys, t0 + 100 * NSEC_PER_MSEC + cs);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    mmtest::run_kswapd_until(w.sys, t0 + 100 * NSEC_PER_MSEC + cs + 1);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Asleep);
     EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 1u);
+    EXPECT_EQ(k.stime, t0 + cs);
+    w.sys.tracer.flush();
+    // sched_switch in at 0, out at t0, in at t0 + 100 ms; then its sleep, and out.
+    ASSERT_EQ(sink.lines.size(), 5u);
+    EXPECT_EQ(sink.lines[3], "mm_vmscan_kswapd_sleep: nid=0");
+    EXPECT_EQ(sink.stamps[0], 0);
+    EXPECT_EQ(sink.stamps[1], t0);
+    EXPECT_EQ(sink.stamps[2], t0 + 100 * NSEC_PER_MSEC);
+    EXPECT_EQ(sink.stamps[3], t0 + 100 * NSEC_PER_MSEC + cs);
+    EXPECT_EQ(sink.stamps[4], t0 + 100 * NSEC_PER_MSEC + cs);
+    EXPECT_NE(sink.lines[0].find("next_comm=kswapd0 next_pid=100"), std::string::npos)
+        << sink.lines[0];
+    EXPECT_NE(sink.lines[1].find("prev_comm=kswapd0 prev_pid=100 prev_prio=120 prev_state=S"),
+              std::string::npos)
+        << sink.lines[1];
+    w.sys.tracer.attach(nullptr, 0, 0);
+}
+
+// A wakeup in the nap, worked by hand: kswapd naps from t0 (as above), the node falls short
+// again, and a wakeup at 4 ms (CPU 0's clock after the first tick) switches it in at exactly
+// 4 ms for a second run, which ends in a second nap from t1. The first nap's timer, at
+// t0 + 100 ms, belongs to the sleep that wakeup ended and does nothing; the second's, at
+// t1 + 100 ms, switches it in and it sleeps a context switch later.
+TEST_F(Vmscan, AWakeupEndsTheNapAndTheNapsOwnTimerIsThenStale) {
+    map(100, 0);
+    EventLines sink;
+    w.sys.tracer.attach(
+        &sink,
+        trace_bit(TraceEventId::mm_vmscan_kswapd_sleep) | trace_bit(TraceEventId::sched_switch),
+        w.sys.nr_cpus());
+    const auto cs = static_cast<Nanos>(w.sys.cost.k().CONTEXT_SWITCH_NS);
+    const Task& k = kswapd_task(w.sys, 0);
+    node(0).free_pages = node(0).wmark_high - 10;
+    wakeup_kswapd(w.sys, 0, {});
+    tick();
+    const Nanos t0 = k.stime;
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    node(0).free_pages = node(0).wmark_high - 10;
+    wakeup_kswapd(w.sys, 0, {});
+    EXPECT_EQ(c().mm_vmscan_wakeup_kswapd, 2u);
+    tick();
+    EXPECT_EQ(c().mm_vmscan_kswapd_wake, 2u);
+    EXPECT_EQ(c().pgdemote_kswapd, 64u);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    // It ran from 4 ms without a break: its second nap began at t1.
+    const Nanos t1 = TICK_NSEC + k.stime - t0;
+    mmtest::run_kswapd_until(w.sys, t0 + 100 * NSEC_PER_MSEC + cs);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
+    EXPECT_EQ(k.state, TaskState::Sleeping);
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 0u);
+    mmtest::run_kswapd_until(w.sys, t1 + 100 * NSEC_PER_MSEC + cs + 1);
+    EXPECT_EQ(kswapd(0).state, KswapdState::Asleep);
+    EXPECT_EQ(c().mm_vmscan_kswapd_sleep, 1u);
+    w.sys.tracer.flush();
+    const std::vector<Nanos> want = {0,
+                                     t0,
+                                     TICK_NSEC,
+                                     t1,
+                                     t1 + 100 * NSEC_PER_MSEC,
+                                     t1 + 100 * NSEC_PER_MSEC + cs,
+                                     t1 + 100 * NSEC_PER_MSEC + cs};
+    EXPECT_EQ(sink.stamps, want);
     w.sys.tracer.attach(nullptr, 0, 0);
 }
 
@@ -505,8 +549,10 @@ TEST_F(Vmscan, AScanThatDemotesNothingCostsItsFoliosOnly) {
     EXPECT_GT(c().pgscan_kswapd, 0u);
     const auto want = static_cast<int64_t>(static_cast<double>(c().pgscan_kswapd + c().pgrefill) *
                                            w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS);
-    EXPECT_EQ(c().kswapd_stime_ns[0], static_cast<uint64_t>(want));
-    EXPECT_EQ(w.sys.rqs[0].kthread_debt, want);
+    // ... and its context switch in.
+    const auto cs = static_cast<int64_t>(w.sys.cost.k().CONTEXT_SWITCH_NS);
+    EXPECT_EQ(c().kswapd_stime_ns[0], static_cast<uint64_t>(want + cs));
+    EXPECT_EQ(w.sys.kswapd[0]->stime, want + cs);
     ASSERT_GE(w.sys.kswapd.size(), 1u);
     EXPECT_EQ(w.sys.kswapd[0]->comm, "kswapd0");
     EXPECT_EQ(w.sys.kswapd[0]->pid, 100);

@@ -1,6 +1,7 @@
 // Memory tiering's promotion (numab/promotion.cpp and its callers), worked by hand on the
 // cascadelake-2s-pmem preset under v6.6: nodes 0-1 DRAM (96 GiB each, the top tier), nodes 2-3
 // Optane PMEM (756 GiB each, the slower tier). HZ is 250, so the clock moves in 4 ms steps.
+#include "mm/kswapd_driver.h"
 #include "mm/vmscan.h"
 #include "numab/numab.h"
 #include "numab_fixture.h"
@@ -260,10 +261,10 @@ TEST_F(PromotionScan, APromotionBeforeKswapdHasRunIsACandidateNotASuccess) {
     EXPECT_EQ(c.pgpromote_success[kDram], 0u);
     EXPECT_EQ(c.wakeup_kswapd_calls, 2u);
     EXPECT_EQ(c.mm_vmscan_wakeup_kswapd, 1u);
-    // kswapd's tick: it demotes the 64 cold pages to node 0's target, node 2. Node 0 is still
-    // short of its promo mark (the tiering mode's balance), so it goes round until it gives up.
-    w.sys.now += TICK_NSEC;
-    kswapd_tick(w.sys);
+    // kswapd runs (woken at the fault's time, on an idle CPU of node 0): it demotes the 64 cold
+    // pages to node 0's target, node 2. Node 0 is still short of its promo mark (the tiering
+    // mode's balance), so it goes round until it gives up.
+    mmtest::run_kswapd_until(w.sys, w.sys.now + TICK_NSEC);
     EXPECT_EQ(c.pgdemote_kswapd, 64u);
     EXPECT_EQ(filler.frame(0).nid, kPmem);
     EXPECT_EQ(dram().free_pages, dram().wmark_high + 64);
