@@ -12,6 +12,7 @@
 #include "kernel/latency.h"
 #include "kernel/system.h"
 #include "mm/fault.h"
+#include "mm/huge_clear.h"
 #include "mm/khugepaged.h"
 #include "mm/page.h"
 #include "mm/pghot.h"
@@ -126,6 +127,7 @@ Nanos Engine::run(Nanos end) {
         // Every CPU has been simulated up to the previous event: nothing can fire earlier now.
         sys_.tracer.flush();
         const Event e = sys_.events.pop();
+        prev_event_ = sys_.now;
         sys_.now = e.when;
         log_event(e.when, e.kind == EV_TICK);
         // Start the CPU walk at a random CPU each time so that no CPU always sees shared pages
@@ -492,7 +494,7 @@ void Engine::advance_cpu(int cpu, Nanos t) {
             // Its user time was counted with its step, so its touches come at this clock.
             run.walk.pending = false;
             if (!run.has_phase) continue;
-            step_ = StepClock{.limit = avail};
+            step_ = StepClock{.limit = avail, .start = rq.clock};
             const WalkEnd e = touch_streams(*p, run);
             if (e == WalkEnd::Cut) {
                 run.walk.pending = true;
@@ -518,7 +520,7 @@ void Engine::advance_cpu(int cpu, Nanos t) {
         if (sys_.latency) [[unlikely]]
             sys_.latency->remote_stall(*p, bytes * run.remote_per_byte);
         run.walk = StepWalk{.ends = ends, .bytes = bytes};
-        step_ = StepClock{.limit = avail, .used = rq.clock - start};
+        step_ = StepClock{.limit = avail, .used = rq.clock - start, .start = start};
         const WalkEnd walked = touch_streams(*p, run);
         // A scan policy samples the whole step's accesses (it takes no hinting faults, so its
         // walks are never cut).
@@ -585,7 +587,16 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
     NumaFaultOutcome& outcome = fault_outcome_;
     const bool first_touch = !vma.present.test(idx);
     if (first_touch) {
+        const uint64_t huge_before = sys_.counters[Vm::thp_fault_alloc];
         ns = handle_mm_fault(sys_, p, vma, idx, write);
+        // Only a private anonymous huge page races this way (do_huge_pmd_anonymous_page); a
+        // shared one goes through shmem, whose folio enters the page cache, where another
+        // fault finds it.
+        uint64_t first = 0;
+        if (sys_.counters[Vm::thp_fault_alloc] != huge_before && !(vma.vm_flags & VM_SHARED) &&
+            vma.pmd_mapped_at(idx, first))
+            note_huge_clear(vma, first, p, step_.at(idx), static_cast<Nanos>(ns), prev_event_);
+        step_.faults += static_cast<Nanos>(ns);
     } else if (vma.protnone.test(idx)) {
         may_run = fault_runs_ && numa_fault_run_possible(vma, idx, hi) &&
                   numa_fault_run_allowed(sys_, p, vma, idx, write);
@@ -614,6 +625,7 @@ bool Engine::handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t 
             const double each = repeat_anon_fault(sys_, p, vma, idx, run);
             sys_.fault_locks.note(sys_, p, vma, idx + 1, static_cast<uint32_t>(run));
             p.kernel_debt += static_cast<Nanos>(each) * static_cast<Nanos>(run);
+            step_.faults += static_cast<Nanos>(each) * static_cast<Nanos>(run);
             next = idx + 1 + run;
             first_touch_run_pages_ += run;
         }

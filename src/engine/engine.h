@@ -114,6 +114,8 @@ class Engine {
     }
     // First touches handled by repeating the fault of the page before them (tests).
     uint64_t first_touch_run_pages() const { return first_touch_run_pages_; }
+    // First-touch faults on a huge page that lost the race to another thread's clear (tests).
+    uint64_t huge_clear_losers() const { return huge_clear_losers_; }
     // Calls `s` at each tick at or after a multiple of its interval, and at the end of the run.
     void add_sampler(Sampler& s);
 
@@ -138,6 +140,10 @@ class Engine {
     // may take the like pages after it up to `hi` (exclusive) with it; `next` is the first page
     // not handled. Returns false if p left the CPU; sets step_.cut where the walk must stop.
     bool handle_touch(Task& p, Vma& vma, uint64_t idx, bool write, uint64_t hi, uint64_t& next);
+    // A sweep of p over pages [lo, hi) of vma, on the clock step_ (its range set): the huge pages
+    // there whose winning clear by another thread was in flight when p's touch came fault for p
+    // too and lose the race (mm/huge_clear.h). Returns false if p left the CPU.
+    bool race_huge_clears(Task& p, Vma& vma, uint64_t lo, uint64_t hi);
     // After a step of user work of `bytes` with `llc_misses` (its streams walked), tells the
     // placement policy that watches memory accesses (kNumaScan) and charges p its kernel time.
     void policy_scan_step(Task& p, const TaskRun& run, int cpu, double bytes, double llc_misses);
@@ -157,7 +163,8 @@ class Engine {
     uint64_t sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
                           uint64_t& start);
     // Whether touching stream s's region now could fault nowhere: every page present, none
-    // PROT_NONE, and no write that might find a page still shared after fork.
+    // PROT_NONE, no write that might find a page still shared after fork, and no huge page's
+    // clear in flight in its mapping that another thread's touch could race.
     static bool stream_quiet(const AccessStream& s);
 
     // --- deferred ticks (engine/deferred_ticks.cpp) ---
@@ -235,6 +242,10 @@ class Engine {
     // handle_touch's record of the last hinting fault, kept so that its lists keep capacity.
     NumaFaultOutcome fault_outcome_;
     uint64_t first_touch_run_pages_ = 0;
+    uint64_t huge_clear_losers_ = 0;
+    // The event before the one being played: every CPU has been simulated up to it, so no touch
+    // still to be decided comes earlier (the horizon of mm/huge_clear.h's windows).
+    Nanos prev_event_ = 0;
     bool check_invariants_;
     InvariantCadence cadence_;
     struct SamplerSlot {

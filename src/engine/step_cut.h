@@ -50,6 +50,11 @@ struct StepClock {
     Nanos limit = 0;   // from the walk's start to the event the CPU is advanced to
     Nanos used = 0;    // the user time the walk's touches spread over (0: a walk that goes on)
     Nanos kernel = 0;  // kernel time of the walk's hinting faults so far
+    Nanos start = 0;   // the CPU's clock where the walk's user time began
+    // Kernel time of the walk's first-touch faults so far. It is paid after the step (the walk
+    // is never cut for it), but each touch after such a fault really comes that much later:
+    // only the clock of a touch (at) counts it.
+    Nanos faults = 0;
     // The touches of the current range, in order: page j is touch pos0 + (j - lo) of n.
     uint64_t lo = 0, pos0 = 0, n = 1;
     bool cut = false;  // the walk stopped after its last touch
@@ -64,6 +69,9 @@ struct StepClock {
         const double k = static_cast<double>(pos0 + (j - lo) + 1);
         return static_cast<Nanos>(static_cast<double>(used) * k / static_cast<double>(n));
     }
+    // When the touch of page j comes: the walk's start, its user time up to the touch, and the
+    // kernel time of the faults before it (racing huge-page clears, mm/huge_clear.h).
+    Nanos at(uint64_t j) const { return start + user_at(j) + kernel + faults; }
     // Whether, with `extra` more kernel time, the touch of page j ends at or past the share of the
     // interval (kStepKernelShare): the touches after it wait.
     bool past(uint64_t j, Nanos extra) const {

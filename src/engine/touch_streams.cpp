@@ -11,6 +11,7 @@
 #include "engine/run_of.h"
 #include "engine/task_traffic.h"
 #include "kernel/system.h"
+#include "mm/huge_clear.h"
 #include "mm/vmscan.h"
 
 namespace numasim {
@@ -26,7 +27,27 @@ bool stream_may_write(const AccessStream& s) {
 }  // namespace
 
 bool Engine::stream_quiet(const AccessStream& s) {
-    return region_quiet(*s.region, stream_may_write(s));
+    return region_quiet(*s.region, stream_may_write(s)) && s.region->vma->huge_clears.empty();
+}
+
+bool Engine::race_huge_clears(Task& p, Vma& vma, uint64_t lo, uint64_t hi) {
+    prune_huge_clears(vma, prev_event_);
+    const uint64_t nr = vma.pages.pmd_nr();
+    for (HugeClear& c : vma.huge_clears) {
+        if (c.owner == p.pid || c.first >= hi || c.first + nr <= lo || c.lost_by(p.pid)) continue;
+        // Mapped again since (munmap, a split): the fault it recorded is not the PMD's now.
+        if (!vma.pmd_mapped.test(vma.pmd_index(c.first))) continue;
+        const uint64_t j = std::max(lo, c.first);  // p's first touch of the huge page
+        if (!c.overlaps(step_.at(j))) continue;
+        c.losers.push_back(p.pid);
+        const auto ns = static_cast<Nanos>(lose_huge_clear(sys_, p, vma, c.first));
+        sys_.fault_locks.note(sys_, p, vma, j);
+        p.kernel_debt += ns;
+        step_.faults += ns;
+        ++huge_clear_losers_;
+        if (!(sys_.rqs[p.cpu].curr == &p && p.state == TaskState::Running)) return false;
+    }
+    return true;
 }
 
 uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
@@ -73,11 +94,14 @@ Engine::WalkEnd Engine::touch_streams(Task& p, TaskRun& run) {
                 wrap = start + n > r.count ? start + n - r.count : 0;
             }
             const bool write = stream_may_write(s);
-            if (region_quiet(r, write)) continue;
+            // Pages another thread's fault made present may still be clearing: the sweep races.
+            const bool racing = !vma.huge_clears.empty();
+            if (!racing && region_quiet(r, write)) continue;
             const uint64_t first_n = hi1 - lo1;
             for (int k = 0; k < 2; ++k) {
                 const uint64_t lo = k == 0 ? lo1 : r.first, hi = k == 0 ? hi1 : r.first + wrap;
                 step_.range(lo, k == 0 ? 0 : first_n, n);
+                if (racing && lo < hi && !race_huge_clears(p, vma, lo, hi)) return WalkEnd::Left;
                 uint64_t next = lo;
                 for (uint64_t j = nth_interesting(vma, lo, hi, write, 0); j < hi;
                      j = nth_interesting(vma, next, hi, write, 0)) {

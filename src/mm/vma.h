@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mm/huge_clear.h"
 #include "mm/lru_index.h"
 #include "mm/mempolicy.h"
 #include "mm/page.h"
@@ -205,6 +206,10 @@ struct Vma {
     Bitmap present;     // PTE present
     Bitmap protnone;    // PTE made PROT_NONE by change_prot_numa
     Bitmap pmd_mapped;  // per PMD-sized block (see thp_block): mapped by one PMD
+    // Huge pages whose first-touch clear may still be in flight (mm/huge_clear.h): a few per
+    // faulting thread at most, dropped once no touch still to be decided can race them. Not
+    // copied at fork: dup_mmap() takes mmap_lock for writing, so no fault is in flight then.
+    std::vector<HugeClear> huge_clears;
 
     // Present pages per node (the N<node>=<pages> of /proc/<pid>/numa_maps), kept with the
     // region totals so that samplers never walk pages: this mapping's part, plus the moves in
