@@ -159,6 +159,17 @@ inline constexpr double RMAP_STEP_PTE_PAGE_LINES = 2;
 inline constexpr double RMAP_RESTORE_PTE_PAGE_LINES = 2;
 // A store moves a line twice (read for ownership, then write-back); a load moves it once.
 inline constexpr double WRITE_TRAFFIC_FACTOR = 2.0;
+// Memory directory (Intel Xeon since Ivy Bridge-EP, on by default on Skylake-SP and Cascade
+// Lake): two bits per line kept in the DRAM's ECC bits tell the home agent whether another socket
+// may hold the line (states I, S, A). A read for ownership from another socket of a line no cache
+// holds is granted exclusive, so the home sets the line's state to A and must write the whole line
+// back to DRAM to keep it; the later write-back of the modified line clears it to I with the data.
+// So each line a remote store misses to costs its home one more DRAM write than a local store.
+// Sources: Intel, "Intel Xeon Processor Scalable Family Technical Overview" (2017), section
+// "Directory-Based Coherency"; J. D. McCalpin, "Memory directories in Intel processors" (blog,
+// 28 Aug 2023) and his Intel-forum answers ("SKL - strange memory behavior"), from the uncore
+// counters (UNC_M_CAS_COUNT.WR with remote traffic). Counted from the protocol: exact.
+inline constexpr double DIRECTORY_WRITES_PER_REMOTE_STORE = 1;
 // Cache line size on every machine modelled.
 inline constexpr double CACHE_LINE_BYTES = 64;
 

@@ -49,6 +49,15 @@ void CostModel::init(const Topology& t, const cost::Constants& k) {
     llc_lat_ = t.hw.llc_latency_ns;
     mlp_default_ = t.hw.line_fill_buffers;
     smt_speedup_ = t.hw.smt_core_speedup;
+    directory_write_.clear();
+    if (t.hw.memory_directory) {
+        directory_write_.assign(static_cast<size_t>(nodes_) * nodes_, 0);
+        const auto package = [&](int n) { return t.cpus[t.nodes[n].cpus.front()].package; };
+        for (int a = 0; a < nodes_; ++a)
+            for (int b = 0; b < nodes_; ++b)
+                if (!t.nodes[a].cpus.empty() && !t.nodes[b].cpus.empty())
+                    directory_write_[a * nodes_ + b] = package(a) != package(b);
+    }
     lat_.assign(static_cast<size_t>(nodes_) * nodes_, 0);
     for (int a = 0; a < nodes_; ++a)
         for (int b = 0; b < nodes_; ++b)
@@ -72,6 +81,7 @@ void CostModel::init(const Topology& t, const cost::Constants& k) {
     w_.assign(nodes_, 0);
     rd_.assign(nodes_, 0);
     wb_.assign(nodes_, 0);
+    dir_.assign(nodes_, 0);
 
     const int ncpu = t.nr_cpus();
     llc_of_cpu_.resize(ncpu);
@@ -140,6 +150,7 @@ CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
     std::fill(w_.begin(), w_.end(), 0.0);
     std::fill(rd_.begin(), rd_.end(), 0.0);
     std::fill(wb_.begin(), wb_.end(), 0.0);
+    std::fill(dir_.begin(), dir_.end(), 0.0);
     LineCost lc;
     lc.fixed_ns = t_cpu;
     for (const AccessStream& s : ph.streams) {
@@ -162,6 +173,11 @@ CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
             w_[n] += miss * f / mlp;
             rd_[n] += line * miss * f;
             wb_[n] += line * miss * f * wback;
+            // A store that misses to another socket's DRAM takes the line exclusive there: with
+            // a memory directory the home writes the line back to record that (I -> A).
+            if (!directory_write_.empty() && directory_write_[cnode * nodes_ + n])
+                dir_[n] +=
+                    line * miss * f * s.write_fraction * cost::DIRECTORY_WRITES_PER_REMOTE_STORE;
         }
     }
     return lc;
@@ -173,7 +189,7 @@ template <class F>
 void CostModel::for_each_use(int cpu_node, F&& f) const {
     for (int n = 0; n < nodes_; ++n) {
         if (w_[n] <= 0 && rd_[n] <= 0 && wb_[n] <= 0) continue;
-        f(n, w_[n], rd_[n] + wb_[n]);
+        f(n, w_[n], rd_[n] + wb_[n] + dir_[n]);
         if (n == cpu_node) continue;
         for (const auto& h : net_.route(n, cpu_node))
             f(nodes_ + h.link, w_[n] * h.share, rd_[n] * h.share);

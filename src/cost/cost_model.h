@@ -278,6 +278,11 @@ class CostModel {
     double llc_lat_ = 0;
     double mlp_default_ = 10;
     double smt_speedup_ = 1;
+    // Per (CPU node, memory node): whether a store from the first to the second's memory makes
+    // the home write a directory update: the machine keeps its directory in DRAM
+    // (MemoryHardware::memory_directory), the memory is a socket's DRAM (a node with CPUs) and
+    // the CPU is on another socket. Empty without a directory.
+    std::vector<char> directory_write_;
     std::vector<double> lat_;
     Interconnect net_;
     BandwidthSolver solver_;
@@ -345,8 +350,9 @@ class CostModel {
 
     // Kernel traffic since the last update, bytes per resource (bookkeeping of const paths).
     mutable std::vector<double> kernel_bytes_;
-    // Scratch for line_demand: per node stall weight, bytes read and bytes written back.
-    mutable std::vector<double> w_, rd_, wb_;
+    // Scratch for line_demand: per node stall weight, bytes read and bytes written back, and the
+    // directory writes the node's home agent makes for remote stores (they cross no link).
+    mutable std::vector<double> w_, rd_, wb_, dir_;
 };
 
 }  // namespace numasim

@@ -86,6 +86,7 @@ void read_hardware(const TomlTable& t, MemoryHardware& hw, HardwareKeys keys) {
         hw.smt_core_speedup = s;
     }
     read_number(t, "cpu_ghz", hw.cpu_ghz, 10.0, req);
+    hw.memory_directory = t.get_bool("memory_directory", hw.memory_directory);
     read_pages(t, hw.pages);
     t.finish();
 }

@@ -120,6 +120,7 @@ void write_hardware(const Topology& topo, Writer& w) {
     w.key("line_fill_buffers", "line_fill_buffers", fmt::format("{}", hw.line_fill_buffers));
     w.key("smt_core_speedup", "smt_core_speedup", toml_float(hw.smt_core_speedup));
     w.key("cpu_ghz", "cpu_ghz", toml_float(hw.cpu_ghz));
+    if (hw.memory_directory) w.key("memory_directory", "memory_directory", "true");
     w.key("page_size", "page_size", hw.pages.size() == 4096 ? "\"4KiB\"" : "\"64KiB\"");
     w.key("mmu", "mmu", hw.pages == kPages64KHash ? "\"hash\"" : "\"radix\"");
 }

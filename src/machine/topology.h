@@ -44,6 +44,10 @@ struct MemoryHardware {
     int line_fill_buffers = 10;     // outstanding L1D misses per core: the MLP of a stream
     double smt_core_speedup = 1.0;  // throughput of a core with all SMT threads busy vs one
     double cpu_ghz = 0;             // nominal clock, converts published cycle costs to ns
+    // Whether the coherence directory lives in DRAM beside each line ([hardware]
+    // memory_directory): a remote store then costs its home node a directory write
+    // (cost::DIRECTORY_WRITES_PER_REMOTE_STORE).
+    bool memory_directory = false;
     // The kernel's base page and PMD THP ([hardware] page_size and mmu): what the machine's
     // distribution kernels are built with, like the other figures a property of the platform.
     PageGeometry pages = kPages4K;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <utility>
 
 #include "cost/cost_model.h"
 #include "cost_fixture.h"
@@ -60,6 +61,49 @@ TEST(BandwidthLimits, WritesCountTheirWriteBacks) {
     EXPECT_LE(2 * total, 100.0 * (1 + kEps));
     EXPECT_GT(2 * total, 90.0);
     EXPECT_NEAR(w.sys.cost.node_load_gbs(0), 2 * total, 1e-6 * total);
+}
+
+TEST(BandwidthLimits, RemoteStoresCostTheHomeADirectoryWrite) {
+    // cascadelake-2s with its memory directory: a store from node 1 to a line of node 0 reads it
+    // for ownership (64 B over the link 0 -> 1), writes it back later (64 B over 1 -> 0) and makes
+    // node 0 write the line once more for the directory (64 B that cross no link): 3 x 64 B of
+    // node 0's DRAM a line. A remote load moves its line once either way; a local store twice.
+    // One task per node and per kind, each far below any bandwidth.
+    for (const bool directory : {false, true}) {
+        Topology t = load_preset("cascadelake-2s");
+        t.hw.memory_directory = directory;
+        CostWorld w(std::move(t));
+        Runner& remote_store = w.run_on(20, w.region_on(256, 0), kGreedy);
+        remote_store.streams[0].write_fraction = 1.0;
+        Runner& remote_load = w.run_on(21, w.region_on(256, 0), kGreedy);
+        Runner& local_store = w.run_on(22, w.region_on(256, 1), kGreedy);
+        local_store.streams[0].write_fraction = 1.0;
+        w.update();
+        const double s = w.progress_gbs(remote_store), l = w.progress_gbs(remote_load),
+                     o = w.progress_gbs(local_store);
+        const double per_store_line = directory ? 3.0 : 2.0;
+        EXPECT_NEAR(w.sys.cost.node_load_gbs(0), per_store_line * s + l, 1e-9) << directory;
+        EXPECT_NEAR(w.sys.cost.node_load_gbs(1), 2 * o, 1e-9) << directory;
+        EXPECT_NEAR(w.sys.cost.link_load_gbs(0, 1), s + l, 1e-9) << directory;
+        EXPECT_NEAR(w.sys.cost.link_load_gbs(1, 0), s, 1e-9) << directory;
+    }
+}
+
+TEST(BandwidthLimits, DirectoryWritesOnlyForAnotherSocketsDram) {
+    // cascadelake-2s-pmem keeps its directory in the sockets' DRAM: a store from socket 1 (CPU
+    // 18, node 1) to socket 0's DRAM (node 0) costs 3 lines of node 0's traffic; the same store
+    // to socket 0's PMEM (node 2, no CPUs) and a store to its own DRAM cost 2, as without one.
+    CostWorld w("cascadelake-2s-pmem");
+    ASSERT_TRUE(w.sys.topo.hw.memory_directory);
+    Runner& to_dram = w.run_on(18, w.region_on(256, 0), kGreedy);
+    Runner& to_pmem = w.run_on(19, w.region_on(256, 2), kGreedy);
+    Runner& own = w.run_on(20, w.region_on(256, 1), kGreedy);
+    for (Runner* r : {&to_dram, &to_pmem, &own})
+        r->streams[0].write_fraction = 1.0;
+    w.update();
+    EXPECT_NEAR(w.sys.cost.node_load_gbs(0), 3 * w.progress_gbs(to_dram), 1e-9);
+    EXPECT_NEAR(w.sys.cost.node_load_gbs(2), 2 * w.progress_gbs(to_pmem), 1e-9);
+    EXPECT_NEAR(w.sys.cost.node_load_gbs(1), 2 * w.progress_gbs(own), 1e-9);
 }
 
 TEST(BandwidthLimits, SmtSiblingsGetAtMostTheCoreBandwidth) {

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cost/constants.h"
@@ -33,6 +34,7 @@ struct Runner {
 
 struct CostWorld {
     explicit CostWorld(const std::string& preset) : sys(load_preset(preset), off(), 1) {}
+    explicit CostWorld(Topology topo) : sys(std::move(topo), off(), 1) {}
 
     // A region of `mb` MiB whose pages are all present on `nid` (totals set directly).
     Region& region_on(double mb, int nid) {

@@ -285,6 +285,17 @@ TEST(MachineFileErrors, PageSizeOtherThan4KOr64K) {
     EXPECT_NE(m.find("'nested' is not one of"), std::string::npos) << m;
 }
 
+// [hardware] memory_directory: off unless the file says so; a boolean, else an error naming it.
+TEST(MachineFile, MemoryDirectory) {
+    const std::string base = regular("", "siblings-last");
+    EXPECT_FALSE(load_machine_text(base, "m.toml").hw.memory_directory);
+    EXPECT_TRUE(
+        load_machine_text(base + "memory_directory = true\n", "m.toml").hw.memory_directory);
+    const std::string w = error_of(base + "memory_directory = 1\n");
+    EXPECT_NE(w.find("hardware.memory_directory"), std::string::npos) << w;
+    EXPECT_NE(w.find("expected true or false"), std::string::npos) << w;
+}
+
 // An override switches the page size of a machine for an A/B comparison; the MMU stays.
 TEST(HardwareOverrides, PageSize) {
     Topology t = load_machine_text(
