@@ -234,7 +234,7 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     d.streams.clear();
     for (const AccessStream& s : a.streams)
         d.streams.push_back(
-            {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0, 0});
+            {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0});
     d.rate_gbs = a.rate_gbs;
     d.mlp = a.mlp;
     const int core = core_of_cpu_[cpu];
@@ -272,8 +272,6 @@ std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int 
                 "cpu {}: region {}: the page counts' hash kept at its stamps ({:#x}) differs from "
                 "the hash of its counts now ({:#x}): a page count changed without Region::stamp",
                 cpu, r.name, *kept, now);
-        if (auto stale = find_stale_counts_id(r, nodes_))
-            return "cpu " + std::to_string(cpu) + ": " + *stale;
     }
     const Demand& kept = demand_[cpu];
     if (!demand_cache_ || a.streams.empty() || !demand_key_matches(kept, a, cpu))

@@ -211,9 +211,6 @@ class CostModel {
         struct KeyStream {
             AccessStream stream;
             uint64_t region_stamp, shared_stamp;
-            // The interned id of the region's counts at those stamps (cost/counts_hash.h), set
-            // where demands are shared (derive_or_share); 0: none.
-            uint64_t counts_id;
         };
         std::vector<KeyStream> streams;
         double rate_gbs = 0, mlp = 0;

@@ -4,16 +4,10 @@
 // The hash only steers the lookup of a demand to copy, which is then checked input by input: a
 // stale hash could cost a derivation, never change a number; the invariant checker still takes
 // it again (CostModel::find_stale_demand).
-//
-// With the hash each region keeps the interned id of its counts: regions whose size, present
-// pages and pages per node are equal have one id while the interned entry holds (hash-consed
-// by the counts' hash, compared word by word once per placement change), so that a copy's check
-// compares one id per stream, not every node's count (CostModel::shareable).
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
 
 namespace numasim {
 
@@ -26,12 +20,5 @@ uint64_t region_counts_hash(const Region& r, int nodes);
 std::optional<uint64_t> kept_region_counts_hash(const Region& r);
 // The hash taken from r's counts now, whatever is kept.
 uint64_t fresh_region_counts_hash(const Region& r, int nodes);
-// The id of r's counts at its current stamps: two regions with the same id have the same size,
-// present pages and pages on each of `nodes` nodes (equal counts may still have two ids).
-uint64_t region_counts_id(const Region& r, int nodes);
-// If r's kept id is still the interned entry's but that entry's counts are not r's counts now
-// (a page count changed without r's stamps), what differs; else nullopt (the invariant
-// checker's, through CostModel::find_stale_demand).
-std::optional<std::string> find_stale_counts_id(const Region& r, int nodes);
 
 }  // namespace numasim

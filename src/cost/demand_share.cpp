@@ -8,10 +8,6 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
-#include <string>
-#include <vector>
-
-#include <fmt/format.h>
 
 #include "cost/cost_model.h"
 #include "cost/counts_hash.h"
@@ -50,6 +46,15 @@ bool same_but_region(AccessStream a, AccessStream b) {
     return a == b;
 }
 
+// Whether line_demand reads the same of regions a and b: size, present pages and their nodes.
+bool same_counts(const Region& a, const Region& b, int nodes) {
+    if (&a == &b) return true;
+    if (a.bytes() != b.bytes() || a.present != b.present) return false;
+    for (int n = 0; n < nodes; ++n)
+        if (a.pages_on(n) != b.pages_on(n)) return false;
+    return true;
+}
+
 }  // namespace
 
 uint64_t CostModel::share_key(const AccessMix& a, int cpu) const {
@@ -83,7 +88,7 @@ namespace {
 // 512 KiB, leave about one region in twenty of a 896-CPU machine's thousand sharing one).
 struct KeptCountsHash {
     const Region* region = nullptr;
-    uint64_t stamp = 0, shared_stamp = 0, hash = 0, id = 0;
+    uint64_t stamp = 0, shared_stamp = 0, hash = 0;
 };
 constexpr size_t kKeptCountsHashes = 16384;  // a power of two
 thread_local std::array<KeptCountsHash, kKeptCountsHashes> kept_counts_hashes;
@@ -101,58 +106,6 @@ bool stands(const KeptCountsHash& e, const Region& r) {
     return e.region == &r && e.stamp == r.stamp.value && e.shared_stamp == shared_stamp_of(r);
 }
 
-// The interned counts: one entry per distinct size, present pages and pages per node met
-// lately, direct-mapped by their hash, each with an id no other counts have had on this host
-// thread. An entry that another counts take over is given up with its id; counts met again
-// then take a new one, so equal counts may have two ids (a derivation the more), never two
-// counts one id. 4096 entries hold the few hundred distinct counts of a 896-CPU machine's
-// regions at once (the thread stacks of one node read alike).
-struct InternedCounts {
-    uint64_t hash = 0, id = 0;  // id 0: empty
-    uint64_t bytes = 0, present = 0;
-    std::vector<uint64_t> pages;  // per node
-};
-constexpr size_t kInternedCounts = 4096;  // a power of two
-thread_local std::array<InternedCounts, kInternedCounts> interned_counts;
-thread_local uint64_t last_counts_id = 0;
-
-InternedCounts& interned_entry(uint64_t hash) {
-    return interned_counts[((hash * kFibonacci) >> 40) & (kInternedCounts - 1)];
-}
-
-// Whether entry e holds r's counts now.
-bool holds(const InternedCounts& e, const Region& r, int nodes) {
-    if (e.bytes != r.bytes() || e.present != r.present ||
-        e.pages.size() != static_cast<size_t>(nodes))
-        return false;
-    for (int n = 0; n < nodes; ++n)
-        if (e.pages[static_cast<size_t>(n)] != r.pages_on(n)) return false;
-    return true;
-}
-
-// The id of r's counts (whose hash is `hash`): the interned entry's if it holds them, else a new
-// id for them in that entry.
-uint64_t intern_counts(const Region& r, int nodes, uint64_t hash) {
-    InternedCounts& e = interned_entry(hash);
-    if (e.id != 0 && e.hash == hash && holds(e, r, nodes)) return e.id;
-    e.hash = hash;
-    e.id = ++last_counts_id;
-    e.bytes = r.bytes();
-    e.present = r.present;
-    e.pages.resize(static_cast<size_t>(nodes));
-    for (int n = 0; n < nodes; ++n)
-        e.pages[static_cast<size_t>(n)] = r.pages_on(n);
-    return e.id;
-}
-
-const KeptCountsHash& kept_counts(const Region& r, int nodes) {
-    KeptCountsHash& e = kept_entry(r);
-    if (stands(e, r)) return e;
-    const uint64_t hash = fresh_region_counts_hash(r, nodes);
-    e = KeptCountsHash{&r, r.stamp.value, shared_stamp_of(r), hash, intern_counts(r, nodes, hash)};
-    return e;
-}
-
 }  // namespace
 
 uint64_t fresh_region_counts_hash(const Region& r, int nodes) {
@@ -163,28 +116,16 @@ uint64_t fresh_region_counts_hash(const Region& r, int nodes) {
 }
 
 uint64_t region_counts_hash(const Region& r, int nodes) {
-    return kept_counts(r, nodes).hash;
-}
-
-uint64_t region_counts_id(const Region& r, int nodes) {
-    return kept_counts(r, nodes).id;
+    KeptCountsHash& e = kept_entry(r);
+    if (stands(e, r)) return e.hash;
+    e = KeptCountsHash{&r, r.stamp.value, shared_stamp_of(r), fresh_region_counts_hash(r, nodes)};
+    return e.hash;
 }
 
 std::optional<uint64_t> kept_region_counts_hash(const Region& r) {
     const KeptCountsHash& e = kept_entry(r);
     if (!stands(e, r)) return std::nullopt;
     return e.hash;
-}
-
-std::optional<std::string> find_stale_counts_id(const Region& r, int nodes) {
-    const KeptCountsHash& e = kept_entry(r);
-    if (!stands(e, r)) return std::nullopt;
-    const InternedCounts& i = interned_entry(e.hash);
-    if (i.id != e.id || holds(i, r, nodes)) return std::nullopt;
-    return fmt::format(
-        "region {}: the page counts interned as id {} at its stamps differ from its counts now "
-        "(present {} against {}): a page count changed without Region::stamp",
-        r.name, e.id, i.present, r.present);
 }
 
 bool CostModel::shareable(const Demand& kept, int from, const AccessMix& a, int cpu) const {
@@ -200,13 +141,13 @@ bool CostModel::shareable(const Demand& kept, int from, const AccessMix& a, int 
         return false;
     for (size_t i = 0; i < a.streams.size(); ++i) {
         // The kept demand still holds for its own regions (their stamps did not move), and
-        // those read as a's do: the same size and counts, which have one interned id.
+        // those read as a's do.
         const Demand::KeyStream& k = kept.streams[i];
         const Region& r = *k.stream.region;
         if (k.region_stamp != r.stamp.value ||
             k.shared_stamp != (r.shared ? r.shared->stamp.value : 0) ||
             !same_but_region(k.stream, a.streams[i]) ||
-            k.counts_id != region_counts_id(*a.streams[i].region, nodes_))
+            !same_counts(r, *a.streams[i].region, nodes_))
             return false;
     }
     return true;
@@ -232,8 +173,8 @@ void CostModel::derive_or_share(Demand& d, const AccessMix& a, int cpu) const {
         }
         d.streams.clear();
         for (const AccessStream& s : a.streams)
-            d.streams.push_back({s, s.region->stamp.value,
-                                 s.region->shared ? s.region->shared->stamp.value : 0, 0});
+            d.streams.push_back(
+                {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0});
         d.rate_gbs = from->rate_gbs;
         d.mlp = from->mlp;
         d.core_mlp_sum = from->core_mlp_sum;
@@ -243,10 +184,6 @@ void CostModel::derive_or_share(Demand& d, const AccessMix& a, int cpu) const {
         d.valid = true;
         d.solved_mix = nullptr;
     }
-    // The ids of the counts the demand now stands on, for shareable() on other CPUs: share_key
-    // has just looked each region's up.
-    for (size_t i = 0; i < a.streams.size(); ++i)
-        d.streams[i].counts_id = region_counts_id(*a.streams[i].region, nodes_);
     slot = ShareSlot{key, cpu};
 }
 

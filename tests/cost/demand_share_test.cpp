@@ -111,42 +111,5 @@ TEST(DemandShare, TheInvariantCheckerTakesTheCountsHashAgain) {
     EXPECT_NE(found->find("hash"), std::string::npos) << *found;
 }
 
-TEST(DemandShare, AlikeRegionsShareOneCountsIdAndACopyIsCheckedByIt) {
-    // x and y (64 MiB each, all on node 0) read alike: one interned id, and q's demand is a copy
-    // of p's. A quarter of y moved to node 1 gives y counts of its own, and a new id.
-    TwoAlike t(true);
-    CostWorld& w = t.w;
-    w.update();
-    EXPECT_EQ(w.sys.cost.demand_shares(), 1u);
-    EXPECT_EQ(region_counts_id(*t.x, 2), region_counts_id(*t.y, 2));
-    account_region_move(*t.y->vma, t.y->first, t.y->count / 4, 0, 1);
-    EXPECT_NE(region_counts_id(*t.x, 2), region_counts_id(*t.y, 2));
-    w.update(TICK_NSEC);
-    EXPECT_EQ(w.sys.cost.demand_shares(), 1u);  // q's derived: its counts' id is not p's
-    // The same quarter of x: alike again, and x's counts take the id y's have.
-    account_region_move(*t.x->vma, t.x->first, t.x->count / 4, 0, 1);
-    EXPECT_EQ(region_counts_id(*t.x, 2), region_counts_id(*t.y, 2));
-}
-
-TEST(DemandShare, TheInvariantCheckerComparesTheInternedCountsAgain) {
-    // Counts changed without the stamps in a way the hash cannot see: 29 pages off node 0 and 27
-    // onto node 1 leave the weighted sum as it was (29 * key_weight(13) = 29 * 27 * F =
-    // 27 * key_weight(14), F the Fibonacci multiplier). The interned counts x's id stands for
-    // are no longer x's counts, and the check says so.
-    TwoAlike t(true);
-    CostWorld& w = t.w;
-    w.update();
-    EXPECT_EQ(w.sys.cost.find_stale_demand(t.p->mix, 0), std::nullopt);
-    const uint64_t hash = region_counts_hash(*t.x, 2);
-    const uint64_t id = region_counts_id(*t.x, 2);
-    t.x->node_pages[0] -= 29;
-    t.x->node_pages[1] += 27;
-    EXPECT_EQ(fresh_region_counts_hash(*t.x, 2), hash);
-    EXPECT_EQ(region_counts_id(*t.x, 2), id);  // the stamps did not move
-    const auto found = w.sys.cost.find_stale_demand(t.p->mix, 0);
-    ASSERT_TRUE(found.has_value());
-    EXPECT_NE(found->find("interned"), std::string::npos) << *found;
-}
-
 }  // namespace
 }  // namespace numasim
