@@ -1,6 +1,7 @@
 #include "cost/bandwidth.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -35,13 +36,15 @@ void BandwidthSolver::init(std::vector<Resource> resources) {
 }
 
 void BandwidthSolver::clear() {
+    ++solves_;
     tasks_.clear();
     uses_.clear();
     std::fill(background_.begin(), background_.end(), 0.0);
 }
 
 void BandwidthSolver::add_task(double fixed_ns, double duty) {
-    tasks_.push_back(Task{fixed_ns, duty, static_cast<uint32_t>(uses_.size()), 0});
+    const auto self = static_cast<uint32_t>(tasks_.size());
+    tasks_.push_back(Task{fixed_ns, duty, static_cast<uint32_t>(uses_.size()), 0, self, false});
 }
 
 bool BandwidthSolver::add_up(std::vector<Use>& uses, size_t first, const Use& u) {
@@ -60,9 +63,24 @@ void BandwidthSolver::add_use(int resource, double stall_weight, double bytes) {
     if (add_up(uses_, t.first, Use{resource, stall_weight, bytes})) ++t.count;
 }
 
-void BandwidthSolver::add_uses(std::span<const Use> summed) {
+void BandwidthSolver::add_uses(std::span<const Use> summed, uint64_t id) {
+    Task& t = tasks_.back();
+    if (id != 0) {
+        if (seen_.empty()) seen_.resize(kSeen);
+        Seen& e = seen_[((id * 0x9E3779B97F4A7C15ull) >> 40) & (kSeen - 1)];
+        if (e.solve == solves_ && e.id == id &&
+            std::bit_cast<uint64_t>(e.duty) == std::bit_cast<uint64_t>(t.duty)) {
+            Task& rep = tasks_[e.task];
+            rep.repeated = true;
+            t.first = rep.first;
+            t.count = rep.count;
+            t.rep = e.task;
+            return;
+        }
+        e = Seen{id, t.duty, t.rep, solves_};
+    }
     uses_.insert(uses_.end(), summed.begin(), summed.end());
-    tasks_.back().count += static_cast<uint32_t>(summed.size());
+    t.count += static_cast<uint32_t>(summed.size());
 }
 
 void BandwidthSolver::set_background(int resource, double bytes_per_ns) {
@@ -89,13 +107,48 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
         slope = dd->data();
     }
     if (ns_out) ns_out->resize(tasks_.size());
+    line_.resize(tasks_.size());
+    moved_.resize(uses_.size());
+    slope_off_.resize(uses_.size());
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
-        const double ns = line_ns(t);
-        if (ns_out) (*ns_out)[i] = ns;
-        const double lines = t.duty / ns;
         const Use* u = uses_.data() + t.first;
         const Use* const end = u + t.count;
+        if (t.rep != i) {
+            // The figures of its rep, computed earlier in this pass from the same inputs.
+            line_[i] = line_[t.rep];
+            if (ns_out) (*ns_out)[i] = line_[i];
+            const double* moved = moved_.data() + t.first;
+            if (!slope) {
+                for (; u != end; ++u, ++moved)
+                    load[u->resource] += *moved;
+                continue;
+            }
+            const double* off = slope_off_.data() + t.first;
+            for (; u != end; ++u, ++moved, ++off) {
+                load[u->resource] += *moved;
+                if (u->stall_weight != 0) slope[u->resource] -= *off;
+            }
+            continue;
+        }
+        const double ns = line_ns(t);
+        line_[i] = ns;
+        if (ns_out) (*ns_out)[i] = ns;
+        const double lines = t.duty / ns;
+        if (t.repeated) {
+            // Kept for the tasks that repeat this one.
+            double* moved = moved_.data() + t.first;
+            double* off = slope_off_.data() + t.first;
+            for (; u != end; ++u, ++moved, ++off) {
+                *moved = lines * u->bytes;
+                load[u->resource] += *moved;
+                if (slope && u->stall_weight != 0) {
+                    *off = *moved * u->stall_weight / ns;
+                    slope[u->resource] -= *off;
+                }
+            }
+            continue;
+        }
         if (!slope) {
             for (; u != end; ++u)
                 load[u->resource] += lines * u->bytes;
@@ -155,10 +208,14 @@ int BandwidthSolver::solve(int max_passes) {
     rate_.resize(tasks_.size());
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
-        double theta = 1.0;
-        for (uint32_t u = t.first; u < t.first + t.count; ++u)
-            theta = std::min(theta, clip_[uses_[u].resource]);
-        rate_[i] = theta / ns_[i];  // line_ns(t): the delays have not moved since
+        if (t.rep != i) {
+            rate_[i] = rate_[t.rep];  // the same uses and line time
+        } else {
+            double theta = 1.0;
+            for (uint32_t u = t.first; u < t.first + t.count; ++u)
+                theta = std::min(theta, clip_[uses_[u].resource]);
+            rate_[i] = theta / ns_[i];  // line_ns(t): the delays have not moved since
+        }
         for (uint32_t u = t.first; u < t.first + t.count; ++u)
             load_[uses_[u].resource] += t.duty * rate_[i] * uses_[u].bytes;
     }

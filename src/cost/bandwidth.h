@@ -57,7 +57,12 @@ class BandwidthSolver {
     // `bytes` through it per line. Repeated uses of one resource add up.
     void add_use(int resource, double stall_weight, double bytes);
     // The last task's uses, already added up per resource (add_up): nothing to look for.
-    void add_uses(std::span<const Use> summed);
+    // Tasks given the same nonzero `id` must have been given the same fixed_ns and the same
+    // uses (one demand held by many CPUs, cost/cost_model.h): one with the same duty as an
+    // earlier one takes that task's uses and, in each pass, its line time and loads, computed
+    // once and added in task order as before, so every sum has the same bits. A task given its
+    // uses here takes no add_use.
+    void add_uses(std::span<const Use> summed, uint64_t id = 0);
     // Load that does not react to the delay (kernel copies and page clearing), bytes per ns.
     void set_background(int resource, double bytes_per_ns);
 
@@ -83,7 +88,22 @@ class BandwidthSolver {
     struct Task {
         double fixed_ns, duty;
         uint32_t first, count;
+        // The first task of the same id and duty (this one's own index if none), and whether a
+        // later task takes this one's figures.
+        uint32_t rep;
+        bool repeated;
     };
+    // The tasks of this solve by id and duty, direct-mapped by id: an entry stands for this
+    // solve while its `solve` is solves_; a task whose entry another took is its own rep.
+    struct Seen {
+        uint64_t id = 0;
+        double duty = 0;
+        uint32_t task = 0;
+        uint64_t solve = 0;
+    };
+    static constexpr size_t kSeen = 4096;  // a power of two, above the CPUs of any preset
+    std::vector<Seen> seen_;
+    uint64_t solves_ = 1;
     double line_ns(const Task& t) const;
     void evaluate(std::vector<double>& d, std::vector<double>* dd,
                   std::vector<double>* ns = nullptr) const;
@@ -96,6 +116,9 @@ class BandwidthSolver {
     std::vector<Use> uses_;
     std::vector<double> rate_;
     mutable std::vector<double> d_, dd_;
+    // Per use of a repeated task, in the pass now: the bytes it moves per ns and what it takes
+    // off the slope, for the tasks that repeat it; per task, its line time.
+    mutable std::vector<double> moved_, slope_off_, line_;
     std::vector<double> ns_;  // each task's line time at the final delays
 };
 

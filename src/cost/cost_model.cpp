@@ -224,15 +224,29 @@ bool CostModel::stamps_match(const Demand& d, const AccessMix& a) {
     return true;
 }
 
+CostModel::DemandValue& CostModel::own_value(Demand& d) const {
+    if (!d.value || d.value.use_count() != 1) {
+        if (spare_values_.empty()) {
+            d.value = std::make_shared<DemandValue>();
+        } else {
+            d.value = std::move(spare_values_.back());
+            spare_values_.pop_back();
+        }
+    }
+    return *d.value;
+}
+
 void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
-    d.lc = line_demand(a, cpu);
-    d.uses.clear();
+    DemandValue& v = own_value(d);
+    v.lc = line_demand(a, cpu);
+    v.uses.clear();
     for_each_use(node_of_cpu_[cpu], [&](int r, double w, double bytes) {
-        d.uses.push_back({r, w, bytes});
+        v.uses.push_back({r, w, bytes});
     });
-    d.per_resource.clear();
-    for (const Use& u : d.uses)
-        BandwidthSolver::add_up(d.per_resource, 0, u);
+    v.per_resource.clear();
+    for (const Use& u : v.uses)
+        BandwidthSolver::add_up(v.per_resource, 0, u);
+    v.id = ++last_value_id_;
     d.streams.clear();
     for (const AccessStream& s : a.streams)
         d.streams.push_back(
@@ -280,13 +294,14 @@ std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int 
         return std::nullopt;
     Demand now;
     derive_demand(now, a, cpu);
-    if (kept.lc.fixed_ns == now.lc.fixed_ns && kept.lc.misses == now.lc.misses &&
-        kept.uses == now.uses && kept.per_resource == now.per_resource)
+    const DemandValue &k = *kept.value, &n = *now.value;
+    if (k.lc.fixed_ns == n.lc.fixed_ns && k.lc.misses == n.lc.misses && k.uses == n.uses &&
+        k.per_resource == n.per_resource)
         return std::nullopt;
     return "cpu " + std::to_string(cpu) + ": the kept memory demand (" +
-           std::to_string(kept.lc.fixed_ns) + " ns per line, " + std::to_string(kept.uses.size()) +
-           " resources) differs from the demand derived now (" + std::to_string(now.lc.fixed_ns) +
-           " ns, " + std::to_string(now.uses.size()) +
+           std::to_string(k.lc.fixed_ns) + " ns per line, " + std::to_string(k.uses.size()) +
+           " resources) differs from the demand derived now (" + std::to_string(n.lc.fixed_ns) +
+           " ns, " + std::to_string(n.uses.size()) +
            ") with the same placement stamps: a page count changed without Region::stamp";
 }
 
@@ -300,8 +315,10 @@ std::optional<std::string> CostModel::find_stale_solve(Nanos now) const {
         if (!in_solve(r)) continue;
         Demand d;
         derive_demand(d, *r.mix, static_cast<int>(cpu));
-        fresh.add_task(d.lc.fixed_ns, r.user_share);
-        fresh.add_uses(d.per_resource);
+        // Each task on its own (no value id): the solve the update's would be without taking
+        // one task's figures for another's.
+        fresh.add_task(d.value->lc.fixed_ns, r.user_share);
+        fresh.add_uses(d.value->per_resource);
     }
     fresh.solve(kSolverPasses);
     if (fresh.same_result(solver_)) return std::nullopt;
@@ -334,8 +351,8 @@ std::optional<std::string> CostModel::find_stale_note(const RateNote& note, cons
 }
 
 std::pair<double, double> CostModel::loaded_line(const Demand& d) const {
-    double t = d.lc.fixed_ns, theta = 1.0;
-    for (const Use& u : d.uses) {
+    double t = d.value->lc.fixed_ns, theta = 1.0;
+    for (const Use& u : d.value->uses) {
         t += u.stall_weight * solver_.delay(u.resource);
         if (u.bytes > 0) theta = std::min(theta, solver_.clip(u.resource));
     }
@@ -352,7 +369,7 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
 
 double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) const {
     const auto [t, theta] = loaded_line(d);
-    if (miss_per_byte) *miss_per_byte = d.lc.misses / cost::CACHE_LINE_BYTES;
+    if (miss_per_byte) *miss_per_byte = d.value->lc.misses / cost::CACHE_LINE_BYTES;
     return t / (cost::CACHE_LINE_BYTES * theta);
 }
 
@@ -363,14 +380,15 @@ double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) con
     // loaded_line's sum and clip, with the remote part summed beside the whole: each use's
     // stall is the same product in both. The bandwidth clip stretches every line alike, the
     // remote part with it.
-    double t = d.lc.fixed_ns, remote = d.lc.remote_ns, theta = 1.0;
-    for (const Use& u : d.uses) {
+    const DemandValue& v = *d.value;
+    double t = v.lc.fixed_ns, remote = v.lc.remote_ns, theta = 1.0;
+    for (const Use& u : v.uses) {
         const double stall = u.stall_weight * solver_.delay(u.resource);
         t += stall;
         if (u.resource >= nodes_) remote += stall;
         if (u.bytes > 0) theta = std::min(theta, solver_.clip(u.resource));
     }
-    if (miss_per_byte) *miss_per_byte = d.lc.misses / cost::CACHE_LINE_BYTES;
+    if (miss_per_byte) *miss_per_byte = v.lc.misses / cost::CACHE_LINE_BYTES;
     ns_per_byte = t / (cost::CACHE_LINE_BYTES * theta);
     return std::max(remote, 0.0) / (cost::CACHE_LINE_BYTES * theta);
 }
@@ -626,8 +644,8 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
         const bool as_solved = same && sharing_as_solved && r.mix_version != 0 &&
                                kept.solved_mix == r.mix && kept.solved_version == r.mix_version;
         const Demand& d = demand(*r.mix, c, as_solved);
-        solver_.add_task(d.lc.fixed_ns, r.user_share);
-        solver_.add_uses(d.per_resource);
+        solver_.add_task(d.value->lc.fixed_ns, r.user_share);
+        solver_.add_uses(d.value->per_resource, d.value->id);
         kept.solved_mix = r.mix;
         kept.solved_version = r.mix_version;
         solved_task_[c] = r.task;

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -192,6 +193,17 @@ class CostModel {
 
     // One CPU's demand and what it was derived from.
     using Use = BandwidthSolver::Use;
+    // What a demand gives: line_demand's result and for_each_use's calls, in order; and those
+    // calls added up per resource (BandwidthSolver::add_up), as the solve takes them. A CPU
+    // whose demand is a copy of another's (demand_share.cpp) holds the same value, not a copy
+    // of its vectors; the value's id, new at each derivation, tells the solve which of its
+    // tasks ask the same (BandwidthSolver::add_uses).
+    struct DemandValue {
+        LineCost lc;
+        std::vector<Use> uses;
+        std::vector<Use> per_resource;
+        uint64_t id = 0;
+    };
     struct Demand {
         bool valid = false;
         // The key: the access mix (by value) with each stream's region and object-range
@@ -204,17 +216,17 @@ class CostModel {
         double rate_gbs = 0, mlp = 0;
         double core_mlp_sum = 0, core_mlp_cap = 0, llc_footprint = 0;
         int core_busy = 0;
-        // The value: line_demand's result and for_each_use's calls, in order; and those calls
-        // added up per resource (BandwidthSolver::add_up), as the solve takes them.
-        LineCost lc;
-        std::vector<Use> uses;
-        std::vector<Use> per_resource;
+        // The value (null until derived), held alike by the CPUs that took a copy of it.
+        std::shared_ptr<DemandValue> value;
         // The mix the last solve took this demand for (nullptr once derived again since), and
         // that mix's version then.
         const AccessMix* solved_mix = nullptr;
         uint64_t solved_version = 0;
     };
     bool demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const;
+    // The value a derivation into `d` writes: d's own if no other demand holds it, else a spare
+    // one (or a new one) that d takes.
+    DemandValue& own_value(Demand& d) const;
     // Derives `a`'s demand on cpu into `d` (key and value).
     void derive_demand(Demand& d, const AccessMix& a, int cpu) const;
     // Whether the placement stamps in `d`'s key are those of `a`'s regions now (`a` has the
@@ -347,6 +359,10 @@ class CostModel {
         int cpu = -1;
     };
     mutable std::vector<ShareSlot> share_slots_;
+    // Values no demand holds any more, kept with their vectors' room for the next derivation;
+    // and the last value id given.
+    mutable std::vector<std::shared_ptr<DemandValue>> spare_values_;
+    mutable uint64_t last_value_id_ = 0;
 
     // Kernel traffic since the last update, bytes per resource (bookkeeping of const paths).
     mutable std::vector<double> kernel_bytes_;

@@ -163,12 +163,14 @@ void CostModel::derive_or_share(Demand& d, const AccessMix& a, int cpu) const {
     if (!from) {
         derive_demand(d, a, cpu);
     } else {
-        // The value as derive_demand would compute it from the same inputs; the key from `a`
-        // (its own regions and sweep starts) with its regions' stamps.
+        // The value as derive_demand would compute it from the same inputs, held with `from`;
+        // the key from `a` (its own regions and sweep starts) with its regions' stamps.
         ++demand_shares_;
-        d.lc = from->lc;
-        d.uses = from->uses;
-        d.per_resource = from->per_resource;
+        if (d.value != from->value) {
+            // d's own value, which no other demand holds, is kept for a later derivation.
+            if (d.value && d.value.use_count() == 1) spare_values_.push_back(std::move(d.value));
+            d.value = from->value;
+        }
         d.streams.clear();
         for (const AccessStream& s : a.streams)
             d.streams.push_back(

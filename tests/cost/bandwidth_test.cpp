@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace numasim {
@@ -155,6 +156,43 @@ TEST(BandwidthSolver, DistinctUsesAddedUpMatchRepeatedUses) {
     }
     EXPECT_EQ(a.task_rate(11), b.task_rate(11));
     EXPECT_GT(a.delay(0), 0.0);
+}
+
+TEST(BandwidthSolver, TasksOfOneIdTakeTheirFiguresOnceAndTheSameBits) {
+    // Two demands, each held by several tasks (ids 7 and 9, cost/cost_model.h), some at another
+    // duty, interleaved: given by id, each id and duty's line time and loads are computed once
+    // and added in task order; given each on its own, every task computes its own. The solves
+    // must agree to the bit, unconverged (2 passes, backpressure) and converged, and taking
+    // one id's figures for another's would move node 0's load.
+    using Uses = std::vector<BandwidthSolver::Use>;
+    const Uses seven{{0, 0.1, 96.0}, {1, 0.1, 64.0}}, nine{{0, 0.25, 64.0}};
+    struct T {
+        uint64_t id;
+        double duty;
+    };
+    const std::vector<T> tasks{{7, 1.0}, {9, 1.0}, {7, 1.0}, {7, 0.5},
+                               {9, 1.0}, {7, 0.5}, {7, 1.0}};
+    for (int passes : {2, 20}) {
+        BandwidthSolver a, b;
+        for (BandwidthSolver* s : {&a, &b})
+            s->init({{30.0, 9.0}, {10.4, 5.0}});
+        for (int round = 0; round < 2; ++round) {  // the second from the first one's delays
+            for (BandwidthSolver* s : {&a, &b}) {
+                s->clear();
+                for (const T& t : tasks) {
+                    s->add_task(t.id == 7 ? 5.5 : 9.0, t.duty);
+                    s->add_uses(t.id == 7 ? seven : nine, s == &a ? t.id : 0);
+                }
+            }
+            EXPECT_EQ(a.solve(passes), b.solve(passes)) << passes;
+            EXPECT_TRUE(a.same_result(b)) << passes << " passes, round " << round;
+            EXPECT_EQ(a.residual(0), b.residual(0));
+            for (size_t i = 0; i < tasks.size(); ++i)
+                EXPECT_EQ(a.task_rate(static_cast<int>(i)), b.task_rate(static_cast<int>(i))) << i;
+        }
+        EXPECT_GT(a.delay(0), 0.0);
+        EXPECT_NE(a.task_rate(0), a.task_rate(1));
+    }
 }
 
 }  // namespace
