@@ -20,6 +20,22 @@ namespace {
 
 using mmtest::World;
 
+// Every traced event as the trace prints it, with the task it ran in ("comm-pid") and its time.
+struct EventLines : TraceSink {
+    std::vector<std::string> lines;
+    void event(const TraceEvent& e) override {
+        std::string s(kTraceEventNames[static_cast<size_t>(e.id)]);
+        s += ": ";
+        trace_print_fields(s, e);
+        lines.push_back(s);
+        contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
+                           std::to_string(trace_task_pid(e.current)));
+        stamps.push_back(e.ts);
+    }
+    std::vector<std::string> contexts;
+    std::vector<Nanos> stamps;
+};
+
 struct Vmscan : ::testing::Test {
     World w{"cascadelake-2s-pmem"};
     Vma* vma = nullptr;
@@ -55,6 +71,18 @@ struct Vmscan : ::testing::Test {
     // One tick of time, with kswapd run as the engine would (kswapd_driver.h).
     void tick() { mmtest::run_kswapd_until(w.sys, w.sys.now + TICK_NSEC); }
     const KswapdThread& kswapd(int nid) { return node(nid).kswapd; }
+    // 100 pages mapped, node 0 put 10 pages under its high mark and its kswapd woken and run for
+    // a tick, with its switches and its sleep traced into `sink`.
+    void first_kswapd_run_traced(EventLines& sink) {
+        map(100, 0);
+        w.sys.tracer.attach(
+            &sink,
+            trace_bit(TraceEventId::mm_vmscan_kswapd_sleep) | trace_bit(TraceEventId::sched_switch),
+            w.sys.nr_cpus());
+        node(0).free_pages = node(0).wmark_high - 10;
+        wakeup_kswapd(w.sys, 0, {});
+        tick();
+    }
 };
 
 TEST_F(Vmscan, ScaleFactorWidensTheGaps) {
@@ -382,20 +410,6 @@ TEST_F(Vmscan, TheWalkStepsOverOtherNodesAndOtherListsPagesAcrossWords) {
 }
 
 // The events reclaim fires, as "name: fields" lines (kernel/trace_print.h).
-struct EventLines : TraceSink {
-    std::vector<std::string> lines;
-    void event(const TraceEvent& e) override {
-        std::string s(kTraceEventNames[static_cast<size_t>(e.id)]);
-        s += ": ";
-        trace_print_fields(s, e);
-        lines.push_back(s);
-        contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
-                           std::to_string(trace_task_pid(e.current)));
-        stamps.push_back(e.ts);
-    }
-    std::vector<std::string> contexts;
-    std::vector<Nanos> stamps;
-};
 
 TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
     map(40, 0);
@@ -439,15 +453,8 @@ TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
 // switch in, then one batch), naps from the batch's end t0, is woken by the nap's timer at
 // t0 + 100 ms, switches in again and, balanced, sleeps at t0 + 100 ms + a context switch.
 TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsOwn) {
-    map(100, 0);
     EventLines sink;
-    w.sys.tracer.attach(
-        &sink,
-        trace_bit(TraceEventId::mm_vmscan_kswapd_sleep) | trace_bit(TraceEventId::sched_switch),
-        w.sys.nr_cpus());
-    node(0).free_pages = node(0).wmark_high - 10;
-    wakeup_kswapd(w.sys, 0, {});
-    tick();
+    first_kswapd_run_traced(sink);
     // 32 folios scanned and demoted: 32 scans and 32 copies, all kswapd's time, none a task's.
     const double scan = w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
     const auto cs = static_cast<Nanos>(w.sys.cost.k().CONTEXT_SWITCH_NS);
@@ -495,17 +502,10 @@ TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsOwn) {
 // t0 + 100 ms, belongs to the sleep that wakeup ended and does nothing; the second's, at
 // t1 + 100 ms, switches it in and it sleeps a context switch later.
 TEST_F(Vmscan, AWakeupEndsTheNapAndTheNapsOwnTimerIsThenStale) {
-    map(100, 0);
     EventLines sink;
-    w.sys.tracer.attach(
-        &sink,
-        trace_bit(TraceEventId::mm_vmscan_kswapd_sleep) | trace_bit(TraceEventId::sched_switch),
-        w.sys.nr_cpus());
+    first_kswapd_run_traced(sink);
     const auto cs = static_cast<Nanos>(w.sys.cost.k().CONTEXT_SWITCH_NS);
     const Task& k = kswapd_task(w.sys, 0);
-    node(0).free_pages = node(0).wmark_high - 10;
-    wakeup_kswapd(w.sys, 0, {});
-    tick();
     const Nanos t0 = k.stime;
     EXPECT_EQ(kswapd(0).state, KswapdState::Napping);
     node(0).free_pages = node(0).wmark_high - 10;
