@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "kernel/trace_print.h"
 #include "mm/lru_add.h"
 #include "mm_fixture.h"
+#include "trace_lines.h"
 
 namespace numasim {
 namespace {
@@ -41,19 +41,6 @@ TEST(NodeRemap, OneSourceOneDestination) {
     EXPECT_EQ(node_remap(0, nodes({0}), nodes({3})), 3);
 }
 
-// The trace events of one source node's migrate_pages() call, with their context.
-struct SyscallEvents : TraceSink {
-    std::vector<std::string> lines, contexts;
-    void event(const TraceEvent& e) override {
-        std::string s(kTraceEventNames[static_cast<size_t>(e.id)]);
-        s += ": ";
-        trace_print_fields(s, e);
-        lines.push_back(s);
-        contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
-                           std::to_string(trace_task_pid(e.current)));
-    }
-};
-
 // migrate_pages(2) of a process with 4 pages on node 0 and 2 on node 1, from {0} to {1} (as
 // numad makes it): migrate_to_node() for the source, one migrate_pages() call (MIGRATE_SYNC,
 // MR_SYSCALL) in the caller's context, counted in mm_migrate_pages.
@@ -69,7 +56,7 @@ TEST(DoMigratePages, EachSourceIsOneMigratePagesCallInTheCallersContext) {
     Task numad;
     numad.pid = numad.tgid = 900;
     numad.comm = "numad";
-    SyscallEvents sink;
+    mmtest::TraceLines sink;
     w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
     double kernel_ns = 0;
     EXPECT_EQ(do_migrate_pages(w.sys, mm, nodes({0}), nodes({1}), 0, kernel_ns, &numad), 0u);

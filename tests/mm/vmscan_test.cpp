@@ -14,27 +14,13 @@
 #include "mm/vmscan.h"
 #include "mm/watermarks.h"
 #include "mm_fixture.h"
+#include "trace_lines.h"
 
 namespace numasim {
 namespace {
 
+using mmtest::TraceLines;
 using mmtest::World;
-
-// Every traced event as the trace prints it, with the task it ran in ("comm-pid") and its time.
-struct EventLines : TraceSink {
-    std::vector<std::string> lines;
-    void event(const TraceEvent& e) override {
-        std::string s(kTraceEventNames[static_cast<size_t>(e.id)]);
-        s += ": ";
-        trace_print_fields(s, e);
-        lines.push_back(s);
-        contexts.push_back(trace_task_comm(e.current, e.cpu) + "-" +
-                           std::to_string(trace_task_pid(e.current)));
-        stamps.push_back(e.ts);
-    }
-    std::vector<std::string> contexts;
-    std::vector<Nanos> stamps;
-};
 
 struct Vmscan : ::testing::Test {
     World w{"cascadelake-2s-pmem"};
@@ -73,7 +59,7 @@ struct Vmscan : ::testing::Test {
     const KswapdThread& kswapd(int nid) { return node(nid).kswapd; }
     // 100 pages mapped, node 0 put 10 pages under its high mark and its kswapd woken and run for
     // a tick, with its switches and its sleep traced into `sink`.
-    void first_kswapd_run_traced(EventLines& sink) {
+    void first_kswapd_run_traced(TraceLines& sink) {
         map(100, 0);
         w.sys.tracer.attach(
             &sink,
@@ -413,7 +399,7 @@ TEST_F(Vmscan, TheWalkStepsOverOtherNodesAndOtherListsPagesAcrossWords) {
 
 TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
     map(40, 0);
-    EventLines sink;
+    TraceLines sink;
     // Every event but the scheduler's (KswapdSleepsWhenBalancedAndItsTimeIsItsOwn has those).
     const TraceEventMask sched = trace_bit(TraceEventId::sched_switch) |
                                  trace_bit(TraceEventId::sched_wakeup) |
@@ -453,7 +439,7 @@ TEST_F(Vmscan, KswapdFiresItsEventsInItsOwnContext) {
 // switch in, then one batch), naps from the batch's end t0, is woken by the nap's timer at
 // t0 + 100 ms, switches in again and, balanced, sleeps at t0 + 100 ms + a context switch.
 TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsOwn) {
-    EventLines sink;
+    TraceLines sink;
     first_kswapd_run_traced(sink);
     // 32 folios scanned and demoted: 32 scans and 32 copies, all kswapd's time, none a task's.
     const double scan = w.sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
@@ -502,7 +488,7 @@ TEST_F(Vmscan, KswapdSleepsWhenBalancedAndItsTimeIsItsOwn) {
 // t0 + 100 ms, belongs to the sleep that wakeup ended and does nothing; the second's, at
 // t1 + 100 ms, switches it in and it sleeps a context switch later.
 TEST_F(Vmscan, AWakeupEndsTheNapAndTheNapsOwnTimerIsThenStale) {
-    EventLines sink;
+    TraceLines sink;
     first_kswapd_run_traced(sink);
     const auto cs = static_cast<Nanos>(w.sys.cost.k().CONTEXT_SWITCH_NS);
     const Task& k = kswapd_task(w.sys, 0);
@@ -567,7 +553,7 @@ TEST_F(Vmscan, DirectReclaimIsTheAllocatingTasksSystemTime) {
     for (int nid = 0; nid < w.sys.nr_nodes(); ++nid)
         node(nid).free_pages = node(nid).wmark_min;
     node(2).free_pages = node(2).wmark_high * 2;
-    EventLines sink;
+    TraceLines sink;
     w.sys.tracer.attach(&sink, kEveryTraceEvent, w.sys.nr_cpus());
     EXPECT_EQ(try_to_free_pages(w.sys, 0, uint64_t{1} << 0, {0, 0, TraceGfp::HighuserMovableZero}),
               2u);
