@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "oracle/qemu_command.h"
 #include "report/aligned_text.h"
 #include "report/json_out.h"
@@ -51,21 +53,28 @@ std::string settings_line(const OracleResult& r) {
     return s;
 }
 
+// The model's tiers in the form the guest's log keeps the kernel's: each tier's id and nodelist.
+std::map<int, std::string> model_tier_nodes(const MemoryTiers& mt) {
+    std::map<int, std::string> out;
+    for (const MemoryTier& t : mt.tiers)
+        out[t.id()] = cpu_list_text(t.nodes);
+    return out;
+}
+
 // "memory_tier4 (0), memory_tier23 (1)": tiers as /sys/devices/virtual/memory_tiering/ names
 // them, with their nodelists.
-std::string real_tiers(const BootLog& log) {
+std::string tiers_text(const std::map<int, std::string>& tiers) {
     std::string s;
-    for (const auto& [id, nodes] : log.tiers)
+    for (const auto& [id, nodes] : tiers)
         s += fmt::format("{}memory_tier{} ({})", s.empty() ? "" : ", ", id, nodes);
     return s;
 }
 
-std::string model_tiers(const MemoryTiers& mt) {
-    std::string s;
-    for (const MemoryTier& t : mt.tiers)
-        s += fmt::format("{}memory_tier{} ({})", s.empty() ? "" : ", ", t.id(),
-                         cpu_list_text(t.nodes));
-    return s;
+nlohmann::json tiers_json(const std::map<int, std::string>& tiers) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [id, nodes] : tiers)
+        out["memory_tier" + std::to_string(id)] = nodes;
+    return out;
 }
 
 // Each node's HMAT figures as the guest's kernel read them (access class 1).
@@ -91,8 +100,8 @@ std::string oracle_text(const OracleResult& r) {
          "          are real, the memory's speed is not.\n";
     s += fmt::format("knobs:    {}\n", settings_line(r));
     if (r.guest.topo.hmat) {
-        s += fmt::format("tiers:    real {}; model {}\n", real_tiers(r.boots.front().log),
-                         model_tiers(r.model_tiers));
+        s += fmt::format("tiers:    real {}; model {}\n", tiers_text(r.boots.front().log.tiers),
+                         tiers_text(model_tier_nodes(r.model_tiers)));
         s += fmt::format("hmat:     {}\n", hmat_line(r.boots.front().log));
     }
     s += fmt::format("model:    profile {}, {} iteration(s), seed {}\n", r.model.profile,
@@ -154,10 +163,7 @@ nlohmann::json oracle_json(const OracleResult& r) {
                                {"samples", samples},
                                {"console_log", b.console_log}};
         if (r.guest.topo.hmat) {
-            nlohmann::json tiers = nlohmann::json::object();
-            for (const auto& [id, nodes] : b.log.tiers)
-                tiers["memory_tier" + std::to_string(id)] = nodes;
-            boot["memory_tiers"] = tiers;
+            boot["memory_tiers"] = tiers_json(b.log.tiers);
             boot["hmat"] = b.log.hmat;
         }
         boots.push_back(boot);
@@ -187,12 +193,7 @@ nlohmann::json oracle_json(const OracleResult& r) {
         {"verdicts", v},
         {"boots", boots},
         {"runs", runs}};
-    if (r.guest.topo.hmat) {
-        nlohmann::json tiers = nlohmann::json::object();
-        for (const MemoryTier& t : r.model_tiers.tiers)
-            tiers["memory_tier" + std::to_string(t.id())] = cpu_list_text(t.nodes);
-        out["model_memory_tiers"] = tiers;
-    }
+    if (r.guest.topo.hmat) out["model_memory_tiers"] = tiers_json(model_tier_nodes(r.model_tiers));
     return out;
 }
 
