@@ -20,6 +20,11 @@ namespace {
 // tolerance; the cap bounds the work when the running set changed a lot.
 constexpr int kSolverPasses = 8;
 
+// Regions whose placement views are kept at once: more than the distinct regions the running
+// tasks of the largest preset read (896 CPUs, each with its own stack), so that two seldom take
+// turns in one entry (PlacementViews, direct-mapped).
+constexpr size_t kPlacementViews = 16384;
+
 // Whether what runs on a CPU takes part in the solve: a task in a phase that touches memory.
 bool in_solve(const CpuRunning& r) {
     return r.task >= 0 && r.mix && !r.mix->streams.empty();
@@ -107,6 +112,7 @@ void CostModel::init(const Topology& t, const cost::Constants& k) {
     solved_task_.assign(ncpu, -1);
     solved_index_.assign(ncpu, -1);
     demand_.assign(ncpu, Demand{});
+    views_.init(nodes_, kPlacementViews);
     share_slots_.assign(std::bit_ceil(2 * static_cast<size_t>(ncpu)), ShareSlot{});
     sharing_input_.assign(ncpu, SharingInput{});
     solved_input_.assign(ncpu, SolvedInput{});
@@ -200,9 +206,9 @@ void CostModel::for_each_use(int cpu_node, F&& f) const {
 }
 
 bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const {
-    // The placement stamps first: where pages move, they are what differs, and the cheapest to
-    // compare (the streams' regions are compared with the streams below).
-    if (!d.valid || a.streams.size() != d.streams.size() || !stamps_match(d, a)) return false;
+    // The placement views first: where pages move, they are what differs (the streams'
+    // regions are compared with the streams below).
+    if (!d.valid || a.streams.size() != d.streams.size() || !views_match(d, a)) return false;
     if (d.rate_gbs != a.rate_gbs || d.mlp != a.mlp) return false;
     const int core = core_of_cpu_[cpu];
     if (d.core_mlp_sum != core_mlp_sum_[core] || d.core_mlp_cap != core_mlp_cap_[core] ||
@@ -213,15 +219,16 @@ bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu)
     return true;
 }
 
-bool CostModel::stamps_match(const Demand& d, const AccessMix& a) {
-    for (size_t i = 0; i < a.streams.size(); ++i) {
-        const Demand::KeyStream& k = d.streams[i];
-        const Region& r = *a.streams[i].region;
-        if (k.region_stamp != r.stamp.value ||
-            k.shared_stamp != (r.shared ? r.shared->stamp.value : 0))
-            return false;
-    }
+bool CostModel::views_match(const Demand& d, const AccessMix& a) const {
+    for (size_t i = 0; i < a.streams.size(); ++i)
+        if (d.streams[i].view != views_.id(*a.streams[i].region)) return false;
     return true;
+}
+
+void CostModel::key_streams(Demand& d, const AccessMix& a) const {
+    d.streams.clear();
+    for (const AccessStream& s : a.streams)
+        d.streams.push_back({s, views_.id(*s.region)});
 }
 
 CostModel::DemandValue& CostModel::own_value(Demand& d) const {
@@ -236,7 +243,7 @@ CostModel::DemandValue& CostModel::own_value(Demand& d) const {
     return *d.value;
 }
 
-void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
+void CostModel::derive_value(Demand& d, const AccessMix& a, int cpu) const {
     DemandValue& v = own_value(d);
     v.lc = line_demand(a, cpu);
     v.uses.clear();
@@ -247,10 +254,11 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     for (const Use& u : v.uses)
         BandwidthSolver::add_up(v.per_resource, 0, u);
     v.id = ++last_value_id_;
-    d.streams.clear();
-    for (const AccessStream& s : a.streams)
-        d.streams.push_back(
-            {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0});
+}
+
+void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
+    derive_value(d, a, cpu);
+    key_streams(d, a);
     d.rate_gbs = a.rate_gbs;
     d.mlp = a.mlp;
     const int core = core_of_cpu_[cpu];
@@ -262,10 +270,10 @@ void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
     d.solved_mix = nullptr;
 }
 
-const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu, bool stamps_only) const {
+const CostModel::Demand& CostModel::demand(const AccessMix& a, int cpu, bool views_only) const {
     Demand& d = demand_[cpu];
     if (demand_cache_) {
-        if (stamps_only ? stamps_match(d, a) : demand_key_matches(d, a, cpu)) {
+        if (views_only ? views_match(d, a) : demand_key_matches(d, a, cpu)) {
             ++demand_hits_;
             return d;
         }
@@ -288,12 +296,14 @@ std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int 
                 "cpu {}: region {}: the page counts' hash kept at its stamps ({:#x}) differs from "
                 "the hash of its counts now ({:#x}): a page count changed without Region::stamp",
                 cpu, r.name, *kept, now);
+        // And the shares its placement view keeps at those stamps.
+        if (const auto stale = views_.find_stale(r)) return fmt::format("cpu {}: {}", cpu, *stale);
     }
     const Demand& kept = demand_[cpu];
     if (!demand_cache_ || a.streams.empty() || !demand_key_matches(kept, a, cpu))
         return std::nullopt;
     Demand now;
-    derive_demand(now, a, cpu);
+    derive_value(now, a, cpu);
     const DemandValue &k = *kept.value, &n = *now.value;
     if (k.lc.fixed_ns == n.lc.fixed_ns && k.lc.misses == n.lc.misses && k.uses == n.uses &&
         k.per_resource == n.per_resource)
@@ -314,7 +324,7 @@ std::optional<std::string> CostModel::find_stale_solve(Nanos now) const {
         const CpuRunning& r = last_running_[cpu];
         if (!in_solve(r)) continue;
         Demand d;
-        derive_demand(d, *r.mix, static_cast<int>(cpu));
+        derive_value(d, *r.mix, static_cast<int>(cpu));
         // Each task on its own (no value id): the solve the update's would be without taking
         // one task's figures for another's.
         fresh.add_task(d.value->lc.fixed_ns, r.user_share);
@@ -340,7 +350,7 @@ std::optional<std::string> CostModel::find_stale_note(const RateNote& note, cons
         npb = ns_per_byte(a, cpu, &miss);
     } else {
         Demand d;
-        derive_demand(d, a, cpu);
+        derive_value(d, a, cpu);
         npb = demand_ns_per_byte(d, &miss);
     }
     if (npb == note.ns_per_byte && miss == note.miss_per_byte) return std::nullopt;

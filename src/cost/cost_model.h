@@ -12,8 +12,9 @@
 //
 // What each CPU's task asks of the memory system (its per-line CPU time and the stall weight
 // and bytes it puts on each DRAM and link) is derived again only when something it derives from
-// changed: the task's access mix, the placement of the pages of its regions (Region::stamp), or
-// its core's and LLC's sharing. The solve runs at every tick unless it would repeat the last one
+// changed: the task's access mix, the placement of the pages of its regions (the shares of their
+// pages per node, which a PlacementView reads again when Region::stamp moves), or its core's and
+// LLC's sharing. The solve runs at every tick unless it would repeat the last one
 // bit for bit (the same input, and the last solve ended where it began). On a machine whose
 // tasks keep running with settled memory, each tick reuses every CPU's demand and the solve.
 //
@@ -34,6 +35,7 @@
 #include "cost/bandwidth.h"
 #include "cost/constants.h"
 #include "cost/interconnect.h"
+#include "cost/placement_view.h"
 #include "sim/clock.h"
 
 namespace numasim {
@@ -206,11 +208,11 @@ class CostModel {
     };
     struct Demand {
         bool valid = false;
-        // The key: the access mix (by value) with each stream's region and object-range
-        // stamps, and the sharing of the CPU's core and LLC at the last update.
+        // The key: the access mix (by value) with each stream's region's placement view
+        // (PlacementViews::id), and the sharing of the CPU's core and LLC at the last update.
         struct KeyStream {
             AccessStream stream;
-            uint64_t region_stamp, shared_stamp;
+            uint64_t view;
         };
         std::vector<KeyStream> streams;
         double rate_gbs = 0, mlp = 0;
@@ -229,14 +231,18 @@ class CostModel {
     DemandValue& own_value(Demand& d) const;
     // Derives `a`'s demand on cpu into `d` (key and value).
     void derive_demand(Demand& d, const AccessMix& a, int cpu) const;
-    // Whether the placement stamps in `d`'s key are those of `a`'s regions now (`a` has the
+    // Only the value, into a demand of its own (the invariant checker's: it keeps no view).
+    void derive_value(Demand& d, const AccessMix& a, int cpu) const;
+    // Whether the placement views in `d`'s key are those of `a`'s regions now (`a` has the
     // key's streams).
-    static bool stamps_match(const Demand& d, const AccessMix& a);
+    bool views_match(const Demand& d, const AccessMix& a) const;
+    // The key's streams of `a`: each with its region's view now.
+    void key_streams(Demand& d, const AccessMix& a) const;
     // `a`'s demand on cpu: the kept one if its key still matches, else derived again (or
-    // shared, below) and kept. With `stamps_only`, the caller knows `a` is the mix the kept
-    // demand was last solved with, under the same sharing: only its regions' placement stamps
+    // shared, below) and kept. With `views_only`, the caller knows `a` is the mix the kept
+    // demand was last solved with, under the same sharing: only its regions' placement views
     // are compared.
-    const Demand& demand(const AccessMix& a, int cpu, bool stamps_only = false) const;
+    const Demand& demand(const AccessMix& a, int cpu, bool views_only = false) const;
 
     // --- demands shared between CPUs (cost/demand_share.cpp) ---
     // The threads of one process on one node usually ask for the same demand: the same mix
@@ -351,6 +357,8 @@ class CostModel {
     // Per CPU: the demand last derived there (rates are asked for in const paths, hence
     // mutable; a hit changes no number).
     mutable std::vector<Demand> demand_;
+    // The placement views of the regions the demands read (kept for them, hence mutable).
+    mutable PlacementViews views_;
     bool demand_cache_ = true;
     mutable uint64_t demand_hits_ = 0, demand_misses_ = 0, demand_shares_ = 0;
     // Direct-mapped by share_key: the last CPU whose demand was derived or shared under a key.

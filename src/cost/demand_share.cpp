@@ -140,13 +140,11 @@ bool CostModel::shareable(const Demand& kept, int from, const AccessMix& a, int 
         kept.streams.size() != a.streams.size())
         return false;
     for (size_t i = 0; i < a.streams.size(); ++i) {
-        // The kept demand still holds for its own regions (their stamps did not move), and
+        // The kept demand still holds for its own regions (their views did not move), and
         // those read as a's do.
         const Demand::KeyStream& k = kept.streams[i];
         const Region& r = *k.stream.region;
-        if (k.region_stamp != r.stamp.value ||
-            k.shared_stamp != (r.shared ? r.shared->stamp.value : 0) ||
-            !same_but_region(k.stream, a.streams[i]) ||
+        if (k.view != views_.id(r) || !same_but_region(k.stream, a.streams[i]) ||
             !same_counts(r, *a.streams[i].region, nodes_))
             return false;
     }
@@ -164,17 +162,14 @@ void CostModel::derive_or_share(Demand& d, const AccessMix& a, int cpu) const {
         derive_demand(d, a, cpu);
     } else {
         // The value as derive_demand would compute it from the same inputs, held with `from`;
-        // the key from `a` (its own regions and sweep starts) with its regions' stamps.
+        // the key from `a` (its own regions and sweep starts) with its regions' views.
         ++demand_shares_;
         if (d.value != from->value) {
             // d's own value, which no other demand holds, is kept for a later derivation.
             if (d.value && d.value.use_count() == 1) spare_values_.push_back(std::move(d.value));
             d.value = from->value;
         }
-        d.streams.clear();
-        for (const AccessStream& s : a.streams)
-            d.streams.push_back(
-                {s, s.region->stamp.value, s.region->shared ? s.region->shared->stamp.value : 0});
+        key_streams(d, a);
         d.rate_gbs = from->rate_gbs;
         d.mlp = from->mlp;
         d.core_mlp_sum = from->core_mlp_sum;
