@@ -21,6 +21,15 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
            (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
+// Adds `v` to `sum` `times` times, one addition after the other: the bits that many tasks'
+// additions reach (a product would round differently). Subtracting is adding the negation.
+void add_times(double& sum, double v, size_t times) {
+    double s = sum;
+    for (size_t i = 0; i < times; ++i)
+        s += v;
+    sum = s;
+}
+
 }  // namespace
 
 void BandwidthSolver::init(std::vector<Resource> resources) {
@@ -115,20 +124,21 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
         const Use* u = uses_.data() + t.first;
         const Use* const end = u + t.count;
         if (t.rep != i) {
-            // The figures of its rep, computed earlier in this pass from the same inputs.
-            line_[i] = line_[t.rep];
-            if (ns_out) (*ns_out)[i] = line_[i];
+            // The figures of its rep, computed earlier in this pass from the same inputs, for
+            // this task and the ones right after it that repeat the same rep (threads of one
+            // process on the CPUs of one node): each resource takes the same figure once per
+            // task, one addition after the other as task by task, with nothing between them.
+            const size_t last = run_end(i);
+            const size_t tasks = last - i;
+            std::fill(line_.begin() + i, line_.begin() + last, line_[t.rep]);
+            if (ns_out) std::fill(ns_out->begin() + i, ns_out->begin() + last, line_[t.rep]);
             const double* moved = moved_.data() + t.first;
-            if (!slope) {
-                for (; u != end; ++u, ++moved)
-                    load[u->resource] += *moved;
-                continue;
-            }
             const double* off = slope_off_.data() + t.first;
             for (; u != end; ++u, ++moved, ++off) {
-                load[u->resource] += *moved;
-                if (u->stall_weight != 0) slope[u->resource] -= *off;
+                add_times(load[u->resource], *moved, tasks);
+                if (slope && u->stall_weight != 0) add_times(slope[u->resource], -*off, tasks);
             }
+            i = last - 1;
             continue;
         }
         const double ns = line_ns(t);
@@ -162,6 +172,14 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
             if (u->stall_weight != 0) slope[u->resource] -= moved * u->stall_weight / ns;
         }
     }
+}
+
+size_t BandwidthSolver::run_end(size_t i) const {
+    const uint32_t rep = tasks_[i].rep;
+    size_t last = i + 1;
+    while (last < tasks_.size() && tasks_[last].rep == rep)
+        ++last;
+    return last;
 }
 
 bool BandwidthSolver::same_result(const BandwidthSolver& o) const {
@@ -209,13 +227,19 @@ int BandwidthSolver::solve(int max_passes) {
     for (size_t i = 0; i < tasks_.size(); ++i) {
         const Task& t = tasks_[i];
         if (t.rep != i) {
-            rate_[i] = rate_[t.rep];  // the same uses and line time
-        } else {
-            double theta = 1.0;
+            // The same uses and line time as its rep, as the tasks right after it that repeat
+            // the same rep: their loads added one after the other (evaluate).
+            const size_t last = run_end(i);
+            std::fill(rate_.begin() + i, rate_.begin() + last, rate_[t.rep]);
             for (uint32_t u = t.first; u < t.first + t.count; ++u)
-                theta = std::min(theta, clip_[uses_[u].resource]);
-            rate_[i] = theta / ns_[i];  // line_ns(t): the delays have not moved since
+                add_times(load_[uses_[u].resource], t.duty * rate_[i] * uses_[u].bytes, last - i);
+            i = last - 1;
+            continue;
         }
+        double theta = 1.0;
+        for (uint32_t u = t.first; u < t.first + t.count; ++u)
+            theta = std::min(theta, clip_[uses_[u].resource]);
+        rate_[i] = theta / ns_[i];  // line_ns(t): the delays have not moved since
         for (uint32_t u = t.first; u < t.first + t.count; ++u)
             load_[uses_[u].resource] += t.duty * rate_[i] * uses_[u].bytes;
     }

@@ -105,6 +105,8 @@ class BandwidthSolver {
     std::vector<Seen> seen_;
     uint64_t solves_ = 1;
     double line_ns(const Task& t) const;
+    // The end of the run of tasks from i on that repeat i's rep, one after the other.
+    size_t run_end(size_t i) const;
     void evaluate(std::vector<double>& d, std::vector<double>* dd,
                   std::vector<double>* ns = nullptr) const;
 

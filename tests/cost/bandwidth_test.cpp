@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace numasim {
@@ -193,6 +194,46 @@ TEST(BandwidthSolver, TasksOfOneIdTakeTheirFiguresOnceAndTheSameBits) {
         EXPECT_GT(a.delay(0), 0.0);
         EXPECT_NE(a.task_rate(0), a.task_rate(1));
     }
+}
+
+TEST(BandwidthSolver, RunsOfOneIdAddTheirLoadsOneAfterTheOther) {
+    // Threads of one process on the CPUs of one node come one after the other with one id: 28
+    // tasks of id 7, 5 of id 9, 28 of id 7 again and one of id 7 at another duty. Taken by id,
+    // each run adds its repeated figure to every resource once per task; the solve must have the
+    // bits of every task given on its own, unconverged and converged. The figures (tenths) are
+    // not exact in binary, so 28 additions of one differ from a product (checked below).
+    using Uses = std::vector<BandwidthSolver::Use>;
+    const Uses seven{{0, 0.1, 96.3}, {1, 0.1, 64.1}, {2, 0.0, 32.7}}, nine{{0, 0.3, 64.1}};
+    std::vector<std::pair<uint64_t, double>> tasks;
+    for (int i = 0; i < 28; ++i)
+        tasks.push_back({7, 1.0});
+    for (int i = 0; i < 5; ++i)
+        tasks.push_back({9, 1.0});
+    for (int i = 0; i < 28; ++i)
+        tasks.push_back({7, 1.0});
+    tasks.push_back({7, 0.7});
+    for (int passes : {2, 20}) {
+        BandwidthSolver a, b;
+        for (BandwidthSolver* s : {&a, &b})
+            s->init({{300.0, 9.0}, {104.0, 5.0}, {104.0, 5.0}});
+        for (int round = 0; round < 2; ++round) {
+            for (BandwidthSolver* s : {&a, &b}) {
+                s->clear();
+                for (const auto& [id, duty] : tasks) {
+                    s->add_task(id == 7 ? 5.5 : 9.1, duty);
+                    s->add_uses(id == 7 ? seven : nine, s == &a ? id : 0);
+                }
+            }
+            EXPECT_EQ(a.solve(passes), b.solve(passes)) << passes;
+            EXPECT_TRUE(a.same_result(b)) << passes << " passes, round " << round;
+            EXPECT_EQ(a.residual(1), b.residual(1));
+        }
+        EXPECT_GT(a.delay(0), 0.0);
+    }
+    double sum = 0.1;
+    for (int i = 0; i < 28; ++i)
+        sum += 96.3 / 7.1;
+    EXPECT_NE(sum, 0.1 + 28 * (96.3 / 7.1));
 }
 
 }  // namespace
