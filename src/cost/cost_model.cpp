@@ -408,12 +408,14 @@ bool CostModel::note_stands(const RateNote& note, int cpu) const {
 }
 
 // The solve compared the key (or derived the demand) for the mix at &a, and nothing the key
-// holds has moved since: not the sharing (generation), not a placement (epoch), not the kept
-// demand (derived again for another mix, solved_mix would be cleared). The mix itself changes
-// only with a cleared note, and a note taken after the solve would still stand here.
+// holds has moved since: not the sharing (generation), not the placement views of its regions
+// (none if no placement moved anywhere, epoch; else compared), not the kept demand (derived
+// again for another mix, solved_mix would be cleared). The mix itself changes only with a
+// cleared note, and a note taken after the solve would still stand here.
 bool CostModel::solve_took(const AccessMix& a, int cpu, const RateNote& note) const {
+    const Demand& d = demand_[cpu];
     return demand_cache_ && note.cpu == cpu && generation_ == solve_generation_ &&
-           PlacementStamp::epoch == solved_epoch_ && demand_[cpu].solved_mix == &a;
+           d.solved_mix == &a && (PlacementStamp::epoch == solved_epoch_ || views_match(d, a));
 }
 
 double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte,

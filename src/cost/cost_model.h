@@ -271,7 +271,8 @@ class CostModel {
     double demand_remote_per_byte(const Demand& d, double& ns_per_byte,
                                   double* miss_per_byte) const;
     // Whether cpu's kept demand is the one the last solve took for `a`, with nothing it
-    // derives from moved since: the key need not be compared again. `note` is a's note on cpu
+    // derives from moved since: of the key, only the placement views are compared, and only if
+    // a placement moved anywhere since. `note` is a's note on cpu
     // from before that solve (not cleared since), which says `a` did not change meanwhile.
     bool solve_took(const AccessMix& a, int cpu, const RateNote& note) const;
     // Per-core streaming rate of kernel work between a CPU on `cpu_node` and memory on `nid`.
