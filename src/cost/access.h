@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 namespace numasim {
 
 struct Region;
+class StreamIndex;
 
 enum class Pattern : uint8_t {
     Sweep,   // sequential pass over the region, wrapping around (bzero, memset, streaming)
@@ -40,6 +42,10 @@ struct AccessMix {
     std::span<const AccessStream> streams;
     double rate_gbs = 1.0;  // bytes per ns (= GB/s) the task would move at local latency
     double mlp = 0;         // outstanding misses; 0 = the machine's line fill buffers
+    // The streams by VMA and page (cost/stream_index.h), made when first asked and made again
+    // for another span; the streams a span shows must not change in place once it is made (the
+    // engine gives each phase a new mix).
+    mutable std::shared_ptr<const StreamIndex> index = nullptr;
 };
 
 // Where a random walk in chunks (perf bench numa's do_work: 1024 words at an LFSR-drawn word)

@@ -7,6 +7,7 @@
 
 #include "cost/access.h"
 #include "cost/constants.h"
+#include "cost/stream_index.h"
 #include "kernel/latency.h"
 #include "kernel/system.h"
 #include "mm/tlb.h"
@@ -123,15 +124,30 @@ void charge_waiters(System& sys, const Task* p, const Vma& m, uint64_t i, uint64
     for (Task* t : m.mm->tasks) {
         if (t == p || t->state != TaskState::Running || sys.rqs[t->cpu].curr != t || !t->touches)
             continue;
+        const StreamIndex::OfVma* over = stream_index(*t->touches).over(m);
+        if (!over) continue;  // no stream over m: it touches nothing of it
         double untouched = 1.0;
         double rate = -1;
-        for (const AccessStream& s : t->touches->streams) {
-            if (s.region->vma != &m) continue;
+        // A stream over m: the pages after i it sees alike, and its touch of the folio if it
+        // covers i.
+        const auto meet = [&](const AccessStream& s) {
             if (record)
                 record->alike = std::min(record->alike, like_stream_after(s, i, record->alike));
-            if (!s.region->contains(i)) continue;
+            if (!s.region->contains(i)) return;
             if (rate < 0) rate = sys.cost.rate_gbs(*t->touches, t->cpu, t->index);
             untouched *= 1 - touch_probability_at(s, rate, i, nr, d);
+        };
+        if (over->disjoint) {
+            // One stream at most covers i; of the others, those whose regions start after i
+            // bound the run at the first such start (like_stream_after), the rest not at all.
+            const uint64_t next = over->next_first_after(i);
+            if (record && next != ~uint64_t{0})
+                record->alike = std::min(record->alike, next - i - 1);
+            if (const int k = over->covering(i); k >= 0)
+                meet(t->touches->streams[static_cast<size_t>(k)]);
+        } else {
+            for (const AccessStream& s : t->touches->streams)
+                if (s.region->vma == &m) meet(s);
         }
         const double prob = 1 - untouched;
         if (prob <= 0) continue;
