@@ -82,6 +82,8 @@ void CostModel::init(const Topology& t, const cost::Constants& k) {
         res.push_back({t.hw.link_bandwidth_gbs, k_.LOADED_LATENCY_KNEE * hop});
     }
     solver_.init(std::move(res));
+    stream_rate_.assign(static_cast<size_t>(nodes_) * nodes_, StreamRate{});
+    ++solves_;
     kernel_bytes_.assign(static_cast<size_t>(solver_.nr_resources()), 0.0);
     w_.assign(nodes_, 0);
     rd_.assign(nodes_, 0);
@@ -463,6 +465,8 @@ double CostModel::rate_gbs(const AccessMix& a, int cpu, int task) const {
 }
 
 double CostModel::kernel_stream_gbs(int cpu_node, int nid) const {
+    StreamRate& kept = stream_rate_[static_cast<size_t>(cpu_node) * nodes_ + nid];
+    if (kept.solve == solves_) return kept.gbs;
     // One core streams line_fill_buffers lines per latency (Little's law), at the loaded latency
     // of the path and no faster than the resources on it deliver.
     double theta = solver_.clip(nid);
@@ -471,7 +475,8 @@ double CostModel::kernel_stream_gbs(int cpu_node, int nid) const {
     for (const auto& h : net_.route(cpu_node, nid))
         theta = std::min(theta, solver_.clip(nodes_ + h.link));
     const double lat = latency_ns(cpu_node, nid) + path_delay_ns(cpu_node, nid);
-    return mlp_default_ * cost::CACHE_LINE_BYTES / lat * theta;
+    kept = {mlp_default_ * cost::CACHE_LINE_BYTES / lat * theta, solves_};
+    return kept.gbs;
 }
 
 namespace {
@@ -664,6 +669,7 @@ void CostModel::update(std::span<const CpuRunning> running, Nanos now, bool same
         solved_index_[c] = k++;
     }
     solver_.solve(kSolverPasses);
+    ++solves_;
     ++generation_;
     solve_generation_ = generation_;
     solved_epoch_ = PlacementStamp::epoch;

@@ -305,6 +305,15 @@ class CostModel {
     std::vector<double> lat_;
     Interconnect net_;
     BandwidthSolver solver_;
+    // kernel_stream_gbs() per (CPU node, memory node), derived once per solve: each page a fault
+    // clears or a migration copies asks for it, and it reads nothing but fixed figures and the
+    // last solve's delays and clips. An entry holds while its stamp is solves_.
+    struct StreamRate {
+        double gbs = 0;
+        uint64_t solve = 0;
+    };
+    mutable std::vector<StreamRate> stream_rate_;
+    uint64_t solves_ = 0;  // solves (and inits) of solver_, counted from 1
     KernelCostStats stats_;
 
     std::vector<double> llc_footprint_;  // per LLC: bytes of distinct regions touched
