@@ -9,6 +9,7 @@
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
 #include "mm/fault.h"
+#include "mm/huge_memory.h"
 #include "mm/khugepaged.h"
 #include "mm/lru_add.h"
 #include "mm/lru_index.h"
@@ -87,7 +88,8 @@ Vma& do_mmap(System& sys, Mm& mm, uint64_t bytes, uint32_t vm_flags, const std::
         throw std::logic_error("do_mmap: " + name + " overlaps an existing mapping");
     mm.vmas.insert(it, std::move(v));
     // An anonymous VMA that may hold THPs puts its mm on khugepaged's list.
-    if ((ref.vm_flags & VM_HUGEPAGE) && !ref.is_file()) khugepaged_enter(sys, mm);
+    if (thp_vma_allowable(sys.knobs.transparent_hugepage_enabled, ref.vm_flags))
+        khugepaged_enter(sys, mm);
     return ref;
 }
 

@@ -35,8 +35,13 @@ namespace {
 constexpr uint64_t kGuestOverheadBytes = uint64_t{384} << 20;
 
 // The debugfs scan knobs a real kernel takes (kernel/sched/debug.c, v5.13+).
-const std::vector<std::string> kKernelKnobKeys = {
-    "numa_balancing", "scan_delay_ms", "scan_period_min_ms", "scan_period_max_ms", "scan_size_mb"};
+const std::vector<std::string> kKernelKnobKeys = {"numa_balancing",
+                                                  "scan_delay_ms",
+                                                  "scan_period_min_ms",
+                                                  "scan_period_max_ms",
+                                                  "scan_size_mb",
+                                                  "transparent_hugepage_enabled",
+                                                  "transparent_hugepage_defrag"};
 
 // The scenario's [[variant]] NAME, applied over the command line's overrides.
 ScenarioOverrides with_variant(const OracleOptions& o) {
@@ -323,6 +328,8 @@ OracleResult run_oracle(const OracleOptions& o) {
 
     GuestConfig gc;
     gc.numa_balancing = res.model.knobs.numa_balancing;
+    gc.thp = knob_name(res.model.knobs.transparent_hugepage_enabled);
+    gc.thp_defrag = knob_name(res.model.knobs.transparent_hugepage_defrag);
     gc.tiered = res.guest.topo.hmat;
     gc.demotion_enabled = res.model.knobs.demotion_enabled;
     gc.knobs = res.knobs;

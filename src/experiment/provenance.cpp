@@ -22,13 +22,19 @@ std::string slit_text(const Topology& m) {
 
 // Knobs added after the knobs line's format was settled appear on it only when set away from
 // their defaults, so that a run that leaves them prints the line it printed before them: the
-// reclaim knobs (docs/tiering.md, "Step 3: demotion"), the task-swap switch
-// (docs/placement-policies.md) and the pghot knobs (docs/tiering.md, "The pghot switch").
-constexpr std::string_view kListedWhenSet[] = {
-    "demotion_enabled",     "watermark_scale_factor",
-    "numa_task_swap",       "pghot",
-    "pghot_freq_threshold", "pghot_promote_freq_window_ms",
-    "kmigrated_sleep_ms",   "kmigrated_batch_nr"};
+// reclaim knobs (docs/tiering.md, "Step 3: demotion"), the THP knobs (docs/tiering.md, "THP
+// faults"), the task-swap switch (docs/placement-policies.md) and the pghot knobs
+// (docs/tiering.md, "The pghot switch").
+constexpr std::string_view kListedWhenSet[] = {"demotion_enabled",
+                                               "watermark_scale_factor",
+                                               "transparent_hugepage_enabled",
+                                               "transparent_hugepage_defrag",
+                                               "numa_task_swap",
+                                               "pghot",
+                                               "pghot_freq_threshold",
+                                               "pghot_promote_freq_window_ms",
+                                               "kmigrated_sleep_ms",
+                                               "kmigrated_batch_nr"};
 
 bool listed_knob(const KnobInfo& info, const NumaBalancingKnobs& k) {
     if (std::find(std::begin(kListedWhenSet), std::end(kListedWhenSet), info.name) ==

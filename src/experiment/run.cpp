@@ -154,6 +154,8 @@ std::optional<double> run_metric(const RunResult& r, std::string_view name) {
         for (const auto& [n, per_node] : kNodeStats)
             if (n == name.substr(7))
                 return static_cast<double>(node_stat_total(r.counters.*per_node));
+        if (name.substr(7) == "thp_fault_fallback")
+            return static_cast<double>(r.counters.thp_fault_fallback);
         return std::nullopt;
     }
     if (name.rfind("sched.", 0) == 0) {

@@ -42,10 +42,16 @@ if [ -w $THP_FILE ]; then
     echo "$THP" > $THP_FILE
     say setting thp="$(sed 's/.*\[\(.*\)\].*/\1/' $THP_FILE)"
 fi
-# Shared anonymous regions are shmem: with THP in madvise mode they too get huge pages only
-# where numasim-guest asks with MADV_HUGEPAGE.
+DEFRAG_FILE=/sys/kernel/mm/transparent_hugepage/defrag
+if [ -w $DEFRAG_FILE ]; then
+    echo "$THP_DEFRAG" > $DEFRAG_FILE
+    say setting thp_defrag="$(sed 's/.*\[\(.*\)\].*/\1/' $DEFRAG_FILE)"
+fi
+# Shared anonymous regions are shmem, whose huge pages follow shmem_enabled, not `enabled`: as
+# in the model (mm/huge_memory.h), they get huge pages only where numasim-guest asks with
+# MADV_HUGEPAGE, whatever the THP mode.
 SHMEM_FILE=/sys/kernel/mm/transparent_hugepage/shmem_enabled
-if [ "$THP" = madvise ] && [ -w $SHMEM_FILE ]; then
+if [ -w $SHMEM_FILE ]; then
     echo advise > $SHMEM_FILE
 fi
 

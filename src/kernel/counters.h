@@ -150,6 +150,11 @@ struct Counters {
     // the kernel calls out_of_memory() (oom_kill counts the kills). The model kills nothing:
     // the fault is retried later; the run reports say the machine ran out of memory.
     uint64_t oom_alloc_failures = 0;
+    // THP faults that found no huge page and fell back to a base page (thp_fault_fallback, a vm
+    // event of /proc/vmstat after thp_fault_alloc). Listed once a run has one, so that runs
+    // without one read as before it was counted. thp_fault_fallback_charge (a memcg charge
+    // that failed) has no counterpart: the model has no memory cgroups.
+    uint64_t thp_fault_fallback = 0;
 
     // pghot (mm/pghot.h), counted and listed only with the pghot knob in tiering mode, under
     // the series' vm event names; pgpromote_candidate_nrl, the candidates promoted while the

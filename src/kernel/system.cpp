@@ -51,6 +51,7 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
 void System::set_kernel_release(std::string_view release) {
     tiers = establish_memory_tiers(topo, memtier_kernel_of_release(release));
     promotion = promotion_kernel_of_release(release);
+    thp_fault_nodes = thp_fault_nodes_of_release(release);
     has_migrate_pages_start = memtier_kernel_of_release(release) != MemtierKernel::kNone;
     has_slow_tier = false;
     for (int n = 0; n < nr_nodes(); ++n)

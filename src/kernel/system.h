@@ -98,6 +98,10 @@ struct System {
     // The kernel has the mm_migrate_pages_start tracepoint (every profile from v6.1; not the
     // v4.18 and v4.19 kernels).
     bool has_migrate_pages_start = false;
+    // Where a THP fault looks for its huge page (mm/huge_memory.h): the local node first, then,
+    // for a mask that reclaims directly, every allowed node (v5.4 on); v4.18 and v4.19 the local
+    // node alone.
+    ThpFaultNodes thp_fault_nodes = ThpFaultNodes::LocalFirst;
     PghotState pghot;  // the pghot knob's records and kmigrated threads (mm/pghot.h)
 
     std::vector<std::unique_ptr<Task>> tasks;
@@ -147,7 +151,7 @@ struct System {
     }
     bool numa_balancing_enabled() const { return knobs.enabled(); }
     // Forms the memory tiers as the kernel `release` ("v6.6") does, and takes its promotion
-    // behaviour.
+    // behaviour and its THP fault's nodes.
     void set_kernel_release(std::string_view release);
     bool node_is_toptier(int nid) const { return tiers.node_is_toptier(nid); }
     const PageGeometry& pages() const { return topo.hw.pages; }  // the base page and PMD THP

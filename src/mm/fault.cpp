@@ -4,6 +4,7 @@
 
 #include "cost/constants.h"
 #include "kernel/system.h"
+#include "mm/huge_memory.h"
 #include "mm/lru_add.h"
 #include "mm/lru_index.h"
 #include "mm/page_alloc.h"
@@ -12,10 +13,11 @@ namespace numasim {
 
 namespace {
 
-// THP is used for anonymous memory whose VMA allows it and whose PMD-sized block lies wholly inside
-// the VMA and is still empty (do_huge_pmd_anonymous_page).
-bool thp_fault_block(const Vma& vma, uint64_t idx, uint64_t& first) {
-    if (!(vma.vm_flags & VM_HUGEPAGE) || vma.is_file()) return false;
+// THP is used for anonymous memory whose VMA allows it under the THP mode (mm/huge_memory.h) and
+// whose PMD-sized block lies wholly inside the VMA and is still empty
+// (do_huge_pmd_anonymous_page).
+bool thp_fault_block(const System& sys, const Vma& vma, uint64_t idx, uint64_t& first) {
+    if (!thp_vma_allowable(sys.knobs.transparent_hugepage_enabled, vma.vm_flags)) return false;
     uint64_t last;
     if (!vma.thp_block(idx, first, last)) return false;
     if (vma.present.any(first, last)) return false;
@@ -136,7 +138,7 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
     if (vma.pte_nid < 0) vma.pte_nid = sys.cpu_to_node(cpu);  // pte_alloc_one(), local
 
     uint64_t first;
-    if (thp_fault_block(vma, idx, first)) {
+    if (thp_fault_block(sys, vma, idx, first)) {
         const int nid = alloc_pages_vma(sys, p, vma, first, vma.pages.pmd_order, cpu);
         if (nid >= 0) {
             map_new_frames(vma, first, vma.pages.pmd_nr(), nid, PF_ALLOC | PF_THP, false);
@@ -145,6 +147,8 @@ double handle_mm_fault(System& sys, Task& p, Vma& vma, uint64_t idx, bool write)
             ++sys.counters[Vm::thp_fault_alloc];
             return ns + clear_ns(sys, cpu, nid, vma.pages.pmd_size());
         }
+        // VM_FAULT_FALLBACK: the fault is handled again with a base page.
+        ++sys.counters.thp_fault_fallback;
     }
 
     // A page of a shared object that another mapping already brought in is simply mapped.
@@ -180,7 +184,9 @@ uint64_t anon_fault_run(const System& sys, const Task& p, const Vma& vma, uint64
                         uint64_t hi) {
     // The base-page path of an anonymous private mapping reads only the policy and the free
     // pages: not the object (whose frames only shared and file mappings look up), not the page.
-    if (vma.is_file() || (vma.vm_flags & (VM_SHARED | VM_HUGEPAGE))) return 0;
+    if (vma.is_file() || (vma.vm_flags & VM_SHARED) ||
+        thp_vma_allowable(sys.knobs.transparent_hugepage_enabled, vma.vm_flags))
+        return 0;
     // Whether idx's folio still waits in the LRU add batch does not matter to its neighbours.
     if (!vma.present.test(idx) || (vma.frame(idx).flags & ~PF_LRU_PENDING) != PF_ALLOC) return 0;
     if (get_vma_policy(sys, p, vma, p.cpu).mode == MpolMode::Interleave) return 0;

@@ -4,6 +4,8 @@
 #include <string>
 
 #include "kernel/system.h"
+#include "mm/huge_memory.h"
+#include "mm/vma.h"
 #include "mm/vmscan.h"
 
 namespace numasim {
@@ -53,25 +55,37 @@ int alloc_zonelist_pass(System& sys, int preferred, uint64_t allowed, uint64_t n
     return -1;
 }
 
-// The fast path at the low watermark, then the slow path at min: with demotion_enabled, after
-// waking the kswapds (wake_all_kswapds) and, failing that, after direct reclaim
-// (__alloc_pages_direct_reclaim) by the allocating CPU's task. Returns the node, or -1: out of
-// memory. A THP (`thp`) wakes no kswapd (its gfp mask has no __GFP_KSWAPD_RECLAIM, alloc_pages_vma)
-// and its failure is no out-of-memory: the fault falls back to a base page.
+// What the slow path of the allocator may do for an allocation, from its gfp mask.
+struct AllocMask {
+    bool kswapd_reclaim = true;  // __GFP_KSWAPD_RECLAIM: wake_all_kswapds
+    // __GFP_DIRECT_RECLAIM, and no __GFP_NORETRY on a huge page: a costly __GFP_NORETRY
+    // allocation stops when compaction is skipped, and compaction is always skipped here (the
+    // model has no fragmentation, so an allocation that failed at min left no zone with the
+    // order-0 pages compaction_suitable() asks for).
+    bool direct_reclaim = true;
+    bool oom = true;  // a failure is the out_of_memory() case (not for a THP)
+};
+// A user or kernel base page (GFP_HIGHUSER_MOVABLE, GFP_KERNEL).
+constexpr AllocMask kBasePageMask{};
+
+// The fast path at the low watermark, then the slow path at min: after waking the kswapds
+// (wake_all_kswapds, with demotion_enabled) and, failing that, after direct reclaim
+// (__alloc_pages_direct_reclaim) by the allocating CPU's task, as `mask` allows. Returns the
+// node, or -1 (counted as out of memory if `mask` says so).
 int alloc_along_zonelist(System& sys, int preferred, uint64_t allowed, int order,
-                         const ReclaimRequest& req, bool thp = false) {
+                         const ReclaimRequest& req, AllocMask mask = kBasePageMask) {
     const uint64_t nr = uint64_t{1} << order;
     const int cpu_nid = sys.cpu_to_node(req.cpu);
     int nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, false);
     if (nid >= 0) return nid;
-    if (sys.knobs.demotion_enabled && !thp)
+    if (sys.knobs.demotion_enabled && mask.kswapd_reclaim)
         for (int n : sys.mem.zonelist[preferred])
             if ((allowed >> n) & 1) wakeup_kswapd(sys, n, req);
     nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
     if (nid >= 0) return nid;
-    if (try_to_free_pages(sys, preferred, allowed, req))
+    if (mask.direct_reclaim && try_to_free_pages(sys, preferred, allowed, req))
         nid = alloc_zonelist_pass(sys, preferred, allowed, nr, cpu_nid, true);
-    if (nid < 0 && !thp) ++sys.counters.oom_alloc_failures;
+    if (nid < 0 && mask.oom) ++sys.counters.oom_alloc_failures;
     return nid;
 }
 
@@ -97,6 +111,10 @@ struct PolicyTarget {
     int preferred;
     uint64_t allowed = ~uint64_t{0};
     bool interleave = false;
+    // A THP may be tried on `preferred` alone first (mm/huge_memory.h, ThpFaultNodes): the
+    // policy does not interleave and allows hpage_node, the preferred node of MPOL_PREFERRED or
+    // else the local one (so not a bind mask without the local node).
+    bool thp_thisnode = true;
 };
 
 PolicyTarget policy_target(const System& sys, const Task& p, const Vma& vma, uint64_t idx,
@@ -114,7 +132,8 @@ PolicyTarget policy_target(const System& sys, const Task& p, const Vma& vma, uin
             break;
         case MpolMode::Bind:
             t.allowed = pol.nodes;
-            preferred = pol.has_node(cpu_nid) ? cpu_nid : -1;
+            t.thp_thisnode = pol.has_node(cpu_nid);
+            preferred = t.thp_thisnode ? cpu_nid : -1;
             if (preferred < 0)  // nearest allowed node to the CPU
                 for (int nid : sys.mem.zonelist[cpu_nid])
                     if (pol.has_node(nid)) {
@@ -125,6 +144,7 @@ PolicyTarget policy_target(const System& sys, const Task& p, const Vma& vma, uin
         case MpolMode::Interleave:
             preferred = interleave_nid(pol, vma, idx);
             t.interleave = true;
+            t.thp_thisnode = false;
             break;
     }
     if (preferred < 0) preferred = cpu_nid;
@@ -137,15 +157,37 @@ int policy_node(const System& sys, const Task& p, const Vma& vma, uint64_t idx, 
     return policy_target(sys, p, vma, idx, cpu).preferred;
 }
 
+namespace {
+
+// A THP for a fault in `vma` (vma_alloc_folio in v6.1 and v6.6, alloc_pages_mpol in v6.12,
+// alloc_pages_vma in v4.18 and v4.19), with the gfp mask vma_thp_gfp_mask() gives it: on the
+// policy's node alone first where the policy allows it, and then on every allowed node only
+// where the release and the mask say so (ThpFaultNodes). A failure is no out-of-memory: the
+// fault falls back to a base page.
+int alloc_thp(System& sys, const PolicyTarget& t, const Vma& vma, int order,
+              const ReclaimRequest& req) {
+    const ThpGfp gfp =
+        vma_thp_gfp_mask(sys.knobs.transparent_hugepage_defrag, vma.vm_flags & VM_HUGEPAGE);
+    const AllocMask mask{gfp.kswapd_reclaim, gfp.direct_reclaim && !gfp.noretry, false};
+    if (!t.thp_thisnode) return alloc_along_zonelist(sys, t.preferred, t.allowed, order, req, mask);
+    const uint64_t thisnode = uint64_t{1} << t.preferred;  // __GFP_THISNODE
+    if (sys.thp_fault_nodes == ThpFaultNodes::ThisNodeOnly)
+        return alloc_along_zonelist(sys, t.preferred, thisnode, order, req, mask);
+    // The first try adds __GFP_NORETRY: no direct reclaim, whatever the mask.
+    const AllocMask first{gfp.kswapd_reclaim, false, false};
+    const int nid = alloc_along_zonelist(sys, t.preferred, thisnode, order, req, first);
+    if (nid >= 0 || !gfp.direct_reclaim) return nid;
+    return alloc_along_zonelist(sys, t.preferred, t.allowed, order, req, mask);
+}
+
+}  // namespace
+
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu) {
     const PolicyTarget t = policy_target(sys, p, vma, idx, cpu);
-    // A user page of a higher order is a THP: vma_thp_gfp_mask() builds its mask from
-    // GFP_TRANSHUGE_LIGHT, which clears __GFP_RECLAIM, and adds __GFP_KSWAPD_RECLAIM back only
-    // with the `defer` or `defer+madvise` defrag settings. Every profile's default is `madvise`
-    // (since v4.6), which adds only __GFP_DIRECT_RECLAIM, for a madvised VMA: a THP fault never
-    // wakes kswapd, and falls back to a base page, which does.
-    const int nid = alloc_along_zonelist(sys, t.preferred, t.allowed, order,
-                                         {cpu, order, TraceGfp::HighuserMovableZero}, order > 0);
+    const ReclaimRequest req{cpu, order, TraceGfp::HighuserMovableZero};
+    // A user page of a higher order is a THP.
+    const int nid = order > 0 ? alloc_thp(sys, t, vma, order, req)
+                              : alloc_along_zonelist(sys, t.preferred, t.allowed, order, req);
     if (t.interleave && nid >= 0 && nid == t.preferred) ++sys.counters[Vm::numa_interleave];
     return nid;
 }

@@ -25,8 +25,11 @@ int policy_node(const System& sys, const Task& p, const Vma& vma, uint64_t idx, 
 // allocator runs between the passes: kswapd of every allowed node of the zonelist is woken when
 // none is above its low watermark, and the allocation reclaims directly when none is above min
 // (mm/vmscan.h). An allocation that still fails is counted as out of memory. A THP (order > 0)
-// wakes no kswapd, as GFP_TRANSHUGE_LIGHT under the default `defrag` setting asks, and its
-// failure is not out of memory: the fault falls back to base pages.
+// follows the gfp mask vma_thp_gfp_mask() makes from the `transparent_hugepage_defrag` knob and
+// the VMA's madvise flag, and the release's ThpFaultNodes (mm/huge_memory.h): under a policy that
+// allows it, the policy's node alone first (at low, then min, without reclaim), then every allowed
+// node only for a mask that reclaims directly; its failure is not out of memory: the fault falls
+// back to a base page.
 int alloc_pages_vma(System& sys, const Task& p, const Vma& vma, uint64_t idx, int order, int cpu);
 
 // `n` more base pages for pages after `idx` of `vma` (a first-touch run, mm/fault.h), all on

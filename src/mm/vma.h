@@ -67,8 +67,9 @@ inline constexpr uint32_t VM_IO = 0x4000;
 inline constexpr uint32_t VM_HUGETLB = 0x400000;
 inline constexpr uint32_t VM_PFNMAP = 0x400;
 inline constexpr uint32_t VM_MIXEDMAP = 0x10000000;
-inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;  // THP allowed (madvise or THP=always)
-inline constexpr uint32_t VM_FILE = 0x80000000;      // simulator: vm_file != NULL
+inline constexpr uint32_t VM_HUGEPAGE = 0x20000000;    // madvise(MADV_HUGEPAGE) (mm/huge_memory.h)
+inline constexpr uint32_t VM_NOHUGEPAGE = 0x40000000;  // madvise(MADV_NOHUGEPAGE)
+inline constexpr uint32_t VM_FILE = 0x80000000;        // simulator: vm_file != NULL
 
 // The per-node totals of one range of a shared object's pages, kept in the object for every
 // mapping whose regions (or VMA window) cover exactly that range. A page of an object that many

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mm/huge_memory.h"
 #include "mm/pghot_record.h"
 #include "mm/watermarks.h"
 
@@ -70,6 +71,13 @@ constexpr std::array<std::string_view, 6> knob_value_names(NumaImbalance) {
 }
 constexpr std::array<std::string_view, 3> knob_value_names(SchedClass) {
     return {"cfs", "eevdf", "eevdf_complete"};
+}
+// As the sysfs files take them (mm/huge_memory.c).
+constexpr std::array<std::string_view, 3> knob_value_names(ThpEnabled) {
+    return {"always", "madvise", "never"};
+}
+constexpr std::array<std::string_view, 5> knob_value_names(ThpDefrag) {
+    return {"always", "defer", "defer+madvise", "madvise", "never"};
 }
 
 // Upper bounds that keep the arithmetic of the scan code in range; the kernel itself takes any
@@ -149,6 +157,12 @@ constexpr KnobDomain knob_one_of() {
     X(unsigned, watermark_scale_factor, WATERMARK_SCALE_FACTOR, knob_range(1, 3000),              \
       "v4.6 (795ae7a0de6b); sysctl vm.watermark_scale_factor, at most 3000",                      \
       "gap between a node's min, low, high and promo watermarks, in 1/10000 of its memory")       \
+    X(ThpEnabled, transparent_hugepage_enabled, ThpEnabled::Madvise, knob_enum<ThpEnabled>(),     \
+      "v2.6.38; /sys/kernel/mm/transparent_hugepage/enabled",                                     \
+      "which anonymous VMAs take THPs at a fault: all, the madvised ones, none")                  \
+    X(ThpDefrag, transparent_hugepage_defrag, ThpDefrag::Madvise, knob_enum<ThpDefrag>(),         \
+      "v4.6 (default madvise; defer); v4.11 defer+madvise; sysfs transparent_hugepage/defrag",    \
+      "whether a THP fault reclaims directly or wakes kswapd, for madvised VMAs and others")      \
     X(int, smallimp, 30, knob_range(0, KNOB_MAX_SMALLIMP),                                        \
       "v4.19 (6fd98e775f24, seed 000)",                                                           \
       "SMALLIMP threshold of task_numa_compare; 0 = the code before it")                          \

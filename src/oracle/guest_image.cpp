@@ -46,8 +46,8 @@ std::string guest_env_text(const GuestConfig& c) {
     for (const auto& a : c.runner_args)
         args += " " + a;
     std::string env = fmt::format(
-        "NUMA_BALANCING={}\nTHP={}\nKNOBS={}\nRUNNER_ARGS={}\n", c.numa_balancing,
-        shell_quote(c.thp), shell_quote(knobs),
+        "NUMA_BALANCING={}\nTHP={}\nTHP_DEFRAG={}\nKNOBS={}\nRUNNER_ARGS={}\n", c.numa_balancing,
+        shell_quote(c.thp), shell_quote(c.thp_defrag), shell_quote(knobs),
         shell_quote(std::string(kGuestScenarioPath) + " --params " + kGuestParamsPath + args));
     if (c.tiered) env += fmt::format("TIERED=1\nDEMOTION={}\n", c.demotion_enabled ? 1 : 0);
     return env;

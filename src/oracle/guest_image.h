@@ -11,8 +11,9 @@
 namespace numasim {
 
 struct GuestConfig {
-    int numa_balancing = 1;       // /proc/sys/kernel/numa_balancing
-    std::string thp = "madvise";  // /sys/kernel/mm/transparent_hugepage/enabled
+    int numa_balancing = 1;              // /proc/sys/kernel/numa_balancing
+    std::string thp = "madvise";         // /sys/kernel/mm/transparent_hugepage/enabled
+    std::string thp_defrag = "madvise";  // /sys/kernel/mm/transparent_hugepage/defrag
     std::vector<std::pair<std::string, unsigned>> knobs;  // debugfs sched/numa_balancing/*
     std::string scenario_text;                            // the scenario file as written
     std::vector<std::string> params;       // "dotted.key=value" overrides, applied by the runner
@@ -27,8 +28,8 @@ struct GuestConfig {
 inline constexpr const char* kGuestScenarioPath = "/oracle/scenario.toml";
 inline constexpr const char* kGuestParamsPath = "/oracle/params";
 
-// The shell assignments /oracle/env holds (NUMA_BALANCING, THP, KNOBS, RUNNER_ARGS; for a tiered
-// guest also TIERED and DEMOTION).
+// The shell assignments /oracle/env holds (NUMA_BALANCING, THP, THP_DEFRAG, KNOBS, RUNNER_ARGS;
+// for a tiered guest also TIERED and DEMOTION).
 std::string guest_env_text(const GuestConfig& c);
 
 // The archive bytes. `busybox` and `runner` are the contents of the two static executables.

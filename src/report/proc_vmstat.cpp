@@ -95,6 +95,9 @@ std::string proc_vmstat_text(const Counters& c, std::string_view release) {
             s += reclaim_lines(c, release, "pgactivate", "pgrefill", false);
         if (c.reclaim_reported && name == "pgfault")
             s += reclaim_lines(c, release, "pgrefill", "", false);
+        // vmstat_text's next line after thp_fault_alloc; listed once the run has one.
+        if (c.thp_fault_fallback && name == "thp_fault_alloc")
+            s += fmt::format("thp_fault_fallback {}\n", c.thp_fault_fallback);
         if (name != kLastNumaStat) continue;
         for (const auto& [stat, per_node] : kNodeStats)
             if (proc_vmstat_lists(stat, release))

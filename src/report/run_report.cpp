@@ -97,6 +97,7 @@ nlohmann::json vmstat_json(const Counters& c) {
     nlohmann::json v = nlohmann::json::object();
     for (size_t i = 0; i < kVmNames.size(); ++i)
         v[std::string(kVmNames[i])] = c.vm[i];
+    if (c.thp_fault_fallback) v["thp_fault_fallback"] = c.thp_fault_fallback;
     if (c.promotion_possible) {
         v["pgpromote_success"] = node_stat_total(c.pgpromote_success);
         v["pgpromote_candidate"] = node_stat_total(c.pgpromote_candidate);
@@ -215,6 +216,8 @@ std::string result_text(const Scenario& sc, const RunResult& r) {
     s += "vmstat:\n";
     for (size_t i = 0; i < kVmNames.size(); ++i)
         s += fmt::format("  {:<24} {:>14}\n", kVmNames[i], r.counters.vm[i]);
+    if (r.counters.thp_fault_fallback)
+        s += fmt::format("  {:<24} {:>14}\n", "thp_fault_fallback", r.counters.thp_fault_fallback);
     if (r.counters.promotion_possible) {
         s += fmt::format("  {:<24} {:>14}\n", "pgpromote_success",
                          node_stat_total(r.counters.pgpromote_success));

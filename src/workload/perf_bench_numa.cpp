@@ -87,7 +87,7 @@ class PerfBenchNuma : public Workload {
         Process& pr = *procs_.back();
         if (p_.mb_global > 0) {
             Vma& g = pr.mmap(bytes(p_.mb_global), "global",
-                             VM_READ | VM_WRITE | VM_SHARED | (p_.thp > 0 ? VM_HUGEPAGE : 0));
+                             VM_READ | VM_WRITE | VM_SHARED | thp_flags());
             pr.region(g, 0, g.nr_pages(), "global");
         }
         pr.start(nullptr, "perf", make_main(pr), index, nr_tasks_);
@@ -192,10 +192,14 @@ class PerfBenchNuma : public Workload {
         });
     }
 
+    // alloc_data()'s madvise: MADV_HUGEPAGE for a positive --thp, MADV_NOHUGEPAGE for a
+    // negative one.
+    uint32_t thp_flags() const { return p_.thp > 0 ? VM_HUGEPAGE : p_.thp < 0 ? VM_NOHUGEPAGE : 0; }
+
     void fork_process(Process& perf, Task& parent, int p) {
         procs_.push_back(perf.fork(parent));
         Process& pr = *procs_.back();
-        const uint32_t flags = VM_READ | VM_WRITE | (p_.thp > 0 ? VM_HUGEPAGE : 0);
+        const uint32_t flags = VM_READ | VM_WRITE | thp_flags();
         if (p_.mb_proc > 0) {
             Vma& v = pr.mmap(bytes(p_.mb_proc), "process", flags);
             pr.region(v, 0, v.nr_pages(), "process");

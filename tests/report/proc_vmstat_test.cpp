@@ -53,6 +53,16 @@ TEST(ProcVmstat, KernelOrderAndFormat) {
     EXPECT_EQ(proc_vmstat_text(c, "v6.1"), expected);
 }
 
+// thp_fault_fallback follows thp_fault_alloc in vmstat_text; it is listed once a run has one.
+TEST(ProcVmstat, ThpFaultFallbackAfterThpFaultAllocOnceThereIsOne) {
+    Counters c;
+    c[Vm::thp_fault_alloc] = 5;
+    EXPECT_EQ(proc_vmstat_text(c, "v6.6").find("thp_fault_fallback"), std::string::npos);
+    c.thp_fault_fallback = 3;
+    const std::string text = proc_vmstat_text(c, "v6.6");
+    EXPECT_TRUE(text.ends_with("thp_fault_alloc 5\nthp_fault_fallback 3\n")) << text;
+}
+
 TEST(ProcVmstat, PromotionNodeStatsOnlyFromTheirReleases) {
     EXPECT_FALSE(proc_vmstat_lists("pgpromote_success", "v5.17"));
     EXPECT_TRUE(proc_vmstat_lists("pgpromote_success", "v5.18"));
