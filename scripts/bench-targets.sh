@@ -57,6 +57,7 @@ cat > "$OUT/power8-4s8n.toml" <<'TOML'
 [machine]
 name = "power8-4s8n"
 description = "4-socket POWER8, 4 DCMs x 2 chips = 8 nodes, 8x4 cores, SMT8"
+cpu = "power8"
 sockets = 4
 nodes_per_socket = 2
 cores_per_node = 4

@@ -288,11 +288,12 @@ void Engine::apply_phase_setup(Task& p) {
             p.allow_all(sys_.nr_cpus());
         else
             p.allow_only(*ph.set_affinity);
-        if (!p.allowed(p.cpu)) move_task(sys_, p, find_idlest_cpu(sys_, p, p.cpu));
+        if (!p.allowed(p.cpu))
+            move_task(sys_, p, find_idlest_cpu(sys_, p, p.cpu, SdFlag::kAnyDomain));
     }
     if (ph.exec) {
         // sched_exec(): an exec is the cheapest moment to move, nothing is cached yet.
-        const int dst = find_idlest_cpu(sys_, p, p.cpu);
+        const int dst = find_idlest_cpu(sys_, p, p.cpu, SdFlag::kBalanceExec);
         if (dst != p.cpu) move_task(sys_, p, dst);
     }
     if (ph.exact_end) exact_ends_ = true;

@@ -18,7 +18,7 @@ int sched_setaffinity_threads(System& sys, int pid, const std::vector<int>& cpus
         ++set;
         sys.agent_kernel_ns += SCHED_SETAFFINITY_NS;
         if (t.state != TaskState::Sleeping && !t.allowed(t.cpu))
-            move_task(sys, t, find_idlest_cpu(sys, t, t.cpu));
+            move_task(sys, t, find_idlest_cpu(sys, t, t.cpu, SdFlag::kAnyDomain));
     }
     return set;
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernel/release.h"
+#include "sched/reclaim_distance.h"
+
 namespace numasim {
 
 System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constants& figures)
@@ -49,6 +52,8 @@ System::System(Topology t, NumaBalancingKnobs k, uint64_t s, const cost::Constan
 }
 
 void System::set_kernel_release(std::string_view release) {
+    apply_node_reclaim_distance(sched,
+                                node_reclaim_distance(topo.cpu, parse_kernel_release(release)));
     tiers = establish_memory_tiers(topo, memtier_kernel_of_release(release));
     promotion = promotion_kernel_of_release(release);
     thp_fault_nodes = thp_fault_nodes_of_release(release);

@@ -1,6 +1,7 @@
 #include "machine/hwloc_facts.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -58,9 +59,38 @@ std::vector<uint64_t> read_distances(hwloc_topology_t t, const std::vector<hwloc
 // The encoding is a sequence of native-endian 64-bit words (both ends are the same binary):
 // nr_nodes, nr_pus, then, within the limits, seven words per node (its memory, latency,
 // bandwidth, kind, two flags and Linux node number), five words per PU, llc_bytes, the number of
-// distance entries and the entries.
+// distance entries and the entries; last, five words of the CPU (arch, vendor, family, model,
+// POWER generation).
 constexpr size_t kWordsPerNode = 7;
 constexpr size_t kWordsPerPu = 5;
+constexpr size_t kWordsOfCpu = 5;
+
+// An info value of hwloc's as a number (base 10, as hwloc writes CPUFamilyNumber); 0 if absent.
+uint64_t info_number(hwloc_obj_t obj, const char* name) {
+    const char* v = obj ? hwloc_obj_get_info_by_name(obj, name) : nullptr;
+    return v ? std::strtoull(v, nullptr, 10) : 0;
+}
+
+HwlocCpu cpu_of(hwloc_topology_t t) {
+    HwlocCpu c;
+    const char* arch = hwloc_obj_get_info_by_name(hwloc_get_root_obj(t), "Architecture");
+    const std::string a = arch ? arch : "";
+    if (a == "x86_64" || a == "i686") c.arch = HwlocCpuArch::kX86;
+    if (a.rfind("ppc", 0) == 0) c.arch = HwlocCpuArch::kPowerPC;
+    hwloc_obj_t pkg = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, 0);
+    const char* vendor = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUVendor") : nullptr;
+    const std::string v = vendor ? vendor : "";
+    if (v == "GenuineIntel") c.vendor = HwlocCpuVendor::kIntel;
+    if (v == "AuthenticAMD") c.vendor = HwlocCpuVendor::kAmd;
+    c.family = info_number(pkg, "CPUFamilyNumber");
+    c.model = info_number(pkg, "CPUModelNumber");
+    // Linux's /proc/cpuinfo "cpu" line on POWER, which hwloc keeps as CPUModel: "POWER9 (raw),
+    // altivec supported".
+    const char* model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : nullptr;
+    const std::string m = model ? model : "";
+    if (m.rfind("POWER", 0) == 0) c.power_generation = std::strtoull(m.c_str() + 5, nullptr, 10);
+    return c;
+}
 
 // What hwloc says of a node's memory: its subtype (hwloc 2.9 names NVM, SPM, HBM and MCDRAM,
 // 2.10 also CXL-DRAM and CXL-NVM), whether a DAX device gave it, and its memory attributes.
@@ -168,6 +198,7 @@ HwlocFacts extract_hwloc_facts(hwloc_topology_t t) {
         f.pus.push_back(p);
     }
     f.distance = read_distances(t, nodes);
+    f.cpu = cpu_of(t);
     return f;
 }
 
@@ -187,6 +218,8 @@ std::string encode_hwloc_facts(const HwlocFacts& f) {
         w.push_back(f.llc_bytes);
         w.push_back(f.distance.size());
         w.insert(w.end(), f.distance.begin(), f.distance.end());
+        w.insert(w.end(), {static_cast<uint64_t>(f.cpu.arch), static_cast<uint64_t>(f.cpu.vendor),
+                           f.cpu.family, f.cpu.model, f.cpu.power_generation});
     }
     return std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(uint64_t));
 }
@@ -227,6 +260,16 @@ HwlocFacts decode_hwloc_facts(std::string_view bytes, const std::string& origin)
         r.expect(nr_distances);
         for (uint64_t i = 0; i < nr_distances; ++i)
             f.distance.push_back(r.next());
+        r.expect(kWordsOfCpu);
+        const uint64_t arch = r.next(), vendor = r.next();
+        if (arch > static_cast<uint64_t>(HwlocCpuArch::kPowerPC) ||
+            vendor > static_cast<uint64_t>(HwlocCpuVendor::kAmd))
+            malformed(origin);
+        f.cpu.arch = static_cast<HwlocCpuArch>(arch);
+        f.cpu.vendor = static_cast<HwlocCpuVendor>(vendor);
+        f.cpu.family = r.next();
+        f.cpu.model = r.next();
+        f.cpu.power_generation = r.next();
     }
     if (!r.done()) malformed(origin);
     return f;

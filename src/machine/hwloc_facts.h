@@ -36,6 +36,19 @@ struct HwlocMemory {
     bool device = false;
 };
 
+// What hwloc reports of the CPU (the root's Architecture info, the first package's CPUVendor,
+// CPUFamilyNumber, CPUModelNumber and, on POWER, CPUModel): enough to name the CPU model.
+enum class HwlocCpuArch : uint64_t { kOther = 0, kX86 = 1, kPowerPC = 2 };
+enum class HwlocCpuVendor : uint64_t { kOther = 0, kIntel = 1, kAmd = 2 };
+
+struct HwlocCpu {
+    HwlocCpuArch arch = HwlocCpuArch::kOther;
+    HwlocCpuVendor vendor = HwlocCpuVendor::kOther;
+    uint64_t family = 0;            // x86 CPUID family
+    uint64_t model = 0;             // x86 CPUID model
+    uint64_t power_generation = 0;  // the N of "POWERN" in CPUModel; 0 if none
+};
+
 struct HwlocFacts {
     // Counts as hwloc reports them. When either exceeds numasim's limits (config/limits.h) the
     // lists below stay empty: the import refuses such a machine without building it.
@@ -46,6 +59,7 @@ struct HwlocFacts {
     std::vector<HwlocPu> pus;              // PUs in os_index order
     uint64_t llc_bytes = 0;                // size of the first LLC hwloc reports, 0 if none
     std::vector<uint64_t> distance;        // nodes x nodes SLIT, row-major; empty if hwloc has none
+    HwlocCpu cpu;
 };
 
 // Reads the facts from a loaded topology.

@@ -11,6 +11,7 @@
 
 #include "config/input_error.h"
 #include "config/limits.h"
+#include "machine/cpu_model.h"
 #include "machine/hwloc_child.h"
 #include "machine/hwloc_facts.h"
 
@@ -35,6 +36,27 @@ constexpr double kGenericCpuGhz = 2.5;
 // Linux's distance when firmware provides no SLIT (include/linux/topology.h REMOTE_DISTANCE).
 constexpr int kLinuxLocalDistance = 10;
 constexpr int kLinuxRemoteDistance = 20;
+
+// The CPU model of what hwloc reports. AMD families 17h and 19h hold two Zen generations each;
+// the model ranges are those arch/x86/kernel/cpu/amd.c (bsp_init_amd(), v6.12) gives them.
+std::string cpu_model_name(const HwlocCpu& c) {
+    if (c.arch == HwlocCpuArch::kPowerPC) {
+        const std::string name = fmt::format("power{}", c.power_generation);
+        return find_cpu_model(name) ? name : "powerpc";
+    }
+    if (c.vendor != HwlocCpuVendor::kAmd) return "intel";
+    const uint64_t m = c.model;
+    switch (c.family) {
+        case 0x17:
+            return m <= 0x2f || (m >= 0x50 && m <= 0x5f) ? "zen1" : "zen2";
+        case 0x19:
+            return m <= 0x0f || (m >= 0x20 && m <= 0x5f) ? "zen3" : "zen4";
+        case 0x1a:
+            return "zen5";
+        default:
+            return "amd";
+    }
+}
 
 // Owns a topology loaded in this process (the host's; XML files are loaded in a child).
 class HwlocTopology {
@@ -132,6 +154,7 @@ Topology convert(const HwlocFacts& f, const std::string& origin, const std::stri
     topo.hw = generic_hardware(topo.distance);
     read_memory_devices(f, topo);
     if (f.llc_bytes > 0) topo.hw.llc_bytes = f.llc_bytes;
+    topo.cpu = *find_cpu_model(cpu_model_name(f.cpu));
     topo.description = fmt::format("imported from hwloc ({}): {} nodes, {} CPUs", origin,
                                    topo.nr_nodes(), topo.nr_cpus());
     topo.source = "topology from hwloc; hardware figures are numasim's generic defaults";

@@ -8,6 +8,7 @@
 #include "config/input_error.h"
 #include "config/limits.h"
 #include "machine/cpu_layout.h"
+#include "machine/cpu_model.h"
 #include "machine/hardware_table.h"
 
 namespace numasim {
@@ -242,6 +243,14 @@ Topology load_machine(const TomlTable& t) {
                                         topo.nr_nodes()));
     topo.distance = read_distance(*m, topo.nr_nodes());
     topo.hmat = m->get_bool("hmat", false);
+    if (m->has("cpu")) {
+        const std::string cpu = m->get_string("cpu");
+        const std::optional<CpuModel> model = find_cpu_model(cpu);
+        if (!model)
+            m->fail("cpu", fmt::format("'{}' is not a known CPU model ({})", cpu,
+                                       fmt::join(cpu_model_names(), ", ")));
+        topo.cpu = *model;
+    }
     m->finish();
 
     read_hardware(*hardware, topo.hw, HardwareKeys::kAllRequired);

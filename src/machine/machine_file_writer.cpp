@@ -141,6 +141,7 @@ std::string machine_file_text(const Topology& topo, const MachineFileComments& c
         rows.push_back(int_list(r));
     w.line(fmt::format("distance = [{}]", fmt::join(rows, ", ")));
     if (topo.hmat) w.line("hmat = true");
+    if (topo.cpu != CpuModel{}) w.line(fmt::format("cpu = {}", toml_quote(topo.cpu.name)));
     write_nodes(topo, w);
     write_hardware(topo, w);
     if (!topo.source.empty()) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "machine/cpu_model.h"
 #include "machine/memory_device.h"
 #include "machine/page_geometry.h"
 
@@ -68,6 +69,10 @@ struct Topology {
     // as seen from its nearest CPUs ([machine] hmat). Kernels from v6.7 derive the memory tier
     // of a dax/kmem node from it (mm/memory_tiers.h); qemu publishes none unless `hmat=on`.
     bool hmat = false;
+    // The CPU the kernel finds at boot ([machine] cpu): its architecture and x86 family decide
+    // node_reclaim_distance, hence which NUMA domains balance forks and affine wake-ups
+    // (sched/reclaim_distance.h).
+    CpuModel cpu;
 
     int nr_nodes() const { return static_cast<int>(nodes.size()); }
     int nr_cpus() const { return static_cast<int>(cpus.size()); }

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <climits>
 #include <iterator>
 
+#include "kernel/release.h"
 #include "machine/hmat.h"
 #include "sched/task.h"
 
@@ -131,27 +131,16 @@ std::string_view kernel_text(MemtierKernel k) {
 }  // namespace
 
 PromotionKernel promotion_kernel_of_release(std::string_view release) {
-    std::string_view r = release;
-    if (!r.empty() && r.front() == 'v') r.remove_prefix(1);
-    int major = 0, minor = 0;
-    const char* end = r.data() + r.size();
-    auto [p, ec] = std::from_chars(r.data(), end, major);
-    const bool parsed = ec == std::errc() && p != end && *p == '.' &&
-                        std::from_chars(p + 1, end, minor).ec == std::errc();
     // A release that does not read as MAJOR.MINOR counts as a current kernel.
-    const bool v6_12 = !parsed || major > 6 || (major == 6 && minor >= kPromotionFixesMinor);
+    const std::optional<KernelRelease> r = parse_kernel_release(release);
+    const bool v6_12 = !r || *r >= KernelRelease{6, kPromotionFixesMinor};
     return {v6_12, v6_12};
 }
 
 MemtierKernel memtier_kernel_of_release(std::string_view release) {
-    if (!release.empty() && release.front() == 'v') release.remove_prefix(1);
-    int major = 0, minor = 0;
-    const char* end = release.data() + release.size();
-    auto [p, ec] = std::from_chars(release.data(), end, major);
-    if (ec != std::errc() || p == end || *p != '.') return MemtierKernel::kNone;
-    if (std::from_chars(p + 1, end, minor).ec != std::errc()) return MemtierKernel::kNone;
-    if (major < 6 || (major == 6 && minor < kFirstTiersMinor)) return MemtierKernel::kNone;
-    if (major == 6 && minor < kFirstHmatMinor) return MemtierKernel::kFixed;
+    const std::optional<KernelRelease> r = parse_kernel_release(release);
+    if (!r || *r < KernelRelease{6, kFirstTiersMinor}) return MemtierKernel::kNone;
+    if (*r < KernelRelease{6, kFirstHmatMinor}) return MemtierKernel::kFixed;
     return MemtierKernel::kHmat;
 }
 

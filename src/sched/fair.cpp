@@ -238,7 +238,7 @@ void wake_up_new_task(System& sys, Task& p) {
     p.avg.load_avg = static_cast<double>(p.weight);
     p.avg.runnable_avg = 1024;
     p.avg.util_avg = 512;
-    const int cpu = find_idlest_cpu(sys, p, p.cpu);
+    const int cpu = find_idlest_cpu(sys, p, p.cpu, SdFlag::kBalanceFork);
     sys.catch_up_cpu(cpu);
     Rq& rq = sys.rqs[cpu];
     const SchedFeatures feat = sched_features(sys.knobs);
@@ -278,7 +278,7 @@ void try_to_wake_up(System& sys, Task& p, const Waker& waker) {
     const int prev = p.cpu;
     const Waker w = waker.cpu < 0 ? timer_waker(sys, p) : waker;
     int cpu = select_task_rq_fair(sys, p, prev, w);
-    if (!p.allowed(cpu)) cpu = find_idlest_cpu(sys, p, prev);
+    if (!p.allowed(cpu)) cpu = find_idlest_cpu(sys, p, prev, SdFlag::kAnyDomain);
     // The wakee is placed against the target's vruntimes (and, with CFS, prev's min_vruntime).
     sys.catch_up_cpu(cpu);
     sys.catch_up_cpu(prev);

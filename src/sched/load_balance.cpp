@@ -361,8 +361,24 @@ void newidle_balance(System& sys, int cpu) {
     --sys.balancing_depth;
 }
 
-int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
-    // Walk from the top domain down, choosing the idlest group at each level.
+namespace {
+
+bool has_flag(const SchedDomain& sd, SdFlag flag) {
+    switch (flag) {
+        case SdFlag::kBalanceFork:
+            return sd.balance_fork;
+        case SdFlag::kBalanceExec:
+            return sd.balance_exec;
+        case SdFlag::kAnyDomain:
+            return true;
+    }
+    return true;
+}
+
+}  // namespace
+
+int find_idlest_cpu(System& sys, const Task& p, int prev_cpu, SdFlag flag) {
+    // Walk from the highest domain with the flag down, choosing the idlest group at each level.
     int cpu = p.allowed(prev_cpu) ? prev_cpu : -1;
     if (cpu < 0)
         for (int c = 0; c < sys.nr_cpus(); ++c)
@@ -370,9 +386,15 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu) {
                 cpu = c;
                 break;
             }
-    for (long l = static_cast<long>(sys.sched.domains[cpu].size()) - 1; l >= 0; --l) {
+    long top = -1;
+    for (const SchedDomain& sd : sys.sched.domains[cpu]) {
+        if (!has_flag(sd, flag)) break;
+        ++top;
+    }
+    for (long l = top; l >= 0; --l) {
         l = std::min<long>(l, static_cast<long>(sys.sched.domains[cpu].size()) - 1);
         const SchedDomain& sd = sys.sched.domains[cpu][l];
+        if (!has_flag(sd, flag)) continue;
         const SgStats* local = nullptr;
         const SgStats* idlest = nullptr;
         std::vector<SgStats> groups;

@@ -11,8 +11,14 @@ struct Task;
 enum class GroupType { HasSpare = 0, FullyBusy = 1, Overloaded = 2 };
 enum class CpuIdleType { NotIdle, Idle, NewlyIdle };
 
-// find_idlest_cpu() / sched_balance_find_dst_cpu(): SD_BALANCE_FORK placement.
-int find_idlest_cpu(System& sys, const Task& p, int prev_cpu);
+// The sd_flag of select_task_rq_fair()'s slow path: the search starts at the highest of the
+// CPU's domains that carries the flag (each level below it carrying it too) and skips a level
+// without it. kAnyDomain searches from the top level: the model's stand-in for
+// select_fallback_rq() when a task's CPU leaves its affinity mask.
+enum class SdFlag { kBalanceFork, kBalanceExec, kAnyDomain };
+
+// find_idlest_cpu() / sched_balance_find_dst_cpu(): fork and exec placement.
+int find_idlest_cpu(System& sys, const Task& p, int prev_cpu, SdFlag flag);
 // From the tick: rebalance_domains() for this CPU, and nohz_balancer_kick() with the `nohz` knob.
 void trigger_load_balance(System& sys, int cpu);
 // load_balance() at every level of cpu's domains whose interval has expired, then the next

@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "sched/reclaim_distance.h"
+
 namespace numasim {
 
 namespace {
@@ -175,7 +177,7 @@ SchedTopology build_sched_domains(const Topology& t) {
             nd.imbalance_pct = SD_IMBALANCE_PCT_NUMA;
             nd.cache_nice_tries = SD_CACHE_NICE_TRIES_NUMA;
             nd.span = within_of(cpu.node, d);
-            nd.wake_affine = d <= RECLAIM_DISTANCE;
+            nd.numa_distance = d;
             all.push_back(nd);
         }
         // imb_numa_nr (v5.18): at the first domain above the LLC, the number of LLCs it spans
@@ -249,6 +251,9 @@ SchedTopology build_sched_domains(const Topology& t) {
         st.domains[cpu.id] = std::move(levels);
     }
     number_groups(st, t.nr_cpus());
+    // Until the profile says which kernel runs, the architecture's distance; System's
+    // set_kernel_release() applies the release's (a Zen part's 32 from v5.4).
+    apply_node_reclaim_distance(st, node_reclaim_distance(t.cpu, std::nullopt));
     return st;
 }
 

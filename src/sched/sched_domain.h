@@ -18,11 +18,6 @@ inline constexpr int SD_IMBALANCE_PCT_DEFAULT = 117;
 inline constexpr int SD_CACHE_NICE_TRIES_NUMA = 2;
 inline constexpr int SD_CACHE_NICE_TRIES_DEFAULT = 1;
 inline constexpr unsigned SD_BUSY_FACTOR = 16;  // sd->busy_factor
-// include/linux/topology.h: a NUMA level whose distance exceeds this loses SD_WAKE_AFFINE,
-// SD_BALANCE_FORK and SD_BALANCE_EXEC in sd_init(). Since v5.4 (a55c7454a8c8) the test reads
-// node_reclaim_distance, which is this value except on AMD Zen (32), which the model's
-// machines do not tell apart.
-inline constexpr int RECLAIM_DISTANCE = 30;
 // How far ahead rebalance_domains() and _nohz_idle_balance() start their search for the
 // earliest next balance: the kernel's `jiffies + 60*HZ`, one minute.
 inline constexpr Nanos NEXT_BALANCE_HORIZON = 60 * NSEC_PER_SEC;
@@ -42,9 +37,14 @@ struct SchedDomain {
     int imb_numa_nr = 0;
     unsigned min_interval_ms = 1;  // sd->min_interval = span weight
     bool prefer_sibling = false;   // the child level has SD_PREFER_SIBLING: spread tasks evenly
-    // SD_WAKE_AFFINE: a wake-up may be pulled to the waker's CPU within this span. Every level
-    // below NUMA has it; a NUMA level only up to RECLAIM_DISTANCE.
+    int numa_distance = 0;         // a NUMA level's sched_domains_numa_distance[]; 0 below NUMA
+    // SD_WAKE_AFFINE: a wake-up may be pulled to the waker's CPU within this span.
+    // SD_BALANCE_FORK, SD_BALANCE_EXEC: a new task, or one that execs, may be placed anywhere in
+    // this span (find_idlest_cpu()). Every level below NUMA has all three; a NUMA level only up to
+    // node_reclaim_distance (sched/reclaim_distance.h).
     bool wake_affine = true;
+    bool balance_fork = true;
+    bool balance_exec = true;
 };
 
 struct SchedTopology {

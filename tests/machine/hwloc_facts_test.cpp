@@ -19,6 +19,7 @@ HwlocFacts sample() {
     f.pus = {{0, 0, 0, 0, 0}, {4, -1, 1, 0, 1}, {9, 1, 2, 3, 1}};
     f.llc_bytes = 8 << 20;
     f.distance = {10, 21, 21, 10};
+    f.cpu = {HwlocCpuArch::kX86, HwlocCpuVendor::kAmd, 0x19, 1, 0};
     return f;
 }
 
@@ -37,6 +38,11 @@ void expect_same(const HwlocFacts& a, const HwlocFacts& b) {
     }
     EXPECT_EQ(a.llc_bytes, b.llc_bytes);
     EXPECT_EQ(a.distance, b.distance);
+    EXPECT_EQ(a.cpu.arch, b.cpu.arch);
+    EXPECT_EQ(a.cpu.vendor, b.cpu.vendor);
+    EXPECT_EQ(a.cpu.family, b.cpu.family);
+    EXPECT_EQ(a.cpu.model, b.cpu.model);
+    EXPECT_EQ(a.cpu.power_generation, b.cpu.power_generation);
 }
 
 TEST(HwlocFacts, RoundTripsNodeMemory) {
@@ -95,7 +101,8 @@ void set_word(std::string& bytes, size_t index, uint64_t value) {
 }
 
 // Words the import uses as indices are checked: a node beyond the list, a memory kind beyond the
-// enum, a SLIT of the wrong size, a count that would read past the end.
+// enum, a SLIT of the wrong size, a count that would read past the end, a CPU word beyond its
+// enum.
 TEST(HwlocFacts, BadIndicesAreRefused) {
     const std::string good = encode_hwloc_facts(sample());
     std::string bytes = good;
@@ -109,6 +116,15 @@ TEST(HwlocFacts, BadIndicesAreRefused) {
     expect_refused(bytes);
     bytes = good;
     set_word(bytes, 1, 8000);  // 8000 PUs: within the limits, far more than the data holds
+    expect_refused(bytes);
+    // The CPU's words follow the 4 distance entries: an architecture, then a vendor, beyond
+    // their enums.
+    const size_t cpu_at = 2 + 2 * 7 + 3 * 5 + 2 + 4;
+    bytes = good;
+    set_word(bytes, cpu_at, 3);
+    expect_refused(bytes);
+    bytes = good;
+    set_word(bytes, cpu_at + 1, 3);
     expect_refused(bytes);
 }
 

@@ -33,6 +33,19 @@ TEST(HwlocImport, TwoNodesWithDistances) {
     EXPECT_GT(t.hw.latency(21), t.hw.latency(10));
 }
 
+// The CPU model comes from hwloc's Architecture and package infos: no infos, a generic Intel
+// part; AuthenticAMD family 25 (19h) model 1, Zen 3 (bsp_init_amd()'s ranges); "POWER9 (raw)"
+// on ppc64le, power9.
+TEST(HwlocImport, CpuModelFromTheInfos) {
+    EXPECT_EQ(import_hwloc_xml(kData + "two_nodes.xml").cpu.name, "intel");
+    const Topology zen = import_hwloc_xml(kData + "zen3_two_nodes.xml");
+    EXPECT_EQ(zen.cpu.name, "zen3");
+    EXPECT_EQ(zen.cpu.x86_family, 0x19);
+    const Topology power = import_hwloc_xml(kData + "power9_four_nodes.xml");
+    EXPECT_EQ(power.cpu.name, "power9");
+    EXPECT_EQ(power.cpu.arch, CpuArch::kPowerPC);
+}
+
 TEST(HwlocImport, TwoNodesWithoutDistancesGetLinuxDefault) {
     Topology t = import_hwloc_xml(kData + "two_nodes_nodist.xml");
     EXPECT_EQ(t.nr_cpus(), 16);

@@ -6,6 +6,7 @@
 #include "config/toml_reader.h"
 #include "machine/hardware_table.h"
 #include "machine/machine_file.h"
+#include "machine/machine_file_writer.h"
 
 namespace numasim {
 namespace {
@@ -294,6 +295,23 @@ TEST(MachineFile, MemoryDirectory) {
     const std::string w = error_of(base + "memory_directory = 1\n");
     EXPECT_NE(w.find("hardware.memory_directory"), std::string::npos) << w;
     EXPECT_NE(w.find("expected true or false"), std::string::npos) << w;
+}
+
+// [machine] cpu: the CPU model the kernel finds at boot; a generic Intel part unless named, an
+// unknown name an error naming the key and the models there are; the writer keeps it.
+TEST(MachineFile, CpuModel) {
+    const Topology plain = load_machine_text(regular("", "siblings-last"), "m.toml");
+    EXPECT_EQ(plain.cpu, CpuModel{});
+    EXPECT_EQ(plain.cpu.name, "intel");
+    const Topology zen = load_machine_text(regular("cpu = \"zen3\"\n", "siblings-last"), "m.toml");
+    EXPECT_EQ(zen.cpu.vendor, CpuVendor::kAmd);
+    EXPECT_EQ(zen.cpu.x86_family, 0x19);
+    EXPECT_EQ(load_machine_text(machine_file_text(zen, {}), "back.toml").cpu, zen.cpu);
+    EXPECT_EQ(machine_file_text(plain, {}).find("cpu ="), std::string::npos);
+    const std::string w = error_of(regular("cpu = \"pentium\"\n", "siblings-last"));
+    EXPECT_NE(w.find("machine.cpu"), std::string::npos) << w;
+    EXPECT_NE(w.find("'pentium' is not a known CPU model"), std::string::npos) << w;
+    EXPECT_NE(w.find("zen5"), std::string::npos) << w;
 }
 
 // An override switches the page size of a machine for an A/B comparison; the MMU stays.

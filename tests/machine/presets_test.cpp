@@ -142,6 +142,21 @@ TEST(Presets, PowerPresetsRun64KPages) {
         }
 }
 
+// The presets' CPUs: the AMD parts are Zen (family 19h Milan, 1Ah Turin), the POWER ones
+// powerpc; every other preset is an Intel part, the default.
+TEST(Presets, CpuModels) {
+    const std::map<std::string, std::string> named{
+        {"epyc-7763-2s", "zen3"}, {"turin-2s-nps1", "zen5"}, {"turin-2s-nps4", "zen5"},
+        {"power7-4s", "power7"},  {"power8-2s4n", "power8"}, {"power9-2s", "power9"}};
+    for (const auto& name : preset_names()) {
+        SCOPED_TRACE(name);
+        const auto it = named.find(name);
+        EXPECT_EQ(load_preset(name).cpu.name, it == named.end() ? "intel" : it->second);
+    }
+    EXPECT_EQ(load_preset("turin-2s-nps1").cpu.x86_family, 0x1a);
+    EXPECT_EQ(load_preset("power8-2s4n").cpu.arch, CpuArch::kPowerPC);
+}
+
 TEST(Presets, EightSocketHasThreeNeighboursPerNode) {
     Topology t = load_preset("x86-8s-144c");
     EXPECT_EQ(t.nr_cpus(), 288);
