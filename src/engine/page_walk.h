@@ -5,17 +5,39 @@
 // superblock it passes.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "mm/vma.h"
+#include "sim/bitmap.h"
 
 namespace numasim {
 
 // The interesting bits of pages [64w, 64w + 64) of `vma`.
-uint64_t interesting_word(const Vma& vma, uint64_t w, bool write);
+inline uint64_t interesting_word(const Vma& vma, uint64_t w, bool write) {
+    uint64_t bits = ~vma.present.word(w) | vma.protnone.word(w);
+    if (write && vma.own_mask.size()) bits |= ~vma.own_mask.word(w);
+    return bits;
+}
 
-// The n-th (from 0) interesting page in [from, hi), or hi.
-uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write, uint64_t n);
+// The n-th (from 0) interesting page in [64w, hi), or hi; w below hi's word.
+uint64_t nth_interesting_from_word(const Vma& vma, uint64_t w, uint64_t hi, bool write, uint64_t n);
+
+// The n-th (from 0) interesting page in [from, hi), or hi. Inline for the word `from` is in:
+// most calls end there (a chunk's page or two, the page before a cell's own page, the next
+// fault a few pages on), and the rest go on from the next word.
+inline uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool write,
+                                uint64_t n) {
+    if (from >= hi) return hi;
+    const uint64_t w = from >> 6, wend = (w + 1) << 6;
+    uint64_t bits = interesting_word(vma, w, write) & (~uint64_t{0} << (from & 63));
+    if (hi < wend) bits &= (uint64_t{1} << (hi & 63)) - 1;
+    const auto c = static_cast<uint64_t>(std::popcount(bits));
+    if (n < c)
+        return (w << 6) +
+               (n == 0 ? static_cast<unsigned>(std::countr_zero(bits)) : nth_set_bit(bits, n));
+    return hi <= wend ? hi : nth_interesting_from_word(vma, w + 1, hi, write, n - c);
+}
 
 // Whether no page of `r` is interesting, so that touching it faults nowhere; read from the
 // region's totals where they suffice. Inline: every step of every stream asks it.

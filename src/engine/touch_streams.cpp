@@ -226,8 +226,12 @@ Engine::WalkEnd Engine::touch_chunks(Task& p, TaskRun& run, const AccessStream& 
         const uint64_t pages = span.pages + (rng.bernoulli(span.p_more) ? 1 : 0);
         const uint64_t end = std::min(hi, c + pages);
         uint64_t next = c;
-        for (uint64_t k = nth_interesting(vma, c, end, write, 0); k < end;
-             k = nth_interesting(vma, next, end, write, 0)) {
+        // Cell c is page j's own: no page of [c, j) is of interest, and j is, to an access of
+        // the kind the cells were drawn for, so the chunk's first fault is j without a search.
+        // A read of a walk that may write searches from j (a write faults wherever a read does).
+        const uint64_t own = std::min(j, end);
+        for (uint64_t k = write == may_write ? own : nth_interesting(vma, own, end, write, 0);
+             k < end; k = nth_interesting(vma, next, end, write, 0)) {
             if (!handle_touch(p, vma, k, write, end, next)) return WalkEnd::Left;
             if (step_.cut) {
                 w.resume = true;

@@ -46,4 +46,25 @@ inline uint64_t word_mask(unsigned lo, unsigned hi) {
     return upper & ~((uint64_t{1} << lo) - 1);
 }
 
+// The position of the n-th (from 0) set bit of `bits`, n below its popcount. Byte counts found
+// side by side in the word (broadword select): their running sums say which byte holds the bit
+// in a fixed number of steps, and at most seven set bits are cleared inside that byte, where
+// clearing the n lowest set bits of the word took n steps.
+inline unsigned nth_set_bit(uint64_t bits, uint64_t n) {
+    constexpr uint64_t ones = 0x0101010101010101, highs = 0x8080808080808080;
+    uint64_t c = bits - ((bits >> 1) & 0x5555555555555555);
+    c = (c & 0x3333333333333333) + ((c >> 2) & 0x3333333333333333);
+    c = (c + (c >> 4)) & 0x0f0f0f0f0f0f0f0f;
+    // Byte i of `sums`: the set bits of bytes 0 to i, at most 64, so no byte carries.
+    const uint64_t sums = c * ones;
+    // Byte i's high bit is set where sums_i <= n: 0x80 + n - sums_i never borrows (n < 64).
+    const uint64_t at_most_n = ((n * ones) | highs) - sums;
+    const unsigned byte = static_cast<unsigned>(std::popcount(at_most_n & highs));
+    const unsigned shift = 8 * byte;
+    uint64_t in_byte = (bits >> shift) & 0xff;
+    for (uint64_t k = byte ? n - ((sums >> (shift - 8)) & 0xff) : n; k > 0; --k)
+        in_byte &= in_byte - 1;
+    return shift + static_cast<unsigned>(std::countr_zero(in_byte));
+}
+
 }  // namespace numasim

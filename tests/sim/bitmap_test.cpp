@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+
 namespace numasim {
 namespace {
 
@@ -100,6 +102,42 @@ TEST(Bitmap, WordMask) {
     EXPECT_EQ(word_mask(3, 5), uint64_t{0x18});  // bits 3 and 4
     EXPECT_EQ(word_mask(63, 64), uint64_t{1} << 63);
     EXPECT_EQ(word_mask(0, 1), uint64_t{1});
+}
+
+TEST(Bitmap, NthSetBitHandWorked) {
+    EXPECT_EQ(nth_set_bit(1, 0), 0u);
+    EXPECT_EQ(nth_set_bit(uint64_t{1} << 63, 0), 63u);
+    // Bits 3, 9, 10 and 40: the bytes are 0 (bit 3), 1 (bits 9, 10) and 5 (bit 40).
+    const uint64_t b =
+        (uint64_t{1} << 3) | (uint64_t{1} << 9) | (uint64_t{1} << 10) | (uint64_t{1} << 40);
+    EXPECT_EQ(nth_set_bit(b, 0), 3u);
+    EXPECT_EQ(nth_set_bit(b, 1), 9u);
+    EXPECT_EQ(nth_set_bit(b, 2), 10u);
+    EXPECT_EQ(nth_set_bit(b, 3), 40u);
+    // A full word: the n-th bit is bit n, up to the last one (byte sums reach 64).
+    for (unsigned n = 0; n < 64; ++n)
+        EXPECT_EQ(nth_set_bit(~uint64_t{0}, n), n) << n;
+}
+
+TEST(Bitmap, NthSetBitMatchesClearingTheLowestBits) {
+    // Against the plain way: clear the n lowest set bits, take the lowest left.
+    uint64_t x = 0x9e3779b97f4a7c15;
+    for (int k = 0; k < 20000; ++k) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Sparse and dense words as well as even ones.
+        const uint64_t bits = k % 3 == 0 ? x & (x >> 5) : k % 3 == 1 ? x | (x << 3) : x;
+        const int count = std::popcount(bits);
+        for (int n = 0; n < count; ++n) {
+            uint64_t rest = bits;
+            for (int i = 0; i < n; ++i)
+                rest &= rest - 1;
+            ASSERT_EQ(nth_set_bit(bits, static_cast<uint64_t>(n)),
+                      static_cast<unsigned>(std::countr_zero(rest)))
+                << std::hex << bits << std::dec << " n " << n;
+        }
+    }
 }
 
 TEST(Bitmap, WordAccessMatchesBits) {
