@@ -136,8 +136,7 @@ void read_damon_trace(ProfileInput& in, int64_t sample_us, int64_t aggr_us,
             p.snap.sample_us = sample_us;
             p.snap.aggr_us = aggr_us;
             p.snap.where = where;
-        } else if (nr_regions != p.nr_regions ||
-                   end_ns - p.snap.end_ns >= sample_us * int64_t{1000}) {
+        } else if (nr_regions != p.nr_regions || start < p.snap.regions.back().end) {
             fail(fmt::format("a window of target {} ends after {} of its {} regions", target,
                              p.snap.regions.size(), p.nr_regions));
         }

@@ -15,10 +15,13 @@
 namespace numasim {
 
 // A window's lines come together; the window ends after nr_regions lines. The kernel writes
-// them in one pass at the end of the window, each event with its own timestamp: the window's end
-// is its first line's time, and its lines lie within one sampling interval of it (a line later
-// than that belongs to another window: the one before was cut short). Its start is the end of the
-// target's previous window (the first one starts aggr_us before its end).
+// them in one pass at the end of the window (kdamond_reset_aggregated() walks the target's
+// regions, which DAMON keeps in address order), each event with its own timestamp: the window's
+// end is its first line's time. A line whose region starts below the previous line's end belongs
+// to another window (the one before was cut short). The lines' times are not a test: a kdamond
+// preempted while it writes (a TCG guest's vCPU descheduled by its host) spreads one window over
+// more than a sampling interval. Its start is the end of the target's previous window (the first
+// one starts aggr_us before its end).
 void read_damon_trace(ProfileInput& in, int64_t sample_us, int64_t aggr_us,
                       const SnapshotHandler& on_snapshot);
 

@@ -226,15 +226,20 @@ TEST(DamonImport, HostileInputs) {
 }
 
 // The kernel stamps each damon_aggregated event of a window with its own time (ftrace's trace
-// file, as `numasim oracle --damon-record` keeps it): the window's lines within one sampling
-// interval (5 ms) of its first are one window; a line of the same count 5 ms or more later starts
-// another, so a window cut short is still found.
+// file, as `numasim oracle --damon-record` keeps it) and writes a target's regions in address
+// order: lines of the same count in ascending order are one window however far apart their times
+// (a kdamond preempted mid-window, 20 ms here); a region that starts below the previous one's end
+// starts another, so a window cut short is still found.
 TEST(DamonImport, TraceWindowLinesWithTheirOwnTimes) {
     const std::string ev = ": damon_aggregated: target_id=0 nr_regions=2 ";
     const std::string window = "  kdamond.0-90 [001] ..... 1.100000" + ev +
                                "4096-8192: 3 1\n  kdamond.0-90 [001] ..... 1.100004" + ev +
                                "8192-12288: 0 4\n";
     EXPECT_EQ(error_of(window), "");
+    EXPECT_EQ(
+        error_of("  kdamond.0-90 [001] ..... 1.100000" + ev +
+                 "4096-8192: 3 1\n  kdamond.0-90 [000] ..... 1.120000" + ev + "8192-12288: 0 4\n"),
+        "");
     EXPECT_NE(
         error_of("  kdamond.0-90 [001] ..... 1.100000" + ev +
                  "4096-8192: 3 1\n  kdamond.0-90 [001] ..... 1.105000" + ev + "4096-8192: 3 1\n")
