@@ -17,6 +17,7 @@
 #include "sched/lb_env.h"
 #include "sched/numa_imbalance.h"
 #include "sched/sched_domain.h"
+#include "sched_fixture.h"
 #include "workload/phase_list.h"
 
 namespace numasim {
@@ -169,19 +170,8 @@ std::map<int, int> fork_nodes(NumaImbalance m) {
     k.numa_balancing = 0;
     k.numa_imbalance = m;
     System sys(load_preset("cascadelake-2s"), k, 1);
-    Phase ph;
-    ph.cpu_time = NSEC_PER_SEC;
-    std::vector<std::unique_ptr<PhaseList>> progs;
-    Task* parent = nullptr;
-    std::map<int, int> per_node;
-    for (int i = 0; i < 3; ++i) {
-        progs.push_back(std::make_unique<PhaseList>(std::vector<Phase>{ph}));
-        Mm& mm = mm_create(sys);
-        Task& t = create_process(sys, mm, parent, "t", progs.back().get(), 0, i);
-        if (!parent) parent = &t;
-        ++per_node[sys.cpu_to_node(t.cpu)];
-    }
-    return per_node;
+    schedtest::Programs programs;
+    return schedtest::fork_nodes_of(sys, programs, 3);
 }
 
 TEST(NumaImbalanceAtFork, OnlyTheLaterFormsKeepForksLocal) {

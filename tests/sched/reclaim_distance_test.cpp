@@ -6,17 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/process.h"
 #include "kernel/system.h"
 #include "machine/machine_file.h"
 #include "machine/presets.h"
 #include "sched/load_balance.h"
 #include "sched/sched_domain.h"
-#include "workload/phase_list.h"
+#include "sched_fixture.h"
 
 namespace numasim {
 namespace {
@@ -116,19 +114,8 @@ TEST(SdInitNumaFlags, EveryNumaLevelOfPower8LosesThem) {
 std::map<int, int> fork_nodes(Topology t, const char* release, int n) {
     System sys(std::move(t), off(), 1);
     sys.set_kernel_release(release);
-    Phase ph;
-    ph.cpu_time = NSEC_PER_SEC;
-    std::vector<std::unique_ptr<PhaseList>> progs;
-    Task* parent = nullptr;
-    std::map<int, int> per_node;
-    for (int i = 0; i < n; ++i) {
-        progs.push_back(std::make_unique<PhaseList>(std::vector<Phase>{ph}));
-        Mm& mm = mm_create(sys);
-        Task& t = create_process(sys, mm, parent, "t", progs.back().get(), 0, i);
-        if (!parent) parent = &t;
-        ++per_node[sys.cpu_to_node(t.cpu)];
-    }
-    return per_node;
+    schedtest::Programs programs;
+    return schedtest::fork_nodes_of(sys, programs, n);
 }
 
 // Four forks on 2 x 2 CPUs. Where the NUMA level balances forks, the third and fourth go to the

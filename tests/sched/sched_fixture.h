@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -34,5 +35,18 @@ struct Programs {
     }
     std::vector<std::unique_ptr<PhaseList>> list;
 };
+
+// Forks `n` processes of one second of CPU work, each from the first, and counts by node the
+// CPUs fork placement put them on.
+inline std::map<int, int> fork_nodes_of(System& sys, Programs& programs, int n) {
+    Task* parent = nullptr;
+    std::map<int, int> per_node;
+    for (int i = 0; i < n; ++i) {
+        Task& t = programs.fork(sys, parent, {cpu_work(NSEC_PER_SEC)});
+        if (!parent) parent = &t;
+        ++per_node[sys.cpu_to_node(t.cpu)];
+    }
+    return per_node;
+}
 
 }  // namespace numasim::schedtest
