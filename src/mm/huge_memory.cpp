@@ -1,8 +1,8 @@
 #include "mm/huge_memory.h"
 
-#include <charconv>
-#include <utility>
+#include <optional>
 
+#include "kernel/release.h"
 #include "mm/vma.h"
 
 namespace numasim {
@@ -14,7 +14,7 @@ namespace {
 // (2019-09), which restored the local-only try of v4.15 to v5.2 as the first of two, and
 // cc638f329ef6 ("mm, thp: tweak reclaim/compaction effort of local-only and all-node
 // allocations"), which made the first one __GFP_NORETRY.
-constexpr std::pair<int, int> kThpRemoteFallbackSince = {5, 4};
+constexpr KernelRelease kThpRemoteFallbackSince{5, 4};
 
 }  // namespace
 
@@ -49,14 +49,10 @@ bool thp_vma_allowable(ThpEnabled enabled, uint32_t vm_flags) {
 }
 
 ThpFaultNodes thp_fault_nodes_of_release(std::string_view release) {
-    if (!release.empty() && release.front() == 'v') release.remove_prefix(1);
-    std::pair<int, int> v;
-    const char* end = release.data() + release.size();
-    auto [p, ec] = std::from_chars(release.data(), end, v.first);
-    if (ec != std::errc() || p == end || *p != '.' ||
-        std::from_chars(p + 1, end, v.second).ec != std::errc())
-        return ThpFaultNodes::LocalFirst;
-    return v < kThpRemoteFallbackSince ? ThpFaultNodes::ThisNodeOnly : ThpFaultNodes::LocalFirst;
+    // A release that does not read as MAJOR.MINOR counts as a current kernel.
+    const std::optional<KernelRelease> r = parse_kernel_release(release);
+    return r && *r < kThpRemoteFallbackSince ? ThpFaultNodes::ThisNodeOnly
+                                             : ThpFaultNodes::LocalFirst;
 }
 
 }  // namespace numasim
