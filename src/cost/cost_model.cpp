@@ -221,16 +221,32 @@ bool CostModel::demand_key_matches(const Demand& d, const AccessMix& a, int cpu)
     return true;
 }
 
+namespace {
+
+uint64_t shared_stamp(const Region& r) {
+    return r.shared ? r.shared->stamp.value : 0;
+}
+
+}  // namespace
+
 bool CostModel::views_match(const Demand& d, const AccessMix& a) const {
-    for (size_t i = 0; i < a.streams.size(); ++i)
-        if (d.streams[i].view != views_.id(*a.streams[i].region)) return false;
+    for (size_t i = 0; i < a.streams.size(); ++i) {
+        const Region& r = *a.streams[i].region;
+        const Demand::KeyStream& k = d.streams[i];
+        const uint64_t shared = shared_stamp(r);
+        if (r.stamp.value == k.stamp && shared == k.shared_stamp) continue;
+        if (views_.id(r) != k.view) return false;
+        k.stamp = r.stamp.value;
+        k.shared_stamp = shared;
+    }
     return true;
 }
 
 void CostModel::key_streams(Demand& d, const AccessMix& a) const {
     d.streams.clear();
     for (const AccessStream& s : a.streams)
-        d.streams.push_back({s, views_.id(*s.region)});
+        d.streams.push_back(
+            {s, views_.id(*s.region), s.region->stamp.value, shared_stamp(*s.region)});
 }
 
 CostModel::DemandValue& CostModel::own_value(Demand& d) const {
@@ -256,6 +272,7 @@ void CostModel::derive_value(Demand& d, const AccessMix& a, int cpu) const {
     for (const Use& u : v.uses)
         BandwidthSolver::add_up(v.per_resource, 0, u);
     v.id = ++last_value_id_;
+    v.rate_generation = 0;
 }
 
 void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
@@ -302,6 +319,17 @@ std::optional<std::string> CostModel::find_stale_demand(const AccessMix& a, int 
         if (const auto stale = views_.find_stale(r)) return fmt::format("cpu {}: {}", cpu, *stale);
     }
     const Demand& kept = demand_[cpu];
+    // The rate kept with the kept value for this generation, against the rate's own sum.
+    if (kept.value && kept.value->rate_generation == generation_) {
+        const auto [t, theta] = loaded_line(kept);
+        const double npb = t / (cost::CACHE_LINE_BYTES * theta);
+        if (npb != kept.value->rate_ns_per_byte)
+            return fmt::format(
+                "cpu {}: the rate kept with its demand for this solve ({} ns per byte) differs "
+                "from the rate of that demand under the solve's delays ({}): a delay or the "
+                "demand changed without CostModel's generation",
+                cpu, kept.value->rate_ns_per_byte, npb);
+    }
     if (!demand_cache_ || a.streams.empty() || !demand_key_matches(kept, a, cpu))
         return std::nullopt;
     Demand now;
@@ -380,9 +408,14 @@ double CostModel::ns_per_byte(const AccessMix& a, int cpu, double* miss_per_byte
 }
 
 double CostModel::demand_ns_per_byte(const Demand& d, double* miss_per_byte) const {
-    const auto [t, theta] = loaded_line(d);
-    if (miss_per_byte) *miss_per_byte = d.value->lc.misses / cost::CACHE_LINE_BYTES;
-    return t / (cost::CACHE_LINE_BYTES * theta);
+    const DemandValue& v = *d.value;
+    if (miss_per_byte) *miss_per_byte = v.lc.misses / cost::CACHE_LINE_BYTES;
+    if (v.rate_generation != generation_) {
+        const auto [t, theta] = loaded_line(d);
+        v.rate_ns_per_byte = t / (cost::CACHE_LINE_BYTES * theta);
+        v.rate_generation = generation_;
+    }
+    return v.rate_ns_per_byte;
 }
 
 // Inlined into the note refresh, its one caller at run time, as loaded_line is into the other

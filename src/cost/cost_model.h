@@ -205,14 +205,23 @@ class CostModel {
         std::vector<Use> uses;
         std::vector<Use> per_resource;
         uint64_t id = 0;
+        // demand_ns_per_byte under the delays of generation `rate_generation` (0: none yet): it
+        // reads only the value and the last solve, so every CPU holding the value asks the
+        // same until the generation moves (rates are asked in const paths, hence mutable).
+        mutable uint64_t rate_generation = 0;
+        mutable double rate_ns_per_byte = 0;
     };
     struct Demand {
         bool valid = false;
         // The key: the access mix (by value) with each stream's region's placement view
         // (PlacementViews::id), and the sharing of the CPU's core and LLC at the last update.
+        // With each view, the region's stamps when it was last found to be the region's view:
+        // while they stand, so do its shares, and the views' table is not asked (a stamp's
+        // value is never had by another owner, so it also says the region is the one it was).
         struct KeyStream {
             AccessStream stream;
             uint64_t view;
+            mutable uint64_t stamp = 0, shared_stamp = 0;
         };
         std::vector<KeyStream> streams;
         double rate_gbs = 0, mlp = 0;
@@ -234,7 +243,8 @@ class CostModel {
     // Only the value, into a demand of its own (the invariant checker's: it keeps no view).
     void derive_value(Demand& d, const AccessMix& a, int cpu) const;
     // Whether the placement views in `d`'s key are those of `a`'s regions now (`a` has the
-    // key's streams).
+    // key's streams): by the stamps kept with each, else by the views' table, whose answer,
+    // if the same view, moves the kept stamps to the region's now.
     bool views_match(const Demand& d, const AccessMix& a) const;
     // The key's streams of `a`: each with its region's view now.
     void key_streams(Demand& d, const AccessMix& a) const;

@@ -94,6 +94,31 @@ TEST(DemandCache, CountChangedWithoutItsStampIsReported) {
     EXPECT_EQ(w.sys.cost.find_stale_demand(p.mix, p.cpu), std::nullopt);
 }
 
+TEST(DemandCache, TwoCpusHoldingOneValueGetItsRateUntilTheNextSolve) {
+    // CPUs 2 and 3 (node 1) sweep the same region on node 0: one demand value, whose rate
+    // under the solve's delays is kept with it and serves both; a move and a solve give both
+    // the new rate.
+    CostWorld w("tiny-2n");
+    Region& r = w.region_on(64, 0);
+    Runner& p = w.run_on(2, r, 1.0);
+    Runner& q = w.run_on(3, r, 1.0);
+    w.update();
+    EXPECT_GE(w.sys.cost.demand_shares(), 1u);
+    // t_cpu = 64 - 90 / 10 = 55 ns, then the remote stall (140 + queueing) / 10.
+    const double q0 = w.sys.cost.path_delay_ns(1, 0);
+    EXPECT_NEAR(w.line_ns(p), 55.0 + (140.0 + q0) / 10, 1e-9);
+    EXPECT_EQ(w.line_ns(q), w.line_ns(p));
+    EXPECT_EQ(w.sys.cost.find_stale_demand(p.mix, p.cpu), std::nullopt);
+    EXPECT_EQ(w.sys.cost.find_stale_demand(q.mix, q.cpu), std::nullopt);
+    // Half the pages to node 1 and a solve: half the misses local at 90 ns.
+    account_region_move(*r.vma, r.first, r.count / 2, 0, 1);
+    w.update(TICK_NSEC);
+    const double d0 = w.sys.cost.path_delay_ns(1, 0), d1 = w.sys.cost.path_delay_ns(1, 1);
+    EXPECT_NEAR(w.line_ns(q), 55.0 + (0.5 * (140 + d0) + 0.5 * (90 + d1)) / 10, 1e-9);
+    EXPECT_EQ(w.line_ns(p), w.line_ns(q));
+    EXPECT_EQ(w.sys.cost.find_stale_demand(q.mix, q.cpu), std::nullopt);
+}
+
 TEST(DemandCache, AVersionedMixStillSeesItsPagesMove) {
     // A mix the last solve took at the same version is compared by its regions' stamps only:
     // pages that move under it still reach the next solve.
