@@ -10,6 +10,7 @@
 #include "machine/presets.h"
 #include "mm/fault.h"
 #include "mm/lru_add.h"
+#include "mm/lru_cursor.h"
 #include "mm/lru_index.h"
 #include "mm/migrate.h"
 #include "mm/mm.h"
@@ -77,18 +78,19 @@ void BM_ShrinkNode(benchmark::State& state) {
 }
 BENCHMARK(BM_ShrinkNode)->ArgName("one_in")->Arg(1)->Arg(9)->Arg(64);
 
-// BM_NextLruFolio: the LRU index's walk (mm/lru_index.h) alone, round node 0's inactive list
-// of a TieredVma, one folio a call as shrink_inactive_list takes them. items = pages met; its
-// cost per page should not grow with `one_in`, the VMA's pages passed per page met.
-// `index_bytes_per_page`: the bitmaps' host memory per page of the object.
-void BM_NextLruFolio(benchmark::State& state) {
+// BM_LruCursor: the walk of the LRU index (mm/lru_cursor.h) alone, round node 0's inactive
+// list of a TieredVma, one folio a call from one cursor as shrink_inactive_list takes them.
+// items = pages met; its cost per page should not grow with `one_in`, the VMA's pages passed
+// per page met. `index_bytes_per_page`: the bitmaps' host memory per page of the object.
+void BM_LruCursor(benchmark::State& state) {
     const auto one_in = static_cast<uint64_t>(state.range(0));
     TieredVma t;
     if (!t.setup(state, one_in)) return;
     Vma& v = *t.vma;
+    LruCursor lru(v, kDram, false);
     uint64_t from = 0, met = 0, first = 0, nr = 0;
     for (auto _ : state) {
-        if (!next_lru_folio(v, from, kDram, false, first, nr)) {
+        if (!lru.next(from, first, nr)) {
             from = 0;  // round again
             continue;
         }
@@ -100,7 +102,7 @@ void BM_NextLruFolio(benchmark::State& state) {
     state.counters["index_bytes_per_page"] =
         static_cast<double>(v.object->lru.memory_bytes()) / static_cast<double>(v.object->nr_pages);
 }
-BENCHMARK(BM_NextLruFolio)->ArgName("one_in")->Arg(1)->Arg(9)->Arg(64);
+BENCHMARK(BM_LruCursor)->ArgName("one_in")->Arg(1)->Arg(9)->Arg(64);
 
 }  // namespace
 }  // namespace numasim

@@ -10,6 +10,8 @@
 #include "kernel/latency.h"
 #include "kernel/system.h"
 #include "kernel/tracepoints.h"
+#include "mm/lru_aging.h"
+#include "mm/lru_cursor.h"
 #include "mm/lru_index.h"
 #include "mm/migrate.h"
 #include "mm/migrate_cost.h"
@@ -59,8 +61,9 @@ bool anon_lru_vma(const Vma& v) {
     return !v.is_file() && !(v.vm_flags & (VM_HUGETLB | VM_PFNMAP | VM_IO));
 }
 
-// Calls visit(vma, idx, nr) for each folio of anon pages on `nid` whose PF_ACTIVE is `active`,
-// from the hand on, until visit returns false or the hand has come round once in this walk.
+// Calls visit(vma, idx, nr, head frame) for each folio of anon pages on `nid` whose PF_ACTIVE is
+// `active`, from the hand on, until visit returns false or the hand has come round once in this
+// walk.
 template <class F>
 void walk_lru(System& sys, LruHand& h, int nid, bool active, F visit) {
     int wraps = 0;
@@ -78,14 +81,16 @@ void walk_lru(System& sys, LruHand& h, int nid, bool active, F visit) {
             continue;
         }
         Vma& v = *mm.vmas[h.vma];
-        uint64_t first = 0, nr = 0;
-        if (!anon_lru_vma(v) || !next_lru_folio(v, h.idx, nid, active, first, nr)) {
-            ++h.vma;
-            h.idx = 0;
-            continue;
+        if (anon_lru_vma(v)) {
+            LruCursor lru(v, nid, active);
+            uint64_t first = 0, nr = 0;
+            while (PageFrame* f = lru.next(h.idx, first, nr)) {
+                h.idx = first + nr;
+                if (!visit(v, first, nr, *f)) return;
+            }
         }
-        h.idx = first + nr;
-        if (!visit(v, first, nr)) return;
+        ++h.vma;
+        h.idx = 0;
     }
 }
 
@@ -104,26 +109,12 @@ struct TouchChance {
 };
 
 // Whether the folio of `nr` pages at idx of `v` on `nid` was accessed since the inactive hand's
-// last pass over its regions: its expected accesses in that time (Region::accesses), drawn as a
-// Poisson count being nonzero.
+// last pass over its regions: its expected accesses in that time, drawn as a Poisson count being
+// nonzero.
 bool folio_referenced(System& sys, Vma& v, uint64_t idx, uint64_t nr, int nid, uint64_t pass,
-                      TouchChance& chance) {
-    double expected = 0;
-    v.for_each_region_in(idx, 1, [&](Region& r, uint64_t) {
-        RegionAccesses& a = r.accesses;
-        if (a.by_node.size() < static_cast<size_t>(sys.nr_nodes()))
-            a.by_node.resize(static_cast<size_t>(sys.nr_nodes()));
-        RegionAging& g = a.by_node[static_cast<size_t>(nid)];
-        if (g.pass != pass) {
-            g.win_all = a.all - g.seen_all;
-            g.win_hot = a.hot - g.seen_hot;
-            g.seen_all = a.all;
-            g.seen_hot = a.hot;
-            g.pass = pass;
-        }
-        expected += g.win_all + (idx - r.first < a.hot_pages ? g.win_hot : 0);
-    });
-    expected *= static_cast<double>(nr);
+                      AgingRun& run, TouchChance& chance) {
+    const double expected =
+        page_expected_accesses(v, idx, nid, sys.nr_nodes(), pass, run) * static_cast<double>(nr);
     return expected > 0 && sys.rng_reclaim.bernoulli(chance.of(expected));
 }
 
@@ -139,6 +130,14 @@ void set_folio_lru_flags(Vma& v, uint64_t idx, uint64_t nr, uint8_t set, uint8_t
         f.flags = static_cast<uint8_t>((f.flags | set) & ~clear);
         lru_index_note(v, i, was, lru_list_of(f));
     }
+}
+
+// folio_set_referenced() for the folio of `nr` pages at idx of `v` whose first frame is `head`:
+// PG_referenced alone leaves the folio on its list, so neither the LRU index nor a count moves.
+void set_folio_referenced(Vma& v, uint64_t idx, uint64_t nr, PageFrame& head) {
+    head.flags |= PF_REFERENCED;
+    for (uint64_t i = idx + 1; i < idx + nr; ++i)
+        v.frame(i).flags |= PF_REFERENCED;
 }
 
 void set_active(System& sys, Vma& v, uint64_t idx, uint64_t nr) {
@@ -188,7 +187,7 @@ uint64_t& demote_counter(Counters& c, ReclaimBy by) {
 void shrink_active_list(System& sys, int nid, uint64_t nr_to_scan, Reclaimer& r) {
     NodeMemory& m = sys.mem.nodes[static_cast<size_t>(nid)];
     uint64_t scanned = 0, folios = 0;
-    walk_lru(sys, m.active_hand, nid, true, [&](Vma& v, uint64_t idx, uint64_t nr) {
+    walk_lru(sys, m.active_hand, nid, true, [&](Vma& v, uint64_t idx, uint64_t nr, PageFrame&) {
         set_folio_lru_flags(v, idx, nr, 0, PF_ACTIVE | PF_REFERENCED);
         m.nr_active_anon -= nr;
         scanned += nr;
@@ -220,32 +219,33 @@ uint64_t shrink_inactive_list(System& sys, int nid, uint64_t nr_to_scan, Reclaim
     uint64_t demoted = 0, activated = 0, kept = 0, failed = 0, folios = 0;
     uint64_t thp_demoted = 0, thp_failed = 0;
     scanned = 0;
+    AgingRun run;
     TouchChance chance;
-    walk_lru(sys, m.inactive_hand, nid, false, [&](Vma& v, uint64_t idx, uint64_t nr) {
-        scanned += nr;
-        ++folios;
-        PageFrame& f = v.frame(idx);
-        const bool was_referenced = f.flags & PF_REFERENCED;
-        if (folio_referenced(sys, v, idx, nr, nid, m.inactive_hand.pass, chance)) {
-            if (was_referenced) {
-                set_active(sys, v, idx, nr);
-                activated += nr;
-            } else {
-                set_folio_lru_flags(v, idx, nr, PF_REFERENCED, 0);
-                kept += nr;
-            }
-        } else if (demote_folio(sys, v, idx, nr, nid, r)) {
-            demoted += nr;
-            thp_demoted += nr > 1;
-        } else {
-            // No lower node had room: migrate_pages() failed it.
-            failed += nr;
-            thp_failed += nr > 1;
-            set_active(sys, v, idx, nr);
-            activated += nr;
-        }
-        return scanned < nr_to_scan;
-    });
+    walk_lru(sys, m.inactive_hand, nid, false,
+             [&](Vma& v, uint64_t idx, uint64_t nr, PageFrame& f) {
+                 scanned += nr;
+                 ++folios;
+                 const bool was_referenced = f.flags & PF_REFERENCED;
+                 if (folio_referenced(sys, v, idx, nr, nid, m.inactive_hand.pass, run, chance)) {
+                     if (was_referenced) {
+                         set_active(sys, v, idx, nr);
+                         activated += nr;
+                     } else {
+                         set_folio_referenced(v, idx, nr, f);
+                         kept += nr;
+                     }
+                 } else if (demote_folio(sys, v, idx, nr, nid, r)) {
+                     demoted += nr;
+                     thp_demoted += nr > 1;
+                 } else {
+                     // No lower node had room: migrate_pages() failed it.
+                     failed += nr;
+                     thp_failed += nr > 1;
+                     set_active(sys, v, idx, nr);
+                     activated += nr;
+                 }
+                 return scanned < nr_to_scan;
+             });
     r.cost_ns += static_cast<double>(folios) * sys.cost.k().RECLAIM_SCAN_FOLIO_NS;
     Counters& c = sys.counters;
     scan_counter(c, r.by) += scanned;
