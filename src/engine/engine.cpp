@@ -110,7 +110,7 @@ Nanos Engine::run(Nanos end) {
         SgStatsCache& cache;
         ~CacheScope() { cache.disable(); }
     } cache_scope{sys_.sg_cache};
-    if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched.nr_groups, sys_.sched.cpu_groups);
+    if (sg_stats_cache_) sys_.sg_cache.enable(sys_.sched);
     // What changes a runqueue plays the ticks its CPU holds back first; between runs none is.
     struct DeferScope {
         System& sys;

@@ -36,7 +36,7 @@ bool counted_in_tasks(MigrationType t) {
 SgStats group_stats(System& sys, const SchedDomain& sd, size_t g) {
     const std::vector<int>& cpus = sd.groups[g];
     const SgSums sums = sys.sg_cache.enabled() && g < sd.group_ids.size()
-                            ? sys.sg_cache.get(sys, sd.group_ids[g], cpus)
+                            ? sys.sg_cache.get(sys, sd.group_ids[g])
                             : sum_group(sys, cpus);
     SgStats s;
     s.cpus = &cpus;
@@ -90,11 +90,11 @@ const SgStats* find_busiest_group(System& sys, LbEnv& env, std::vector<SgStats>&
     const SgStats* local = nullptr;
     const SgStats* busiest = nullptr;
     unsigned long total_load = 0, total_cap = 0;
+    // env.dst_cpu is the CPU whose domain sd is: holds_cpu says which groups hold it.
     for (size_t i = 0; i < sd.groups.size(); ++i) {
-        const std::vector<int>& g = sd.groups[i];
         groups.push_back(group_stats(sys, sd, i));
         SgStats& s = groups.back();
-        s.local = std::find(g.begin(), g.end(), env.dst_cpu) != g.end();
+        s.local = sd.holds_cpu[i];
         total_load += s.load;
         total_cap += s.capacity;
     }
@@ -189,16 +189,11 @@ int find_busiest_queue(System& sys, const LbEnv& env, const SgStats& group) {
 // should_we_balance(): one CPU per group does the work: the first idle one, else the first.
 bool should_we_balance(const System& sys, int cpu, const SchedDomain& sd, CpuIdleType idle) {
     if (idle == CpuIdleType::NewlyIdle) return true;
-    const std::vector<int>* local = nullptr;
-    for (const auto& g : sd.groups)
-        if (std::find(g.begin(), g.end(), cpu) != g.end()) {
-            local = &g;
-            break;
-        }
-    if (!local) return true;
-    for (int c : *local)
+    // The local group, the first of the CPU's own domain (sd->groups), holds the CPU.
+    const std::vector<int>& local = sd.groups.front();
+    for (int c : local)
         if (idle_cpu(sys, c)) return c == cpu;
-    return local->front() == cpu;
+    return local.front() == cpu;
 }
 
 // A level backs off: its interval doubles, up to max_interval (2 x min_interval).
@@ -235,8 +230,11 @@ bool load_balance(System& sys, int cpu, size_t level, CpuIdleType idle, bool* co
         return false;
     }
     LbEnv env{cpu, &sd, idle};
-    std::vector<SgStats> groups;
-    groups.reserve(sd.groups.size());
+    // Kept between calls (per host thread, as parallel runs each have their own), so that a pass
+    // does not allocate; nothing reads it once the busiest queue is found, so a balance nested in
+    // the moves below may reuse it.
+    thread_local std::vector<SgStats> groups;
+    groups.clear();
     // The rework of v5.5 (0b0695f2b34a) against the balancer before it.
     const SgStats* busiest = sys.knobs.lb_rework ? find_busiest_group(sys, env, groups)
                                                  : find_busiest_group_v54(sys, env, groups);
@@ -406,7 +404,7 @@ int find_idlest_cpu(System& sys, const Task& p, int prev_cpu, SdFlag flag) {
                 allowed |= p.allowed(c);
             if (!allowed) continue;
             groups.push_back(group_stats(sys, sd, i));
-            groups.back().local = std::find(g.begin(), g.end(), cpu) != g.end();
+            groups.back().local = sd.holds_cpu[i];
         }
         for (const auto& s : groups) {
             if (s.local) {

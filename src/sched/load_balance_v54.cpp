@@ -109,9 +109,8 @@ const SgStats* find_busiest_group_v54(System& sys, LbEnv& env, std::vector<SgSta
     const int pct = sd.imbalance_pct;
     unsigned long total_load = 0, total_cap = 0;
     for (size_t i = 0; i < sd.groups.size(); ++i) {
-        const std::vector<int>& g = sd.groups[i];
         groups.push_back(group_stats(sys, sd, i));
-        groups.back().local = std::find(g.begin(), g.end(), env.dst_cpu) != g.end();
+        groups.back().local = sd.holds_cpu[i];  // env.dst_cpu's own domain
         total_load += groups.back().load;
         total_cap += groups.back().capacity;
     }

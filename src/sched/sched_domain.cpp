@@ -99,6 +99,25 @@ void number_groups(SchedTopology& st, int nr_cpus) {
             }
         }
     st.nr_groups = static_cast<int>(sets.size());
+    // A group that is a domain's span is split into that domain's groups when they partition
+    // it: their CPUs, put together, are the span once each (they overlap at some NUMA levels).
+    st.group_parts.assign(sets.size(), {});
+    for (const auto& levels : st.domains)
+        for (const auto& sd : levels) {
+            if (sd.groups.size() < 2) continue;
+            const auto found = ids_by_hash.find(hash(sd.span));
+            if (found == ids_by_hash.end()) continue;
+            for (int id : found->second) {
+                std::vector<int>& parts = st.group_parts[static_cast<size_t>(id)];
+                if (sets[static_cast<size_t>(id)] != sd.span || !parts.empty()) continue;
+                sorted.clear();
+                for (const auto& g : sd.groups)
+                    sorted.insert(sorted.end(), g.begin(), g.end());
+                std::sort(sorted.begin(), sorted.end());
+                if (sorted == sd.span) parts = sd.group_ids;
+            }
+        }
+    st.group_cpus = std::move(sets);
 }
 
 // The CPUs of each core, LLC or node (indexed by its global number), ascending.
@@ -243,6 +262,7 @@ SchedTopology build_sched_domains(const Topology& t) {
                 }
                 for (int x : g)
                     covered[static_cast<size_t>(x)] = stamp;
+                sd.holds_cpu.push_back(std::find(g.begin(), g.end(), cpu.id) != g.end());
                 sd.groups.push_back(std::move(g));
             }
             // SD_PREFER_SIBLING: every non-NUMA level carries it; the parent reads the child's.

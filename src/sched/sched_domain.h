@@ -3,6 +3,7 @@
 // distance. Each level knows its groups, imbalance_pct, cache_nice_tries and imb_numa_nr.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct SchedDomain {
     std::vector<int> span;                 // CPUs, ascending
     std::vector<std::vector<int>> groups;  // the child domains' spans (or single CPUs at SMT)
     std::vector<int> group_ids;  // per group: its id in SchedTopology (same CPUs, same id)
+    // Per group: whether it holds the CPU whose domain this is (domains[cpu] lists it), the
+    // kernel's cpumask_test_cpu(cpu, sched_group_span(sg)). The first group always does; at an
+    // overlapping NUMA level a later one may too. Kept so that the balancer need not search a
+    // group's CPUs (up to 64 at POWER8's top level) at every pass.
+    std::vector<uint8_t> holds_cpu;
     int imbalance_pct = SD_IMBALANCE_PCT_DEFAULT;
     int cache_nice_tries = SD_CACHE_NICE_TRIES_DEFAULT;
     int imb_numa_nr = 0;
@@ -57,6 +63,10 @@ struct SchedTopology {
     // cpu_groups[cpu] lists the ids of the groups that contain the CPU (sched/sg_stats_cache.h).
     int nr_groups = 0;
     std::vector<std::vector<int>> cpu_groups;
+    // Per group id: its CPUs, ascending; and the ids of the groups that partition it (the groups
+    // of a domain whose span it is, where they do not overlap), so that its sums are its parts'
+    // sums. Empty for a single CPU and for the span of an overlapping NUMA level.
+    std::vector<std::vector<int>> group_cpus, group_parts;
     // cpu_smt_mask(): each CPU's SMT siblings, itself included, ascending; and whether any CPU
     // has a sibling (the sched_smt_present static key).
     std::vector<std::vector<int>> smt_mask;

@@ -22,11 +22,25 @@ SgSums sum_group(const System& sys, const std::vector<int>& cpus) {
     return s;
 }
 
-void SgStatsCache::enable(int nr_groups, const std::vector<std::vector<int>>& cpu_groups) {
+SgSums& SgSums::operator+=(const SgSums& o) {
+    load += o.load;
+    util += o.util;
+    runnable += o.runnable;
+    capacity += o.capacity;
+    sum_nr_running += o.sum_nr_running;
+    idle_cpus += o.idle_cpus;
+    weight += o.weight;
+    nr_numa_running += o.nr_numa_running;
+    nr_preferred_running += o.nr_preferred_running;
+    return *this;
+}
+
+void SgStatsCache::enable(const SchedTopology& st) {
+    const int nr_groups = st.nr_groups;
     enabled_ = true;
     first_.assign(1, 0);
     ids_.clear();
-    for (const auto& groups : cpu_groups) {
+    for (const auto& groups : st.cpu_groups) {
         ids_.insert(ids_.end(), groups.begin(), groups.end());
         first_.push_back(static_cast<uint32_t>(ids_.size()));
     }
@@ -42,14 +56,19 @@ void SgStatsCache::disable() {
     valid_.clear();
 }
 
-const SgSums& SgStatsCache::get(const System& sys, int id, const std::vector<int>& cpus) {
+const SgSums& SgStatsCache::fill(const System& sys, int id) {
     const size_t i = static_cast<size_t>(id);
-    if (valid_[i]) {
-        ++hits_;
-        return sums_[i];
-    }
     ++misses_;
-    sums_[i] = sum_group(sys, cpus);
+    const std::vector<int>& parts = sys.sched.group_parts[i];
+    if (parts.empty()) {
+        sums_[i] = sum_group(sys, sys.sched.group_cpus[i]);
+    } else {
+        // Parts are smaller groups, so this ends; a part's entry is not moved by filling another.
+        SgSums s;
+        for (int part : parts)
+            s += get(sys, part);
+        sums_[i] = s;
+    }
     valid_[i] = 1;
     return sums_[i];
 }

@@ -8,8 +8,11 @@
 // instant. The cache keeps each group's sums (by SchedTopology group id) with a valid bit, and
 // whatever changes a figure the sums read clears the bits of the groups holding that CPU:
 // enqueue/dequeue and the switch of the running task, a PELT update of a task, the NUMA counters
-// of a runqueue. Decisions are the same as without the cache (the sums are integers; the
-// per-CPU floating-point sums are taken in the same order), which the invariant checker verifies
+// of a runqueue. A group that other groups partition (a node of cores, a core of CPUs:
+// SchedTopology::group_parts) is summed from its parts, so that one CPU's change costs the sums
+// of the groups above it, not of all their CPUs. Decisions are the same as without the cache
+// (the sums are integers, whatever the order they are added in; each CPU's figures come from
+// its own floating-point sums taken in the same order), which the invariant checker verifies
 // for every valid entry (kernel/invariants.cpp) and a scenario test checks end to end
 // (tests/sched/sg_stats_cache_test.cpp).
 //
@@ -24,6 +27,7 @@
 namespace numasim {
 
 struct System;
+struct SchedTopology;
 
 // The per-CPU figures of one group added up; what SgStats holds before classification.
 struct SgSums {
@@ -31,6 +35,7 @@ struct SgSums {
     unsigned sum_nr_running = 0, idle_cpus = 0, weight = 0;
     unsigned nr_numa_running = 0, nr_preferred_running = 0;
     bool operator==(const SgSums&) const = default;
+    SgSums& operator+=(const SgSums& o);
 };
 
 // The sums over `cpus`, computed from the runqueues.
@@ -38,8 +43,8 @@ SgSums sum_group(const System& sys, const std::vector<int>& cpus);
 
 class SgStatsCache {
   public:
-    // Empties the cache and turns it on for `nr_groups` groups listed per CPU in `cpu_groups`.
-    void enable(int nr_groups, const std::vector<std::vector<int>>& cpu_groups);
+    // Empties the cache and turns it on for the groups of `st` (SchedTopology's group ids).
+    void enable(const SchedTopology& st);
     void disable();
     bool enabled() const { return enabled_; }
 
@@ -56,8 +61,15 @@ class SgStatsCache {
         for (; id != end; ++id)
             valid[*id] = 0;
     }
-    // The sums of group `id` over `cpus`, from the cache or computed and kept.
-    const SgSums& get(const System& sys, int id, const std::vector<int>& cpus);
+    // The sums of group `id` (of sys.sched), from the cache or computed and kept.
+    const SgSums& get(const System& sys, int id) {
+        const size_t i = static_cast<size_t>(id);
+        if (valid_[i]) {
+            ++hits_;
+            return sums_[i];
+        }
+        return fill(sys, id);
+    }
 
     // For the invariant checker: the entry of group `id` if it is valid, else nullptr.
     const SgSums* cached(int id) const {
@@ -69,6 +81,9 @@ class SgStatsCache {
     uint64_t misses() const { return misses_; }
 
   private:
+    // A miss: the group's sums from its parts (which may miss in turn) or from its CPUs.
+    const SgSums& fill(const System& sys, int id);
+
     bool enabled_ = false;
     // The group ids of cpu are ids_[first_[cpu] .. first_[cpu + 1]).
     std::vector<uint32_t> first_;

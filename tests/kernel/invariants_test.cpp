@@ -139,10 +139,10 @@ INSTANTIATE_TEST_SUITE_P(
         Corruption{"sched_group_sums",
                    [](World& w) {
                        System& sys = w.sys;
-                       sys.sg_cache.enable(sys.sched.nr_groups, sys.sched.cpu_groups);
+                       sys.sg_cache.enable(sys.sched);
                        for (const SchedDomain& sd : sys.sched.domains[w.a->cpu])
                            for (size_t g = 0; g < sd.groups.size(); ++g)
-                               sys.sg_cache.get(sys, sd.group_ids[g], sd.groups[g]);
+                               sys.sg_cache.get(sys, sd.group_ids[g]);
                        w.a->avg.load_avg += 2048;
                    },
                    {"sched group", "cached sums load"}},

@@ -15,6 +15,7 @@
 #include "machine/presets.h"
 #include "sched/load_balance.h"
 #include "sched/sched_tunables.h"
+#include "sched/sg_stats_cache.h"
 #include "sched_fixture.h"
 
 namespace numasim {
@@ -164,10 +165,10 @@ TEST(LoadBalance, AffinityMasksAreRespected) {
 
 // The groups holding CPU 0, with their sums cached now.
 void cache_groups_of_cpu0(System& sys) {
-    sys.sg_cache.enable(sys.sched.nr_groups, sys.sched.cpu_groups);
+    sys.sg_cache.enable(sys.sched);
     for (const SchedDomain& sd : sys.sched.domains[0])
         for (size_t g = 0; g < sd.groups.size(); ++g)
-            sys.sg_cache.get(sys, sd.group_ids[g], sd.groups[g]);
+            sys.sg_cache.get(sys, sd.group_ids[g]);
 }
 
 bool groups_of_cpu0_cached(const System& sys) {
@@ -207,6 +208,39 @@ TEST(Pelt, ATaskThatRunsOnReachesAFixedPointThatKeepsItsGroupsSums) {
     EXPECT_EQ(p.avg.last_update_time, w.sys.now);
     EXPECT_TRUE(groups_of_cpu0_cached(w.sys));
     w.sys.sg_cache.disable();
+}
+
+TEST(SgStatsCache, ANodeIsSummedFromItsCpusAndAChangeRedoesOnlyItsPart) {
+    // tiny-2n: CPU 0's NUMA level has the groups node 0 = {0, 1} and node 1 = {2, 3}; node 0 is
+    // the span of CPU 0's MC domain, whose groups {0} and {1} partition it.
+    SchedWorld w;
+    Task& p = w.spawn(nullptr, {busy(10)});
+    ASSERT_EQ(p.cpu, 0);
+    const SchedDomain& mc = w.sys.sched.domains[0][0];
+    const SchedDomain& numa = w.sys.sched.domains[0][1];
+    const int node0 = numa.group_ids[0], cpu0 = mc.group_ids[0], cpu1 = mc.group_ids[1];
+    ASSERT_EQ(w.sys.sched.group_parts[static_cast<size_t>(node0)], (std::vector<int>{cpu0, cpu1}));
+    SgStatsCache& cache = w.sys.sg_cache;
+    cache.enable(w.sys.sched);
+    // The task's 1024 on CPU 0, nothing on CPU 1: two CPUs of capacity 1024, one idle. The node
+    // misses, and so do both its parts.
+    const SgSums sums = cache.get(w.sys, node0);
+    EXPECT_EQ(sums.load, 1024u);
+    EXPECT_EQ(sums.capacity, 2048u);
+    EXPECT_EQ(sums.sum_nr_running, 1u);
+    EXPECT_EQ(sums.idle_cpus, 1u);
+    EXPECT_EQ(sums.weight, 2u);
+    EXPECT_EQ(cache.misses(), 3u);
+    EXPECT_EQ(cache.hits(), 0u);
+    // CPU 1 changes: its group and the node go, CPU 0's sums stay and are read back.
+    cache.cpu_changed(1);
+    EXPECT_EQ(cache.cached(node0), nullptr);
+    EXPECT_EQ(cache.cached(cpu1), nullptr);
+    EXPECT_NE(cache.cached(cpu0), nullptr);
+    EXPECT_EQ(cache.get(w.sys, node0), sums);
+    EXPECT_EQ(cache.misses(), 5u);
+    EXPECT_EQ(cache.hits(), 1u);
+    cache.disable();
 }
 
 TEST(Helpers, IdleAndCacheSharing) {

@@ -236,6 +236,62 @@ TEST(SchedDomains, GroupIdsSayWhichGroupsHoldACpu) {
     }
 }
 
+TEST(SchedDomains, HoldsCpuSaysWhichGroupsHoldTheDomainsCpu) {
+    // tiny-2n: each CPU's own node comes first at the NUMA level, the other second; at MC the
+    // CPU's own single-CPU group first.
+    const SchedTopology tiny = build_sched_domains(load_preset("tiny-2n"));
+    for (size_t cpu = 0; cpu < 4; ++cpu) {
+        EXPECT_EQ(tiny.domains[cpu][0].holds_cpu, (std::vector<uint8_t>{1, 0}));
+        EXPECT_EQ(tiny.domains[cpu][1].holds_cpu, (std::vector<uint8_t>{1, 0}));
+    }
+    // Against a search of each group, on machines with overlapping NUMA groups too.
+    for (const char* name : {"x86-8s-144c", "power8-2s4n", "superdome-flex-16s"}) {
+        SCOPED_TRACE(name);
+        const SchedTopology st = build_sched_domains(load_preset(name));
+        for (size_t cpu = 0; cpu < st.domains.size(); ++cpu)
+            for (const auto& sd : st.domains[cpu]) {
+                ASSERT_EQ(sd.holds_cpu.size(), sd.groups.size());
+                ASSERT_TRUE(sd.holds_cpu.front());
+                for (size_t g = 0; g < sd.groups.size(); ++g)
+                    ASSERT_EQ(sd.holds_cpu[g] != 0,
+                              std::find(sd.groups[g].begin(), sd.groups[g].end(),
+                                        static_cast<int>(cpu)) != sd.groups[g].end());
+            }
+    }
+}
+
+TEST(SchedDomains, GroupPartsPartitionTheirGroup) {
+    // tiny-2n numbers its groups as CPU 0's domains list them first: MC {0} 0, {1} 1; NUMA
+    // {0, 1} 2, {2, 3} 3; then CPU 2's MC {2} 4, {3} 5. A node is its two CPUs; a CPU has no
+    // parts; the machine's span is no group.
+    const SchedTopology tiny = build_sched_domains(load_preset("tiny-2n"));
+    ASSERT_EQ(tiny.nr_groups, 6);
+    EXPECT_EQ(tiny.group_cpus[2], (std::vector<int>{0, 1}));
+    EXPECT_EQ(tiny.group_parts[2], (std::vector<int>{0, 1}));
+    EXPECT_EQ(tiny.group_parts[3], (std::vector<int>{4, 5}));
+    for (size_t id : {0u, 1u, 4u, 5u})
+        EXPECT_TRUE(tiny.group_parts[id].empty());
+    // Wherever parts are listed, their CPUs put together are the group's, once each.
+    for (const char* name : {"x86-8s-144c", "power8-2s4n", "superdome-flex-16s"}) {
+        SCOPED_TRACE(name);
+        const SchedTopology st = build_sched_domains(load_preset(name));
+        int split = 0;
+        for (size_t id = 0; id < st.group_parts.size(); ++id) {
+            if (st.group_parts[id].empty()) continue;
+            ++split;
+            std::vector<int> all;
+            for (int part : st.group_parts[id]) {
+                ASSERT_LT(static_cast<size_t>(part), st.group_cpus.size());
+                const auto& cpus = st.group_cpus[static_cast<size_t>(part)];
+                all.insert(all.end(), cpus.begin(), cpus.end());
+            }
+            std::sort(all.begin(), all.end());
+            ASSERT_EQ(all, st.group_cpus[id]) << "group " << id;
+        }
+        EXPECT_GT(split, 0);
+    }
+}
+
 TEST(SchedDomains, SmtMaskIsEachCpusCore) {
     // cpu_smt_mask() against the topology's own sibling lists; sched_smt_present only where a
     // core has more than one thread (tiny-2n has none, power8 eight per core).
