@@ -38,34 +38,26 @@ struct LruAging : ::testing::Test {
 };
 
 TEST_F(LruAging, APagesRunIsWhereTheSameRegionsCoverItAlike) {
+    struct Case {
+        uint64_t page;
+        double expected;
+        uint64_t lo, hi;
+    };
+    const Case cases[] = {
+        {5, 7.0, 0, 10},        // A's hot part: 2 + 5; the run ends where the hot part does
+        {50, 2.0, 10, 100},     // A past its hot part
+        {150, 3.0, 100, 300},   // B alone, from A's end to C's start
+        {350, 10.0, 300, 400},  // B and C: 3 + 7
+        {450, 3.0, 400, 512},   // B again, to the end of the first chunk;
+        {550, 3.0, 512, 600},   // then in the second chunk to B's end
+        {700, 0.0, 600, 1024},  // no region: nothing expected, to the chunk's end
+    };
     AgingRun run;
-    // A's hot part: 2 + 5; the run ends where the hot part does.
-    EXPECT_EQ(ask(5, 1, run), 7.0);
-    EXPECT_EQ(run.lo, 0u);
-    EXPECT_EQ(run.hi, 10u);
-    // A past its hot part.
-    EXPECT_EQ(ask(50, 1, run), 2.0);
-    EXPECT_EQ(run.lo, 10u);
-    EXPECT_EQ(run.hi, 100u);
-    // B alone, from A's end to C's start.
-    EXPECT_EQ(ask(150, 1, run), 3.0);
-    EXPECT_EQ(run.lo, 100u);
-    EXPECT_EQ(run.hi, 300u);
-    // B and C: 3 + 7.
-    EXPECT_EQ(ask(350, 1, run), 10.0);
-    EXPECT_EQ(run.lo, 300u);
-    EXPECT_EQ(run.hi, 400u);
-    // B again, to the end of the first chunk; then in the second chunk to B's end.
-    EXPECT_EQ(ask(450, 1, run), 3.0);
-    EXPECT_EQ(run.lo, 400u);
-    EXPECT_EQ(run.hi, 512u);
-    EXPECT_EQ(ask(550, 1, run), 3.0);
-    EXPECT_EQ(run.lo, 512u);
-    EXPECT_EQ(run.hi, 600u);
-    // No region: nothing expected, to the chunk's end.
-    EXPECT_EQ(ask(700, 1, run), 0.0);
-    EXPECT_EQ(run.lo, 600u);
-    EXPECT_EQ(run.hi, 1024u);
+    for (const Case& c : cases) {
+        EXPECT_EQ(ask(c.page, 1, run), c.expected) << "page " << c.page;
+        EXPECT_EQ(run.lo, c.lo) << "page " << c.page;
+        EXPECT_EQ(run.hi, c.hi) << "page " << c.page;
+    }
 }
 
 TEST_F(LruAging, AWindowIsTakenOncePerPassAndNode) {
