@@ -118,6 +118,7 @@ class BandwidthSolver {
     std::vector<Use> uses_;
     std::vector<double> rate_;
     mutable std::vector<double> d_, dd_;
+    std::vector<double> f_;  // each resource's distance from its curve, in a pass
     // Per use of a repeated task, in the pass now: the bytes it moves per ns and what it takes
     // off the slope, for the tasks that repeat it; per task, its line time.
     mutable std::vector<double> moved_, slope_off_, line_;
