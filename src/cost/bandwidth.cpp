@@ -18,6 +18,15 @@ constexpr double kMaxBackgroundShare = 0.999;
 // a thousand tasks (about 1e-13), which no Newton step can remove.
 constexpr double kTolerance = 1e-10;
 
+// The longest delay a resource is given, in ns per line: far beyond any queue of cache lines (a
+// second per line), and finite. Only a resource with no root reaches it: one whose load does
+// not fall as its own delay grows (background copies, and uses that do not wait on it, such as
+// write-backs) and stays at or above its bandwidth. Newton's step would grow that delay without
+// bound, to infinity and then NaN, which spreads to every task's line time through its zero
+// stall weight. Held here, the resource counts as solved (saturated), and backpressure (clip)
+// scales its users.
+constexpr double kMaxDelayNs = 1e9;
+
 // memcmp may not be given the null data() of an empty vector, even for no bytes.
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
     return a.size() == b.size() &&
@@ -211,13 +220,15 @@ int BandwidthSolver::solve(int max_passes) {
         for (size_t r = 0; r < n; ++r) {
             const double q = q_[r];
             f_[r] = d_[r] / res_[r].bandwidth - q / (res_[r].knee_ns + q);
-            worst = std::max(worst, std::abs(f_[r]));
+            const bool saturated = q == kMaxDelayNs && f_[r] > 0;
+            // Written so that a NaN is never taken for converged.
+            if (!saturated && !(std::abs(f_[r]) <= worst)) worst = std::abs(f_[r]);
         }
         if (worst < kTolerance) break;
         for (size_t r = 0; r < n; ++r) {
             const double b = res_[r].bandwidth, k = res_[r].knee_ns, q = q_[r], f = f_[r];
             const double df = dd_[r] / b - k / ((k + q) * (k + q));  // always < 0
-            double next = std::max(0.0, q - f / df);
+            double next = std::clamp(q - f / df, 0.0, kMaxDelayNs);
             // A resource pushed past its root by its neighbours' steps takes half a step, so
             // coupled resources do not chase each other.
             if (f < 0 && f_prev_[r] > 0) next = 0.5 * (q + next);

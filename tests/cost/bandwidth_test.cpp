@@ -170,6 +170,41 @@ TEST(BandwidthSolver, AConvergedSolveRepeatsToTheBitOverARangeOfLoads) {
     EXPECT_EQ(cases, 10 * 7 * 3);
 }
 
+TEST(BandwidthSolver, AResourceWithNoFixedPointIsHeldSaturatedAndRepeatsToTheBit) {
+    // A 20 GB/s link carries 19.98 GB/s of kernel copies (the 99.9 % background cap) and the
+    // write-backs of one stream that does not wait on it (stall weight 0): 640 / (90 + Q0) ~ 7
+    // GB/s more whatever the link's delay, so the link has no fixed point. The stream's own
+    // DRAM (60 GB/s, knee 9) solves as alone: Q0 = root(60, 90, 10, 9, 1) ~ 1.2 ns. The link's
+    // delay must stay finite (unbounded Newton steps reach infinity, then NaN), the solve must
+    // end, and solving it again must repeat it bit for bit; backpressure scales the stream to
+    // the 0.02 GB/s the copies leave.
+    const auto demand = [](BandwidthSolver& s) {
+        s.add_task(9.0, 1.0);
+        s.add_use(0, 0.1, 64.0);
+        s.add_use(1, 0.0, 64.0);
+        s.set_background(1, 100.0);  // held at 99.9 % of 20
+    };
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}, {20.0, 5.0}});
+    demand(s);
+    s.solve(8);
+    const double q0 = root(60, 90, 10, 9, 1);
+    EXPECT_NEAR(s.delay(0), q0, 1e-6);
+    EXPECT_TRUE(std::isfinite(s.delay(1)));
+    EXPECT_GT(s.delay(1), 1e6);  // a queue no link of cache lines has: saturated
+    const double wanted = 640.0 / (90 + q0);
+    EXPECT_NEAR(s.clip(1), 0.02 / wanted, 1e-9);
+    EXPECT_NEAR(s.task_rate(0), s.clip(1) * 10.0 / (90 + q0), 1e-12);
+    EXPECT_LE(s.load(1), 20.0 * (1 + 1e-12));
+    // Again, with the same demand: no step at all, the same bits.
+    for (int round = 0; round < 3; ++round) {
+        s.clear();
+        demand(s);
+        EXPECT_EQ(s.solve(8), 0);
+        EXPECT_TRUE(s.at_fixed_point());
+    }
+}
+
 TEST(BandwidthSolver, DutyScalesALoad) {
     // A task that spends half its time in the kernel loads the resource half as much.
     BandwidthSolver s;
