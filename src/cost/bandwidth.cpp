@@ -12,8 +12,20 @@ namespace {
 // Load that ignores the delays (kernel copies) may not fill a resource completely, or the delay
 // would have no finite fixed point; it is held just below the bandwidth.
 constexpr double kMaxBackgroundShare = 0.999;
-// A pass is close enough when every resource's utilisation is within this of its curve.
-constexpr double kTolerance = 1e-6;
+// A pass is close enough when every resource's utilisation is within this of its curve. The
+// delays are left where this holds (no step after it), so it is also the solve's accuracy: far
+// below any figure the reports print, and far above the round-off of a utilisation summed over
+// a thousand tasks (about 1e-13), which no Newton step can remove.
+constexpr double kTolerance = 1e-10;
+
+// The longest delay a resource is given, in ns per line: far beyond any queue of cache lines (a
+// second per line), and finite. Only a resource with no root reaches it: one whose load does
+// not fall as its own delay grows (background copies, and uses that do not wait on it, such as
+// write-backs) and stays at or above its bandwidth. Newton's step would grow that delay without
+// bound, to infinity and then NaN, which spreads to every task's line time through its zero
+// stall weight. Held here, the resource counts as solved (saturated), and backpressure (clip)
+// scales its users.
+constexpr double kMaxDelayNs = 1e9;
 
 // memcmp may not be given the null data() of an empty vector, even for no bytes.
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -196,23 +208,33 @@ int BandwidthSolver::solve(int max_passes) {
     const size_t n = res_.size();
     q_start_ = q_;
     f_start_ = f_prev_;
+    f_.resize(n);
     int pass = 0;
     for (; pass < max_passes; ++pass) {
         evaluate(d_, &dd_);
+        // Converged delays are left as they are. Stepping from them anyway moves them by
+        // round-off, and the round-off of the next solve moves them back or elsewhere, so the
+        // same demand never solves to the same bits and a settled machine is never seen as one
+        // (NUMA01_THREADLOCAL on cascadelake-2s wandered through a cycle of five).
         double worst = 0;
         for (size_t r = 0; r < n; ++r) {
-            const double b = res_[r].bandwidth, k = res_[r].knee_ns, q = q_[r];
-            const double f = d_[r] / b - q / (k + q);
+            const double q = q_[r];
+            f_[r] = d_[r] / res_[r].bandwidth - q / (res_[r].knee_ns + q);
+            const bool saturated = q == kMaxDelayNs && f_[r] > 0;
+            // Written so that a NaN is never taken for converged.
+            if (!saturated && !(std::abs(f_[r]) <= worst)) worst = std::abs(f_[r]);
+        }
+        if (worst < kTolerance) break;
+        for (size_t r = 0; r < n; ++r) {
+            const double b = res_[r].bandwidth, k = res_[r].knee_ns, q = q_[r], f = f_[r];
             const double df = dd_[r] / b - k / ((k + q) * (k + q));  // always < 0
-            worst = std::max(worst, std::abs(f));
-            double next = std::max(0.0, q - f / df);
+            double next = std::clamp(q - f / df, 0.0, kMaxDelayNs);
             // A resource pushed past its root by its neighbours' steps takes half a step, so
             // coupled resources do not chase each other.
             if (f < 0 && f_prev_[r] > 0) next = 0.5 * (q + next);
             f_prev_[r] = f;
             q_[r] = next;
         }
-        if (worst < kTolerance) break;
     }
     fixed_point_ = same_bits(q_, q_start_) && same_bits(f_prev_, f_start_);
 

@@ -15,10 +15,12 @@
 // F_r falls in Q_r and is convex (D_r is a sum of 1/(a + wQ), Q/(k+Q) is concave), so Newton's
 // method on each resource converges; all resources take a Newton step per pass, with their own
 // derivative, warm-started from the last solve. Because the delay grows without bound as rho
-// approaches 1, every fixed point has D_r < B_r. A solve that stops before the fixed point is
-// made safe by proportional backpressure: each resource still over its bandwidth scales the
-// tasks that use it by B_r / D_r (clip), and a task runs at the smallest clip on its path.
-// One pass costs O(sum over tasks of the resources each uses).
+// approaches 1, every fixed point has D_r < B_r. A resource whose load does not fall with its
+// own delay (background copies and uses that do not wait on it) and stays at or above B_r has
+// none: its delay is held at a finite cap and it counts as solved (saturated). A solve that stops
+// before the fixed point is made safe by proportional backpressure: each resource still over its
+// bandwidth scales the tasks that use it by B_r / D_r (clip), and a task runs at the smallest clip
+// on its path. One pass costs O(sum over tasks of the resources each uses).
 #pragma once
 
 #include <cstddef>
@@ -118,6 +120,7 @@ class BandwidthSolver {
     std::vector<Use> uses_;
     std::vector<double> rate_;
     mutable std::vector<double> d_, dd_;
+    std::vector<double> f_;  // each resource's distance from its curve, in a pass
     // Per use of a repeated task, in the pass now: the bytes it moves per ns and what it takes
     // off the slope, for the tasks that repeat it; per task, its line time.
     mutable std::vector<double> moved_, slope_off_, line_;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -124,6 +125,84 @@ TEST(BandwidthSolver, CoupledDramAndLinkBothHoldTheirLimits) {
     EXPECT_GT(s.load(1), 15.0);  // the link is the remote streams' bottleneck, and nearly full
     // Remote streams carry the link's delay on top of the DRAM's.
     EXPECT_LT(s.task_rate(15), s.task_rate(5));
+}
+
+TEST(BandwidthSolver, AConvergedSolveRepeatsToTheBitOverARangeOfLoads) {
+    // Two DRAMs and the link between them, with local and remote streams on both sides, over a
+    // range of stream counts and bandwidths. Once a solve has converged, solving the same
+    // demand again must leave every delay bit for bit where it was (a fixed point): a settled
+    // machine is recognised only then (cost/cost_model.h). A Newton step taken from converged
+    // delays moves them by round-off, and the next solve's round-off moves them again.
+    int cases = 0;
+    for (int local = 1; local <= 30; local += 3)
+        for (int remote = 0; remote <= 12; remote += 2)
+            for (double dram : {20.0, 45.0, 80.0}) {
+                BandwidthSolver s;
+                s.init({{dram, 9.0}, {dram, 9.0}, {0.3 * dram, 5.0}});
+                auto load = [&] {
+                    s.clear();
+                    for (int side = 0; side < 2; ++side) {
+                        for (int i = 0; i < local; ++i) {
+                            s.add_task(9.0, 1.0);
+                            s.add_use(side, 0.1, 64.0);
+                        }
+                        for (int i = 0; i < remote; ++i) {
+                            s.add_task(14.0, 1.0);
+                            s.add_use(1 - side, 0.1, 64.0);
+                            s.add_use(2, 0.1, 64.0);
+                        }
+                    }
+                };
+                // Solved until a solve ends on the tolerance rather than on its pass limit.
+                int rounds = 0;
+                do
+                    load();
+                while (s.solve(8) == 8 && ++rounds < 20);
+                const double q0 = s.delay(0), q1 = s.delay(1), q2 = s.delay(2);
+                load();
+                EXPECT_EQ(s.solve(8), 0) << local << " local, " << remote << " remote, " << dram;
+                EXPECT_TRUE(s.at_fixed_point()) << local << " local, " << remote << " remote";
+                EXPECT_EQ(s.delay(0), q0);
+                EXPECT_EQ(s.delay(1), q1);
+                EXPECT_EQ(s.delay(2), q2);
+                ++cases;
+            }
+    EXPECT_EQ(cases, 10 * 7 * 3);
+}
+
+TEST(BandwidthSolver, AResourceWithNoFixedPointIsHeldSaturatedAndRepeatsToTheBit) {
+    // A 20 GB/s link carries 19.98 GB/s of kernel copies (the 99.9 % background cap) and the
+    // write-backs of one stream that does not wait on it (stall weight 0): 640 / (90 + Q0) ~ 7
+    // GB/s more whatever the link's delay, so the link has no fixed point. The stream's own
+    // DRAM (60 GB/s, knee 9) solves as alone: Q0 = root(60, 90, 10, 9, 1) ~ 1.2 ns. The link's
+    // delay must stay finite (unbounded Newton steps reach infinity, then NaN), the solve must
+    // end, and solving it again must repeat it bit for bit; backpressure scales the stream to
+    // the 0.02 GB/s the copies leave.
+    const auto demand = [](BandwidthSolver& s) {
+        s.add_task(9.0, 1.0);
+        s.add_use(0, 0.1, 64.0);
+        s.add_use(1, 0.0, 64.0);
+        s.set_background(1, 100.0);  // held at 99.9 % of 20
+    };
+    BandwidthSolver s;
+    s.init({{60.0, 9.0}, {20.0, 5.0}});
+    demand(s);
+    s.solve(8);
+    const double q0 = root(60, 90, 10, 9, 1);
+    EXPECT_NEAR(s.delay(0), q0, 1e-6);
+    EXPECT_TRUE(std::isfinite(s.delay(1)));
+    EXPECT_GT(s.delay(1), 1e6);  // a queue no link of cache lines has: saturated
+    const double wanted = 640.0 / (90 + q0);
+    EXPECT_NEAR(s.clip(1), 0.02 / wanted, 1e-9);
+    EXPECT_NEAR(s.task_rate(0), s.clip(1) * 10.0 / (90 + q0), 1e-12);
+    EXPECT_LE(s.load(1), 20.0 * (1 + 1e-12));
+    // Again, with the same demand: no step at all, the same bits.
+    for (int round = 0; round < 3; ++round) {
+        s.clear();
+        demand(s);
+        EXPECT_EQ(s.solve(8), 0);
+        EXPECT_TRUE(s.at_fixed_point());
+    }
 }
 
 TEST(BandwidthSolver, DutyScalesALoad) {
