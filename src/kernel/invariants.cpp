@@ -11,6 +11,7 @@
 #include "kernel/system.h"
 #include "mm/lru_index.h"
 #include "numab/numab.h"
+#include "sched/fair.h"
 
 namespace numasim {
 
@@ -652,6 +653,19 @@ struct Checker {
         }
     }
 
+    // A task's PELT averages marked settled (updates over the settled interval are skipped)
+    // against one such update taken again.
+    void pelt_settled() {
+        for (const auto& t : sys.tasks)
+            if (!pelt_settle_holds(*t))
+                return fail(
+                    "task {} ({}): PELT averages load {} runnable {} util {} marked settled for "
+                    "{} ns (runnable {}, running {}, weight {}) move under that update",
+                    t->pid, t->comm, t->avg.load_avg, t->avg.runnable_avg, t->avg.util_avg,
+                    t->avg.settled_delta, t->avg.settled_runnable, t->avg.settled_running,
+                    t->avg.settled_weight);
+    }
+
     // Every valid entry of the sched-group sums cache against the sums of its CPUs' runqueues.
     void sched_group_sums() {
         const SgStatsCache& cache = sys.sg_cache;
@@ -692,6 +706,7 @@ std::optional<std::string> find_invariant_violation(const System& sys) {
     if (!c.failed()) c.tasks_and_groups();
     if (!c.failed()) c.runqueues();
     if (!c.failed()) c.nohz();
+    if (!c.failed()) c.pelt_settled();
     if (!c.failed()) c.sched_group_sums();
     if (!c.failed()) c.cost_demand();
     if (!c.failed()) c.promotion_state();

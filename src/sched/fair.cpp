@@ -147,9 +147,43 @@ long adjust_numa_imbalance(long imbalance, int nr_running) {
 
 // --- PELT ---
 
+namespace {
+
+struct PeltAverages {
+    double load, runnable, util;
+};
+
+// One update's decay of `avg` towards a task of weight `w` that was runnable and running (or
+// not) over the interval whose decay factor is `decay`.
+PeltAverages pelt_step(const SchedAvg& avg, double decay, double w, bool runnable, bool running) {
+    return {avg.load_avg * decay + (runnable ? w : 0) * (1 - decay),
+            avg.runnable_avg * decay + (runnable ? 1024.0 : 0) * (1 - decay),
+            avg.util_avg * decay + (running ? 1024.0 : 0) * (1 - decay)};
+}
+
+}  // namespace
+
+bool pelt_settle_holds(const Task& p) {
+    const SchedAvg& a = p.avg;
+    if (a.settled_delta == 0) return true;
+    const double decay = std::exp2(-static_cast<double>(a.settled_delta) / PELT_HALFLIFE_NS);
+    const PeltAverages next = pelt_step(a, decay, static_cast<double>(a.settled_weight),
+                                        a.settled_runnable, a.settled_running);
+    return next.load == a.load_avg && next.runnable == a.runnable_avg && next.util == a.util_avg;
+}
+
 void update_load_avg(System& sys, Task& p) {
     const Nanos delta = sys.now - p.avg.last_update_time;
     if (delta <= 0) return;
+    const bool running = p.state == TaskState::Running;
+    const bool runnable = running || p.state == TaskState::Runnable;
+    // At the fixed point of this interval, state and weight the arithmetic below gives back
+    // the averages' own bits: a task that runs on ticks through here (every busy CPU's tick).
+    if (delta == p.avg.settled_delta && runnable == p.avg.settled_runnable &&
+        running == p.avg.settled_running && p.weight == p.avg.settled_weight) {
+        p.avg.last_update_time = sys.now;
+        return;
+    }
     // Most updates come a tick after the last one: the same delta, so the same decay.
     thread_local Nanos last_delta = -1;
     thread_local double last_decay = 1;
@@ -157,18 +191,16 @@ void update_load_avg(System& sys, Task& p) {
         last_delta = delta;
         last_decay = std::exp2(-static_cast<double>(delta) / PELT_HALFLIFE_NS);
     }
-    const double decay = last_decay;
-    const bool running = p.state == TaskState::Running;
-    const bool runnable = running || p.state == TaskState::Runnable;
-    const double w = static_cast<double>(p.weight);
-    const double load = p.avg.load_avg * decay + (runnable ? w : 0) * (1 - decay);
-    const double runnable_avg = p.avg.runnable_avg * decay + (runnable ? 1024.0 : 0) * (1 - decay);
-    const double util = p.avg.util_avg * decay + (running ? 1024.0 : 0) * (1 - decay);
+    const auto [load, runnable_avg, util] =
+        pelt_step(p.avg, last_decay, static_cast<double>(p.weight), runnable, running);
     p.avg.last_update_time = sys.now;
     // A task that has run without a break for a couple of seconds reaches the fixed point of
     // the update (the same bits every tick); its groups' sums then still hold.
     if (load == p.avg.load_avg && runnable_avg == p.avg.runnable_avg && util == p.avg.util_avg) {
         p.avg.settled_delta = delta;
+        p.avg.settled_runnable = runnable;
+        p.avg.settled_running = running;
+        p.avg.settled_weight = p.weight;
         return;
     }
     p.avg.settled_delta = 0;
@@ -238,6 +270,7 @@ void wake_up_new_task(System& sys, Task& p) {
     p.avg.load_avg = static_cast<double>(p.weight);
     p.avg.runnable_avg = 1024;
     p.avg.util_avg = 512;
+    p.avg.settled_delta = 0;
     const int cpu = find_idlest_cpu(sys, p, p.cpu, SdFlag::kBalanceFork);
     sys.catch_up_cpu(cpu);
     Rq& rq = sys.rqs[cpu];

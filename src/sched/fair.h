@@ -58,6 +58,9 @@ bool test_idle_cores(const System& sys, int cpu);  // the LLC of cpu has a fully
 
 // --- PELT ---
 void update_load_avg(System& sys, Task& p);  // brings p's averages up to sys.now
+// Whether p's averages, if marked settled (SchedAvg::settled_delta), are still the fixed point
+// of an update over that interval in the state and weight kept with it (the invariant checker's).
+bool pelt_settle_holds(const Task& p);
 
 // --- the NUMA imbalance allowance (v5.6+) ---
 inline constexpr int NUMA_IMBALANCE_MIN = 2;  // kernel/sched/fair.c

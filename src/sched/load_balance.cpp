@@ -308,7 +308,10 @@ void trigger_load_balance(System& sys, int cpu) {
     // tick itself. A CPU without domains (on_null_domain()) balances with nobody.
     const Rq& rq = sys.rqs[cpu];
     const bool due = sys.now >= rq.next_balance;
-    if (sys.knobs.nohz && !sys.sched.domains[cpu].empty()) nohz_balancer_kick(sys, cpu);
+    // With no CPU's tick stopped (none in nohz.idle_cpus_mask, this one included), the kick has
+    // no CPU to take out of the mask and none to kick: every busy CPU's tick on a full machine.
+    if (sys.knobs.nohz && sys.nohz.nr_cpus != 0 && !sys.sched.domains[cpu].empty())
+        nohz_balancer_kick(sys, cpu);
     if (due)
         rebalance_domains(sys, cpu, idle_cpu(sys, cpu) ? CpuIdleType::Idle : CpuIdleType::NotIdle);
 }

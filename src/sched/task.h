@@ -37,6 +37,10 @@ struct SchedAvg {
     // The interval of the last update if it left the averages bit for bit as they were (their
     // fixed point for that interval and state), else 0: the same update again changes nothing.
     Nanos settled_delta = 0;
+    // What that update decayed towards: whether the task was runnable and running, and its
+    // weight. An update with the same interval and these the same is skipped (update_load_avg).
+    bool settled_runnable = false, settled_running = false;
+    unsigned long settled_weight = 0;
 };
 
 struct Task {

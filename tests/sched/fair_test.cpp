@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <set>
 #include <vector>
@@ -208,6 +209,42 @@ TEST(Pelt, ATaskThatRunsOnReachesAFixedPointThatKeepsItsGroupsSums) {
     EXPECT_EQ(p.avg.last_update_time, w.sys.now);
     EXPECT_TRUE(groups_of_cpu0_cached(w.sys));
     w.sys.sg_cache.disable();
+}
+
+TEST(Pelt, TheSettledSkipHoldsOnlyInTheStateItSettledIn) {
+    SchedWorld w;
+    Task& p = w.spawn(nullptr, {busy(5000)});
+    Engine eng(w.sys);
+    // Four seconds of running: the averages are the fixed point of a tick's update (above).
+    eng.run(msecs_to_ns(4000));
+    ASSERT_EQ(p.avg.settled_delta, TICK_NSEC);
+    ASSERT_TRUE(p.avg.settled_running && p.avg.settled_runnable);
+    EXPECT_TRUE(pelt_settle_holds(p));
+    // The same tick while queued, not running: util_avg decays towards 0 by 2^(-4/32) of its
+    // distance from it, though the interval is the settled one; the mark is dropped.
+    p.state = TaskState::Runnable;
+    const SchedAvg before = p.avg;
+    w.sys.now = p.avg.last_update_time + TICK_NSEC;
+    update_load_avg(w.sys, p);
+    p.state = TaskState::Running;
+    EXPECT_DOUBLE_EQ(p.avg.util_avg, before.util_avg * std::exp2(-4.0 / 32.0));
+    EXPECT_EQ(p.avg.load_avg, before.load_avg);
+    EXPECT_EQ(p.avg.settled_delta, 0);
+    EXPECT_TRUE(pelt_settle_holds(p));  // no mark, nothing to hold
+}
+
+TEST(Pelt, AnAverageChangedUnderASettledMarkIsReported) {
+    SchedWorld w;
+    Task& p = w.spawn(nullptr, {busy(5000)});
+    Engine eng(w.sys);
+    eng.run(msecs_to_ns(4000));
+    ASSERT_EQ(p.avg.settled_delta, TICK_NSEC);
+    // Half the load by hand, the mark left: a tick's update would move it back up, so the skip
+    // would keep a value the update does not give.
+    p.avg.load_avg /= 2;
+    EXPECT_FALSE(pelt_settle_holds(p));
+    p.avg.settled_delta = 0;
+    EXPECT_TRUE(pelt_settle_holds(p));
 }
 
 TEST(SgStatsCache, ANodeIsSummedFromItsCpusAndAChangeRedoesOnlyItsPart) {
