@@ -144,12 +144,6 @@ MemtierKernel memtier_kernel_of_release(std::string_view release) {
     return MemtierKernel::kHmat;
 }
 
-bool MemoryTiers::node_is_toptier(int nid) const {
-    const int tier = tier_of_node.empty() ? -1 : tier_of_node[static_cast<size_t>(nid)];
-    if (tier < 0) return true;  // no memory tier: pgdat->memtier is NULL
-    return tiers[static_cast<size_t>(tier)].adistance_start <= top_tier_adistance;
-}
-
 int MemoryTiers::next_demotion_node(int nid, uint32_t random) const {
     if (node_demotion.empty()) return NUMA_NO_NODE;
     const std::vector<int>& p = node_demotion[static_cast<size_t>(nid)].preferred;

@@ -80,7 +80,12 @@ struct MemoryTiers {
     std::vector<DemotionNodes> node_demotion;  // by node
     int top_tier_adistance = 0;
 
-    bool node_is_toptier(int nid) const;
+    // Inline: each hinting fault and migration asks it more than once.
+    bool node_is_toptier(int nid) const {
+        const int tier = tier_of_node.empty() ? -1 : tier_of_node[static_cast<size_t>(nid)];
+        if (tier < 0) return true;  // no memory tier: pgdat->memtier is NULL
+        return tiers[static_cast<size_t>(tier)].adistance_start <= top_tier_adistance;
+    }
     // The next node down from nid, one of node_demotion[nid].preferred chosen by `random` (any
     // 32-bit random value, as node_random() draws one); NUMA_NO_NODE (sched/task.h) if nid is
     // the last.

@@ -97,16 +97,6 @@ uint64_t Region::bytes() const {
     return count << vma->pages.shift;
 }
 
-bool Vma::thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
-    const uint64_t addr = page_addr(idx);
-    const uint64_t bstart = addr & ~(pages.pmd_size() - 1);
-    const uint64_t bend = bstart + pages.pmd_size();
-    if (bstart < start || bend > end) return false;
-    first = page_index(bstart);
-    last = page_index(bend);
-    return true;
-}
-
 void Vma::init_block_counts() {
     const uint64_t n = nr_pages();
     const uint64_t blocks = (n >> BLOCK_SHIFT) + 1;
@@ -135,7 +125,7 @@ void for_blocks(uint64_t first, uint64_t nr, int shift, F f) {
 }
 }  // namespace
 
-void Vma::count_present(uint64_t first, uint64_t nr, int delta) {
+void Vma::count_present_blocks(uint64_t first, uint64_t nr, int delta) {
     for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
         blk_absent[b] -= static_cast<uint32_t>(delta * static_cast<int64_t>(n));
     });
@@ -144,7 +134,7 @@ void Vma::count_present(uint64_t first, uint64_t nr, int delta) {
     });
 }
 
-void Vma::count_protnone(uint64_t first, uint64_t nr, int delta) {
+void Vma::count_protnone_blocks(uint64_t first, uint64_t nr, int delta) {
     for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
         blk_protnone[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
     });
@@ -158,20 +148,17 @@ void Vma::add_region(Region* r) {
     region_index_valid_ = false;
 }
 
-const std::vector<std::vector<Region*>>& Vma::region_index() {
-    if (!region_index_valid_) {
-        const uint64_t chunks = (nr_pages() >> pages.pmd_order) + 1;
-        region_index_.assign(chunks, {});
-        for (Region* r : regions) {
-            if (r->count == 0) continue;
-            const uint64_t lo = r->first >> pages.pmd_order;
-            const uint64_t hi = (r->first + r->count - 1) >> pages.pmd_order;
-            for (uint64_t c = lo; c <= hi && c < chunks; ++c)
-                region_index_[c].push_back(r);
-        }
-        region_index_valid_ = true;
+void Vma::build_region_index() {
+    const uint64_t chunks = (nr_pages() >> pages.pmd_order) + 1;
+    region_index_.assign(chunks, {});
+    for (Region* r : regions) {
+        if (r->count == 0) continue;
+        const uint64_t lo = r->first >> pages.pmd_order;
+        const uint64_t hi = (r->first + r->count - 1) >> pages.pmd_order;
+        for (uint64_t c = lo; c <= hi && c < chunks; ++c)
+            region_index_[c].push_back(r);
     }
-    return region_index_;
+    region_index_valid_ = true;
 }
 
 }  // namespace numasim

@@ -235,8 +235,28 @@ struct Vma {
     static constexpr int SUPERBLOCK_SHIFT = BLOCK_SHIFT + 6;
     std::vector<uint32_t> sblk_interesting;
     void init_block_counts();  // from the bitmaps
-    void count_present(uint64_t first, uint64_t nr, int delta);
-    void count_protnone(uint64_t first, uint64_t nr, int delta);
+    // A range inside one block (every fault's page) adds to one block and one superblock count
+    // inline; a longer one steps over the blocks out of line.
+    void count_present(uint64_t first, uint64_t nr, int delta) {
+        if (in_one_block(first, nr)) {
+            blk_absent[first >> BLOCK_SHIFT] -=
+                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
+            sblk_interesting[first >> SUPERBLOCK_SHIFT] -=
+                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
+        } else {
+            count_present_blocks(first, nr, delta);
+        }
+    }
+    void count_protnone(uint64_t first, uint64_t nr, int delta) {
+        if (in_one_block(first, nr)) {
+            blk_protnone[first >> BLOCK_SHIFT] +=
+                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
+            sblk_interesting[first >> SUPERBLOCK_SHIFT] +=
+                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
+        } else {
+            count_protnone_blocks(first, nr, delta);
+        }
+    }
 
     // Calls f(region, pages) once for every region that shares pages with [first, first + nr),
     // `pages` being how many. Counter upkeep runs on every fault and on every run of PTEs a scan
@@ -271,7 +291,16 @@ struct Vma {
     void prefetch_frame(uint64_t idx) const { __builtin_prefetch(object->frames + pgoff + idx); }
 
     // THP blocks are the PMD-aligned virtual ranges that lie wholly inside the VMA.
-    bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const;
+    // Inline: every hinting fault asks it (pmd_mapped_at) before anything else.
+    bool thp_block(uint64_t idx, uint64_t& first, uint64_t& last) const {
+        const uint64_t addr = page_addr(idx);
+        const uint64_t bstart = addr & ~(pages.pmd_size() - 1);
+        const uint64_t bend = bstart + pages.pmd_size();
+        if (bstart < start || bend > end) return false;
+        first = page_index(bstart);
+        last = page_index(bend);
+        return true;
+    }
     // The PMD-sized virtual block holding page `idx`, counted from the VMA's first: its bit in
     // pmd_mapped.
     uint64_t pmd_index(uint64_t idx) const {
@@ -285,7 +314,18 @@ struct Vma {
     }
 
   private:
-    const std::vector<std::vector<Region*>>& region_index();
+    static bool in_one_block(uint64_t first, uint64_t nr) {
+        return nr && ((first ^ (first + nr - 1)) >> BLOCK_SHIFT) == 0;
+    }
+    void count_present_blocks(uint64_t first, uint64_t nr, int delta);
+    void count_protnone_blocks(uint64_t first, uint64_t nr, int delta);
+    // Built again after add_region; the test is inline because every fault's counter upkeep
+    // makes it.
+    const std::vector<std::vector<Region*>>& region_index() {
+        if (!region_index_valid_) build_region_index();
+        return region_index_;
+    }
+    void build_region_index();
     std::vector<std::vector<Region*>> region_index_;  // per PMD-sized chunk: regions overlapping it
     bool region_index_valid_ = false;
 };
@@ -298,6 +338,14 @@ void Vma::for_each_region_in(uint64_t first, uint64_t nr, F&& f) {
     const int order = pages.pmd_order;
     const uint64_t lo = first >> order;
     const uint64_t hi = std::min<uint64_t>((end - 1) >> order, index.size() - 1);
+    if (lo == hi) {
+        // One chunk (every fault's page): each region listed there is taken there.
+        for (Region* r : index[lo]) {
+            const uint64_t a = std::max(first, r->first), b = std::min(end, r->first + r->count);
+            if (b > a) f(*r, b - a);
+        }
+        return;
+    }
     for (uint64_t c = lo; c <= hi; ++c)
         for (Region* r : index[c]) {
             // A region listed in several chunks of the range is taken at the first of them.
