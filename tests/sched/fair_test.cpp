@@ -211,12 +211,19 @@ TEST(Pelt, ATaskThatRunsOnReachesAFixedPointThatKeepsItsGroupsSums) {
     w.sys.sg_cache.disable();
 }
 
-TEST(Pelt, TheSettledSkipHoldsOnlyInTheStateItSettledIn) {
+// One task after four seconds of running: its averages are the fixed point of a tick's update
+// (above), and the update has marked them settled.
+struct SettledRunner {
     SchedWorld w;
     Task& p = w.spawn(nullptr, {busy(5000)});
-    Engine eng(w.sys);
-    // Four seconds of running: the averages are the fixed point of a tick's update (above).
-    eng.run(msecs_to_ns(4000));
+    Engine eng{w.sys};
+    SettledRunner() { eng.run(msecs_to_ns(4000)); }
+};
+
+TEST(Pelt, TheSettledSkipHoldsOnlyInTheStateItSettledIn) {
+    SettledRunner r;
+    SchedWorld& w = r.w;
+    Task& p = r.p;
     ASSERT_EQ(p.avg.settled_delta, TICK_NSEC);
     ASSERT_TRUE(p.avg.settled_running && p.avg.settled_runnable);
     EXPECT_TRUE(pelt_settle_holds(p));
@@ -234,10 +241,8 @@ TEST(Pelt, TheSettledSkipHoldsOnlyInTheStateItSettledIn) {
 }
 
 TEST(Pelt, AnAverageChangedUnderASettledMarkIsReported) {
-    SchedWorld w;
-    Task& p = w.spawn(nullptr, {busy(5000)});
-    Engine eng(w.sys);
-    eng.run(msecs_to_ns(4000));
+    SettledRunner r;
+    Task& p = r.p;
     ASSERT_EQ(p.avg.settled_delta, TICK_NSEC);
     // Half the load by hand, the mark left: a tick's update would move it back up, so the skip
     // would keep a value the update does not give.
