@@ -36,7 +36,13 @@ inline uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool
     if (n < c)
         return (w << 6) +
                (n == 0 ? static_cast<unsigned>(std::countr_zero(bits)) : nth_set_bit(bits, n));
-    return hi <= wend ? hi : nth_interesting_from_word(vma, w + 1, hi, write, n - c);
+    if (hi <= wend) return hi;
+    // From a block's first page the walk goes on from that page, not the next word, so that it
+    // steps over whole blocks and superblocks from the start (a region's first page often starts
+    // one): the word read here is read again, the blocks it starts are not walked word by word.
+    if ((from & ((uint64_t{1} << Vma::BLOCK_SHIFT) - 1)) == 0)
+        return nth_interesting_from_word(vma, w, hi, write, n);
+    return nth_interesting_from_word(vma, w + 1, hi, write, n - c);
 }
 
 // The number of interesting pages of `r`, read from the region's totals (absent pages, and

@@ -58,6 +58,14 @@ TEST_F(WalkTest, HandWorkedPagesAcrossWordsBlocksAndSuperblocks) {
     EXPECT_EQ(nth_interesting(v, 0, kPages, false, 4), kPages);  // none left: hi
     EXPECT_EQ(nth_interesting(v, 6, kPages, false, 0), 70u);
     EXPECT_EQ(nth_interesting(v, 0, 600, false, 2), 600u);  // hi excludes page 600
+    // From a block's or a superblock's first page (the walk reads that word again and steps
+    // over whole blocks from there).
+    EXPECT_EQ(nth_interesting(v, 512, kPages, false, 0), 600u);
+    EXPECT_EQ(nth_interesting(v, 512, kPages, false, 1), 40000u);
+    EXPECT_EQ(nth_interesting(v, 1024, kPages, false, 0), 40000u);
+    EXPECT_EQ(nth_interesting(v, 1u << Vma::SUPERBLOCK_SHIFT, kPages, false, 0), 40000u);
+    EXPECT_EQ(nth_interesting(v, 1u << Vma::SUPERBLOCK_SHIFT, kPages, false, 1), kPages);
+    EXPECT_EQ(nth_interesting(v, 0, 40000, false, 3), 40000u);  // hi excludes page 40000
     // Every page of a word: the n-th is the n-th bit, deep in the word.
     for (uint64_t i = 1024; i < 1088; ++i)
         protnone(i);
@@ -81,7 +89,11 @@ TEST_F(WalkTest, MatchesAPageByPageCountOnRandomStates) {
         }
     }
     for (int k = 0; k < 3000; ++k) {
-        const uint64_t from = rng.below(kPages), hi = from + rng.below(kPages - from + 1);
+        // Half the walks start at a block's first page.
+        const uint64_t from = rng.below(2)
+                                  ? rng.below(kPages)
+                                  : rng.below(kPages >> Vma::BLOCK_SHIFT) << Vma::BLOCK_SHIFT;
+        const uint64_t hi = from + rng.below(kPages - from + 1);
         const uint64_t n = rng.below(4) == 0 ? rng.below(20000) : rng.below(64);
         ASSERT_EQ(nth_interesting(v, from, hi, false, n), nth_by_pages(v, from, hi, n))
             << "from " << from << " hi " << hi << " n " << n;
