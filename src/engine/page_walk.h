@@ -36,7 +36,31 @@ inline uint64_t nth_interesting(const Vma& vma, uint64_t from, uint64_t hi, bool
     if (n < c)
         return (w << 6) +
                (n == 0 ? static_cast<unsigned>(std::countr_zero(bits)) : nth_set_bit(bits, n));
-    return hi <= wend ? hi : nth_interesting_from_word(vma, w + 1, hi, write, n - c);
+    if (hi <= wend) return hi;
+    // From a block's first page the walk goes on from that page, not the next word, so that it
+    // steps over whole blocks and superblocks from the start (a region's first page often starts
+    // one): the word read here is read again, the blocks it starts are not walked word by word.
+    if ((from & ((uint64_t{1} << Vma::BLOCK_SHIFT) - 1)) == 0)
+        return nth_interesting_from_word(vma, w, hi, write, n);
+    return nth_interesting_from_word(vma, w + 1, hi, write, n - c);
+}
+
+// The number of interesting pages of `r`, read from the region's totals (absent pages, and
+// PROT_NONE ones, which are present); ~0 where they do not tell: a write to a mapping that keeps
+// copies also faults on pages still shared since a fork, which no total counts.
+inline uint64_t region_interesting(const Region& r, bool write) {
+    if (write && r.vma->own_mask.size()) return ~uint64_t{0};
+    return r.count - r.present + r.protnone;
+}
+
+// The n-th (from 0) interesting page of the whole of `r`, or its end. A random stream's first
+// skip of a step is drawn over its region and, where the stream is sparse (the tails of
+// pmbench's normal pattern, a few touches a second over thousands of pages), mostly passes every
+// page of interest: the totals say so without a walk over the region's blocks.
+inline uint64_t nth_interesting_in_region(const Region& r, bool write, uint64_t n) {
+    const uint64_t end = r.first + r.count;
+    if (n >= region_interesting(r, write)) return end;
+    return nth_interesting(*r.vma, r.first, end, write, n);
 }
 
 // Whether no page of `r` is interesting, so that touching it faults nowhere; read from the

@@ -143,7 +143,11 @@ Engine::WalkEnd Engine::touch_streams(Task& p, TaskRun& run) {
             const double q = -std::expm1(-accesses * share / static_cast<double>(npages));
             const uint64_t lo = w.resume && k == w.part ? w.from : r.first + bound[k];
             const uint64_t hi = r.first + bound[k + 1];
-            for (uint64_t j = nth_interesting(vma, lo, hi, may_write, sys_.rng_access.geometric(q));
+            // A part that is the whole region takes its first skip from the region's totals.
+            const bool whole = lo == r.first && hi == r.first + r.count;
+            const uint64_t skip = sys_.rng_access.geometric(q);
+            for (uint64_t j = whole ? nth_interesting_in_region(r, may_write, skip)
+                                    : nth_interesting(vma, lo, hi, may_write, skip);
                  j < hi;
                  j = nth_interesting(vma, j + 1, hi, may_write, sys_.rng_access.geometric(q))) {
                 const bool write = may_write && sys_.rng_access.bernoulli(s.write_fraction);

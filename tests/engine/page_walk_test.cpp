@@ -58,6 +58,14 @@ TEST_F(WalkTest, HandWorkedPagesAcrossWordsBlocksAndSuperblocks) {
     EXPECT_EQ(nth_interesting(v, 0, kPages, false, 4), kPages);  // none left: hi
     EXPECT_EQ(nth_interesting(v, 6, kPages, false, 0), 70u);
     EXPECT_EQ(nth_interesting(v, 0, 600, false, 2), 600u);  // hi excludes page 600
+    // From a block's or a superblock's first page (the walk reads that word again and steps
+    // over whole blocks from there).
+    EXPECT_EQ(nth_interesting(v, 512, kPages, false, 0), 600u);
+    EXPECT_EQ(nth_interesting(v, 512, kPages, false, 1), 40000u);
+    EXPECT_EQ(nth_interesting(v, 1024, kPages, false, 0), 40000u);
+    EXPECT_EQ(nth_interesting(v, 1u << Vma::SUPERBLOCK_SHIFT, kPages, false, 0), 40000u);
+    EXPECT_EQ(nth_interesting(v, 1u << Vma::SUPERBLOCK_SHIFT, kPages, false, 1), kPages);
+    EXPECT_EQ(nth_interesting(v, 0, 40000, false, 3), 40000u);  // hi excludes page 40000
     // Every page of a word: the n-th is the n-th bit, deep in the word.
     for (uint64_t i = 1024; i < 1088; ++i)
         protnone(i);
@@ -81,7 +89,11 @@ TEST_F(WalkTest, MatchesAPageByPageCountOnRandomStates) {
         }
     }
     for (int k = 0; k < 3000; ++k) {
-        const uint64_t from = rng.below(kPages), hi = from + rng.below(kPages - from + 1);
+        // Half the walks start at a block's first page.
+        const uint64_t from = rng.below(2)
+                                  ? rng.below(kPages)
+                                  : rng.below(kPages >> Vma::BLOCK_SHIFT) << Vma::BLOCK_SHIFT;
+        const uint64_t hi = from + rng.below(kPages - from + 1);
         const uint64_t n = rng.below(4) == 0 ? rng.below(20000) : rng.below(64);
         ASSERT_EQ(nth_interesting(v, from, hi, false, n), nth_by_pages(v, from, hi, n))
             << "from " << from << " hi " << hi << " n " << n;
@@ -97,6 +109,72 @@ Region region_of(const Vma& v, uint64_t first, uint64_t count) {
     r.present = v.present.count(first, first + count);
     r.protnone = v.protnone.count(first, first + count);
     return r;
+}
+
+TEST_F(WalkTest, ARegionsFirstSkipPastItsPagesOfInterestEndsAtItsEnd) {
+    // Pages 40 and 41 absent, 100 and 40000 PROT_NONE; the region [30, 40030) holds all four.
+    for (uint64_t i : {40, 41}) {
+        v.present.clear(i);
+        v.count_present(i, 1, -1);
+    }
+    for (uint64_t i : {100, 40000})
+        protnone(i);
+    const Region r = region_of(v, 30, 40000);
+    EXPECT_EQ(region_interesting(r, false), 4u);  // 40000 - 39998 present + 2 PROT_NONE
+    EXPECT_EQ(region_interesting(r, true), 4u);   // no copies kept: writes fault alike
+    EXPECT_EQ(nth_interesting_in_region(r, false, 0), 40u);
+    EXPECT_EQ(nth_interesting_in_region(r, false, 2), 100u);
+    EXPECT_EQ(nth_interesting_in_region(r, false, 3), 40000u);
+    EXPECT_EQ(nth_interesting_in_region(r, false, 4), 40030u);  // past all four: the end
+    EXPECT_EQ(nth_interesting_in_region(r, true, 1u << 30), 40030u);
+    // A region ending before page 40000 holds three.
+    const Region head = region_of(v, 0, 40000);
+    EXPECT_EQ(region_interesting(head, false), 3u);
+    EXPECT_EQ(nth_interesting_in_region(head, false, 3), 40000u);
+    // A write to a mapping that keeps copies also faults on still-shared pages, which the totals
+    // do not count: the region's count is not known, and the walk finds them.
+    v.own_mask = Bitmap(kPages);
+    v.own_mask.set_range(0, kPages);
+    v.own_mask.clear(200);
+    EXPECT_EQ(region_interesting(r, true), ~uint64_t{0});
+    EXPECT_EQ(region_interesting(r, false), 4u);
+    EXPECT_EQ(nth_interesting_in_region(r, true, 3), 200u);
+    EXPECT_EQ(nth_interesting_in_region(r, true, 4), 40000u);
+    EXPECT_EQ(nth_interesting_in_region(r, false, 4), 40030u);
+}
+
+TEST_F(WalkTest, ARegionsFirstSkipIsTheWalksOnRandomStates) {
+    Rng rng(13, "region skip");
+    v.own_mask = Bitmap(kPages);
+    v.own_mask.set_range(0, kPages);
+    for (int k = 0; k < 4000; ++k) {
+        // Now and then a page turns PROT_NONE, goes absent or is shared again.
+        const uint64_t i = rng.below(kPages);
+        switch (rng.below(3)) {
+            case 0:
+                if (!v.protnone.test(i) && v.present.test(i)) protnone(i);
+                break;
+            case 1:
+                if (v.present.test(i) && !v.protnone.test(i)) {
+                    v.present.clear(i);
+                    v.count_present(i, 1, -1);
+                }
+                break;
+            default:
+                v.own_mask.clear(i);
+        }
+        const uint64_t first = rng.below(kPages), count = rng.below(kPages - first + 1);
+        const Region r = region_of(v, first, count);
+        for (bool write : {false, true}) {
+            // Skips around the region's absent and PROT_NONE pages, and far past them.
+            const uint64_t total = count - r.present + r.protnone;
+            for (uint64_t n :
+                 {uint64_t{0}, total == 0 ? 0 : total - 1, total, total + 1, rng.below(1u << 20)})
+                ASSERT_EQ(nth_interesting_in_region(r, write, n),
+                          nth_interesting(v, first, first + count, write, n))
+                    << "first " << first << " count " << count << " write " << write << " n " << n;
+        }
+    }
 }
 
 TEST_F(WalkTest, AForkedRegionIsQuietForWritesOnceEveryPageIsItsOwn) {
