@@ -43,6 +43,27 @@ struct WalkTest : ::testing::Test {
         v.protnone.set(i);
         v.count_protnone(i, 1, +1);
     }
+    // One random change of page i's state for the randomised tests: `choice` 0 makes it
+    // PROT_NONE, 1 absent (each only from present and not PROT_NONE), any other value makes it
+    // the mapping's own (`own`) or shared again.
+    void change_page(uint64_t i, uint64_t choice, bool own) {
+        switch (choice) {
+            case 0:
+                if (!v.protnone.test(i) && v.present.test(i)) protnone(i);
+                break;
+            case 1:
+                if (v.present.test(i) && !v.protnone.test(i)) {
+                    v.present.clear(i);
+                    v.count_present(i, 1, -1);
+                }
+                break;
+            default:
+                if (own)
+                    v.own_mask.set(i);
+                else
+                    v.own_mask.clear(i);
+        }
+    }
 };
 
 TEST_F(WalkTest, HandWorkedPagesAcrossWordsBlocksAndSuperblocks) {
@@ -150,19 +171,7 @@ TEST_F(WalkTest, ARegionsFirstSkipIsTheWalksOnRandomStates) {
     for (int k = 0; k < 4000; ++k) {
         // Now and then a page turns PROT_NONE, goes absent or is shared again.
         const uint64_t i = rng.below(kPages);
-        switch (rng.below(3)) {
-            case 0:
-                if (!v.protnone.test(i) && v.present.test(i)) protnone(i);
-                break;
-            case 1:
-                if (v.present.test(i) && !v.protnone.test(i)) {
-                    v.present.clear(i);
-                    v.count_present(i, 1, -1);
-                }
-                break;
-            default:
-                v.own_mask.clear(i);
-        }
+        change_page(i, rng.below(3), false);
         const uint64_t first = rng.below(kPages), count = rng.below(kPages - first + 1);
         const Region r = region_of(v, first, count);
         for (bool write : {false, true}) {
@@ -205,19 +214,7 @@ TEST_F(WalkTest, QuietExactlyWhereAWalkFindsNothing) {
     for (int k = 0; k < 3000; ++k) {
         // Now and then a page turns PROT_NONE, goes absent or becomes the mapping's own.
         const uint64_t i = rng.below(kPages);
-        switch (rng.below(40)) {
-            case 0:
-                if (!v.protnone.test(i) && v.present.test(i)) protnone(i);
-                break;
-            case 1:
-                if (v.present.test(i) && !v.protnone.test(i)) {
-                    v.present.clear(i);
-                    v.count_present(i, 1, -1);
-                }
-                break;
-            default:
-                v.own_mask.set(i);
-        }
+        change_page(i, rng.below(40), true);
         const uint64_t first = rng.below(kPages),
                        count = rng.below(
                            std::min<uint64_t>(kPages - first + 1, rng.below(2) ? 64 : 4096));
