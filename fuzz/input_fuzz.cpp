@@ -15,7 +15,6 @@
 //      read one (cli/sweep_dir.h); a file that says it is the whole sweep is printed as one
 // Any input must either load or raise InputError; a crash, a sanitizer report, a hang or
 // another exception type is a bug. tests/cli/hostile/ holds seeds for each.
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -67,7 +66,7 @@ void sweep_spec(std::string_view text) {
 
 // A sweep directory holding the one case file, read as gather and compare --from read it.
 void case_file(std::string_view text) {
-    static const std::string dir = "/tmp/numasim_fuzz_" + std::to_string(::getpid()) + "_sweep";
+    static const std::string dir = numasim::fuzz::Scratch::get().path("sweep", "");
     std::filesystem::create_directories(dir + "/cases");
     std::FILE* f = std::fopen((dir + "/cases/0000.json").c_str(), "wb");
     if (!f) return;
