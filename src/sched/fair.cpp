@@ -466,13 +466,16 @@ Nanos settled_tick_until(const System& sys, int cpu) {
     return sys.now + (deadline - curr->sum_exec_runtime) + 1;
 }
 
-void scheduler_tick_settled(System& sys, int cpu, Nanos now) {
-    Rq& rq = sys.rqs[cpu];
+SettledTick settled_tick(const System& sys) {
+    return SettledTick{.eevdf = sched_features(sys.knobs).eevdf, .base_slice = base_slice(sys)};
+}
+
+void scheduler_tick_settled(Rq& rq, Nanos now, const SettledTick& st) {
     rq.curr->avg.last_update_time = now;
-    if (sched_features(sys.knobs).eevdf)
-        update_curr(sys, rq);
-    else
-        update_min_vruntime(rq);
+    // update_curr() with the slice looked up once.
+    if (st.eevdf && eevdf::update_deadline(*rq.curr, st.base_slice) && rq.nr_running > 1)
+        rq.need_resched = true;
+    update_min_vruntime(rq);
 }
 
 // --- moving tasks ---
