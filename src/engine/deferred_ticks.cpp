@@ -6,7 +6,7 @@
 // rate note still stands (no solve, sharing or placement change since it was taken) and whose
 // streams touch only regions where nothing can fault. Advancing such a CPU is then one plain
 // user step per event at the noted rate, and its tick changes only the PELT update's time, the
-// EEVDF deadline and min_vruntime (scheduler_tick_settled) as long as no scan period falls due
+// EEVDF deadline and min_vruntime (SettledTicks) as long as no scan period falls due
 // and no idle CPU is to be kicked. Its periodic balancing reads nothing it holds back, so it
 // runs in place when due. Each event checks what others may change without looking (the rate
 // note, QuietStamp, the deadlines, the NO_HZ state) at the place where the CPU would have been
@@ -31,6 +31,7 @@
 #include "mm/vmscan.h"
 #include "sched/fair.h"
 #include "sched/nohz.h"
+#include "sched/settled_ticks.h"
 
 namespace numasim {
 
@@ -147,7 +148,8 @@ void Engine::catch_up(int cpu) {
     for (const AccessStream& s : run.phase.streams)
         quiet = quiet && stream_quiet(s);
     if (rq.kthread_debt || p.kernel_debt || p.stall_debt || p.blocked_debt || rq.curr != &p ||
-        p.state != TaskState::Running || rq.next_balance != held.next_balance ||
+        !rq.queued.empty() || p.state != TaskState::Running ||
+        rq.next_balance != held.next_balance ||
         task_tick_numa_deadline(sys_, p) != held.scan_deadline ||
         (!quiet && held.quiet_epoch == QuietStamp::epoch))
         throw std::logic_error("deferred ticks: a deferred CPU changed without catching it up");
@@ -158,10 +160,10 @@ void Engine::catch_up(int cpu) {
         replay_plain(held, p, run, cpu);
         return;
     }
-    const SettledTick st = settled_tick(sys_);
+    SettledTicks ticks(sys_, rq);
     const auto play = [&](auto latency) {
         // Latency accounting's remote-access stall, looked up once for the whole catch-up: the
-        // steps add to it and the ticks record it (scheduler_tick_settled leaves that to us).
+        // steps add to it and the ticks record it (SettledTicks leaves that to us).
         // Its rate is the held note's, whose remote part the task's run keeps (the task is not
         // advanced, nor its note taken again, before it is caught up).
         LatencyRecorder::RemoteStall* stall = nullptr;
@@ -190,7 +192,7 @@ void Engine::catch_up(int cpu) {
             if (!event_tick_[i] || k > held.ticks_through) continue;
             // tick() at this event: the settled scheduler_tick() and what the cost model was
             // told.
-            scheduler_tick_settled(rq, t, st);
+            ticks.tick(p.vruntime, t);
             if constexpr (latency) sys_.latency->tick(p, *stall);
             run.utime_seen = p.utime;
             run.stime_seen = p.stime;
@@ -200,14 +202,18 @@ void Engine::catch_up(int cpu) {
         play(std::true_type{});
     else
         play(std::false_type{});
+    ticks.store();
 }
 
 void Engine::replay_plain(const Deferred& held, Task& p, TaskRun& run, int cpu) {
     Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
     const Phase& ph = run.phase;
+    const double work_bytes = ph.work_bytes;
+    const Nanos cpu_time = ph.cpu_time;
+    const Nanos phase_cpu = run.phase_cpu;
     const double npb = held.note.ns_per_byte;
     const double miss_per_byte = held.note.miss_per_byte;
-    const SettledTick st = settled_tick(sys_);
+    SettledTicks settled(sys_, rq);
     held_sweeps_.clear();
     for (size_t j = 0; j < ph.streams.size(); ++j) {
         const AccessStream& s = ph.streams[j];
@@ -255,8 +261,8 @@ void Engine::replay_plain(const Deferred& held, Task& p, TaskRun& run, int cpu) 
                     h.sb = bytes * h.share;
             }
             // user_step() would end the phase here: the checks that deferred it were wrong.
-            if ((ph.work_bytes > 0 && phase_bytes + bytes >= ph.work_bytes) ||
-                (ph.cpu_time > 0 && run.phase_cpu + ran + used >= ph.cpu_time))
+            if ((work_bytes > 0 && phase_bytes + bytes >= work_bytes) ||
+                (cpu_time > 0 && phase_cpu + ran + used >= cpu_time))
                 throw std::logic_error("deferred ticks: a phase ended in a held-back step");
             clock += used;
             ran += used;
@@ -274,11 +280,11 @@ void Engine::replay_plain(const Deferred& held, Task& p, TaskRun& run, int cpu) 
             }
         }
         if (!ticks[i] || k > held.ticks_through) continue;
-        // tick() at this event: the settled scheduler_tick(), which reads the vruntime.
-        p.vruntime = vruntime;
-        scheduler_tick_settled(rq, t, st);
+        // tick() at this event: the settled scheduler_tick().
+        settled.tick(vruntime, t);
         ran_at_tick = ran;
     }
+    settled.store();
     // What user_step() and the sweeps' cursors would have left.
     if (ran > 0) {
         p.utime += ran;

@@ -177,7 +177,7 @@ class Engine {
     // At an event's walk: whether advancing deferred `cpu` to `t` would be one plain user step
     // at its noted rate that ends no phase and faults on nothing.
     bool advance_settled(int cpu, Nanos t);
-    // At a tick: whether deferred `cpu`'s scheduler_tick() would be scheduler_tick_settled().
+    // At a tick: whether deferred `cpu`'s scheduler_tick() would be a settled one (SettledTicks).
     bool tick_settled(int cpu) const;
     // Plays what `cpu` holds back and stops deferring it; catch_up_all() for every CPU.
     void catch_up(int cpu);

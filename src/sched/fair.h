@@ -15,7 +15,6 @@ namespace numasim {
 
 struct System;
 struct Task;
-struct Rq;
 struct SchedDomain;
 
 // --- lifecycle ---
@@ -30,22 +29,13 @@ void schedule(System& sys, int cpu);  // pick the next task if curr is gone or p
 // --- tick ---
 void scheduler_tick(System& sys, int cpu);  // task_tick_fair + trigger_load_balance
 // For a CPU that has just ticked and runs one task which stays alone and runs on without a
-// break: until when each later tick does only what scheduler_tick_settled() does, followed by
-// rebalance_domains(cpu, NotIdle) once rq->next_balance falls due; that is, the first time a
-// scan period falls due (sys.now if its ticks do more already: another task, a resched, PELT
-// averages not at their fixed point). An idle CPU to kick is not foreseen: nohz_kick_flags()
-// must be 0 at each such tick too. The engine's deferred ticks (engine/engine.h) rely on it.
+// break: until when each later tick does only what SettledTicks::tick() (sched/settled_ticks.h)
+// does, followed by rebalance_domains(cpu, NotIdle) once rq->next_balance falls due; that is, the
+// first time a scan period falls due (sys.now if its ticks do more already: another task, a
+// resched, PELT averages not at their fixed point). An idle CPU to kick is not foreseen:
+// nohz_kick_flags() must be 0 at each such tick too. The engine's deferred ticks (engine/engine.h)
+// rely on it.
 Nanos settled_tick_until(const System& sys, int cpu);
-// What such a tick looks up, which no settled tick changes: looked up once for a run of them.
-struct SettledTick {
-    bool eevdf = true;     // the policy's tick preemption: EEVDF's request, or CFS's
-    Nanos base_slice = 0;  // EEVDF's request size (sysctl_sched_base_slice)
-};
-SettledTick settled_tick(const System& sys);
-// Such a tick on `rq` at time `now`: the PELT update's time, the EEVDF deadline and
-// min_vruntime. Latency accounting's tick (LatencyRecorder::tick) is left to the caller, which
-// can look the task's remote-access stall up once for a whole run of such ticks.
-void scheduler_tick_settled(Rq& rq, Nanos now, const SettledTick& st);
 
 // --- moving tasks ---
 // set_task_cpu()+enqueue on dst: used by the load balancer and by NUMA migrate_task_to/swap.
