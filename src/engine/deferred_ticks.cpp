@@ -6,7 +6,7 @@
 // rate note still stands (no solve, sharing or placement change since it was taken) and whose
 // streams touch only regions where nothing can fault. Advancing such a CPU is then one plain
 // user step per event at the noted rate, and its tick changes only the PELT update's time, the
-// EEVDF deadline and min_vruntime (scheduler_tick_settled) as long as no scan period falls due
+// EEVDF deadline and min_vruntime (SettledTicks) as long as no scan period falls due
 // and no idle CPU is to be kicked. Its periodic balancing reads nothing it holds back, so it
 // runs in place when due. Each event checks what others may change without looking (the rate
 // note, QuietStamp, the deadlines, the NO_HZ state) at the place where the CPU would have been
@@ -16,11 +16,14 @@
 // checks that nothing did so behind its back.
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
 
+#include "engine/account_exec.h"
 #include "engine/engine.h"
+#include "engine/sweep_move.h"
 #include "engine/task_traffic.h"
 #include "kernel/latency.h"
 #include "kernel/system.h"
@@ -28,6 +31,7 @@
 #include "mm/vmscan.h"
 #include "sched/fair.h"
 #include "sched/nohz.h"
+#include "sched/settled_ticks.h"
 
 namespace numasim {
 
@@ -144,15 +148,22 @@ void Engine::catch_up(int cpu) {
     for (const AccessStream& s : run.phase.streams)
         quiet = quiet && stream_quiet(s);
     if (rq.kthread_debt || p.kernel_debt || p.stall_debt || p.blocked_debt || rq.curr != &p ||
-        p.state != TaskState::Running || rq.next_balance != held.next_balance ||
+        !rq.queued.empty() || p.state != TaskState::Running ||
+        rq.next_balance != held.next_balance ||
         task_tick_numa_deadline(sys_, p) != held.scan_deadline ||
         (!quiet && held.quiet_epoch == QuietStamp::epoch))
         throw std::logic_error("deferred ticks: a deferred CPU changed without catching it up");
-    // The held-back events played again, in two copies: with latency accounting, and without
-    // it, where the loop is the same as if there were none.
+    // The held-back events played again: replay_plain() when nothing records more than the task
+    // and its CPU, else step for step, in two copies: with latency accounting, and without it,
+    // where the loop is the same as if there were none.
+    if (!sys_.latency && !sys_.perf_mem_recording && !sys_.note_region_accesses()) {
+        replay_plain(held, p, run, cpu);
+        return;
+    }
+    SettledTicks ticks(sys_, rq);
     const auto play = [&](auto latency) {
         // Latency accounting's remote-access stall, looked up once for the whole catch-up: the
-        // steps add to it and the ticks record it (scheduler_tick_settled leaves that to us).
+        // steps add to it and the ticks record it (SettledTicks leaves that to us).
         // Its rate is the held note's, whose remote part the task's run keeps (the task is not
         // advanced, nor its note taken again, before it is caught up).
         LatencyRecorder::RemoteStall* stall = nullptr;
@@ -181,7 +192,7 @@ void Engine::catch_up(int cpu) {
             if (!event_tick_[i] || k > held.ticks_through) continue;
             // tick() at this event: the settled scheduler_tick() and what the cost model was
             // told.
-            scheduler_tick_settled(sys_, cpu, t);
+            ticks.tick(p.vruntime, t);
             if constexpr (latency) sys_.latency->tick(p, *stall);
             run.utime_seen = p.utime;
             run.stime_seen = p.stime;
@@ -191,6 +202,113 @@ void Engine::catch_up(int cpu) {
         play(std::true_type{});
     else
         play(std::false_type{});
+    ticks.store();
+}
+
+void Engine::replay_plain(const Deferred& held, Task& p, TaskRun& run, int cpu) {
+    Rq& rq = sys_.rqs[static_cast<size_t>(cpu)];
+    const Phase& ph = run.phase;
+    const double work_bytes = ph.work_bytes;
+    const Nanos cpu_time = ph.cpu_time;
+    const Nanos phase_cpu = run.phase_cpu;
+    const double npb = held.note.ns_per_byte;
+    const double miss_per_byte = held.note.miss_per_byte;
+    SettledTicks settled(sys_, rq);
+    held_sweeps_.clear();
+    for (size_t j = 0; j < ph.streams.size(); ++j) {
+        const AccessStream& s = ph.streams[j];
+        if (s.pattern != Pattern::Sweep) continue;
+        const PageGeometry& g = s.region->vma->pages;
+        held_sweeps_.push_back(HeldSweep{.stream = j,
+                                         .share = s.share,
+                                         .inv_size = g.inverse_size(),
+                                         .size = static_cast<double>(g.size()),
+                                         .count = s.region->count,
+                                         .carry = run.sweep_carry[j],
+                                         .pos = run.sweep_pos[j]});
+    }
+    // The sums user_step() adds to, in hand; each is added to in the order it would be.
+    Nanos clock = rq.clock;
+    Nanos ran = 0;  // CPU time of the steps: utime, sum_exec_runtime, busy_time, phase_cpu
+    Nanos ran_at_tick = -1;
+    double vruntime = p.vruntime;
+    double phase_bytes = run.phase_bytes;
+    double total_bytes = p.total_bytes;
+    double total_ops = p.total_ops;
+    double carry = llc_miss_carry_[static_cast<size_t>(cpu)];
+    uint64_t misses = 0;
+    // A step of `avail` ns: its bytes and CPU time depend on nothing else while the note stands,
+    // and most held events are ticks a TICK_NSEC apart, so they are derived again only when the
+    // interval changes (user_step()'s arithmetic).
+    Nanos avail_seen = 0;
+    double bytes = 0, ops = 0, misses_f = 0, vdelta = 0;
+    Nanos used = 0;
+    const Nanos* const times = event_time_.data();
+    const uint8_t* const ticks = event_tick_.data();
+    for (uint64_t k = held.first; k <= held.through; ++k) {
+        const size_t i = static_cast<size_t>(k - event_base_);
+        const Nanos t = times[i];
+        while (clock < t) {
+            const Nanos avail = t - clock;
+            if (avail != avail_seen) {
+                avail_seen = avail;
+                bytes = static_cast<double>(avail) / npb;
+                used = std::clamp<Nanos>(static_cast<Nanos>(std::ceil(bytes * npb)), 1, avail);
+                ops = bytes * ph.ops_per_byte;
+                misses_f = bytes * miss_per_byte;
+                vdelta = exec_vruntime(p, used);
+                for (HeldSweep& h : held_sweeps_)
+                    h.sb = bytes * h.share;
+            }
+            // user_step() would end the phase here: the checks that deferred it were wrong.
+            if ((work_bytes > 0 && phase_bytes + bytes >= work_bytes) ||
+                (cpu_time > 0 && phase_cpu + ran + used >= cpu_time))
+                throw std::logic_error("deferred ticks: a phase ended in a held-back step");
+            clock += used;
+            ran += used;
+            vruntime += vdelta;
+            phase_bytes += bytes;
+            total_bytes += bytes;
+            total_ops += ops;
+            carry += misses_f;
+            const auto whole = static_cast<int64_t>(carry);
+            misses += static_cast<uint64_t>(whole);
+            carry -= static_cast<double>(whole);
+            for (HeldSweep& h : held_sweeps_) {
+                uint64_t start = 0;
+                sweep_move(h.carry, h.pos, h.sb, h.inv_size, h.size, h.count, start);
+            }
+        }
+        if (!ticks[i] || k > held.ticks_through) continue;
+        // tick() at this event: the settled scheduler_tick().
+        settled.tick(vruntime, t);
+        ran_at_tick = ran;
+    }
+    settled.store();
+    // What user_step() and the sweeps' cursors would have left.
+    if (ran > 0) {
+        p.utime += ran;
+        p.sum_exec_runtime += ran;
+        rq.busy_time += ran;
+        p.exec_start = clock;
+        run.phase_cpu += ran;
+    }
+    rq.clock = clock;
+    p.vruntime = vruntime;
+    run.phase_bytes = phase_bytes;
+    p.total_bytes = total_bytes;
+    p.total_ops = total_ops;
+    llc_miss_carry_[static_cast<size_t>(cpu)] = carry;
+    sys_.counters.llc_misses += misses;
+    for (const HeldSweep& h : held_sweeps_) {
+        run.sweep_carry[h.stream] = h.carry;
+        run.sweep_pos[h.stream] = h.pos;
+    }
+    // What tick() told the cost model at the last tick.
+    if (ran_at_tick >= 0) {
+        run.utime_seen = p.utime - (ran - ran_at_tick);
+        run.stime_seen = p.stime;
+    }
 }
 
 void Engine::catch_up_all() {

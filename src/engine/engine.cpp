@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/account_exec.h"
 #include "engine/process.h"
 #include "engine/run_of.h"
 #include "kernel/invariants.h"
@@ -23,22 +24,6 @@
 #include "sched/nohz.h"
 
 namespace numasim {
-
-namespace {
-
-// update_curr(): charge `delta` of CPU time on `rq` ending at `now`. se.exec_start follows the
-// last accounting, as in the kernel, where numa_get_avg_runtime() and task_hot() read it.
-void account_exec(Rq& rq, Task& p, Nanos delta, Nanos now) {
-    p.sum_exec_runtime += delta;
-    rq.busy_time += delta;
-    // At nice 0 the scaling is by 1024 / 1024, exact in binary: the same bits without a divide.
-    p.vruntime += p.weight == NICE_0_LOAD
-                      ? static_cast<double>(delta)
-                      : static_cast<double>(delta) * NICE_0_LOAD / static_cast<double>(p.weight);
-    p.exec_start = now;
-}
-
-}  // namespace
 
 Engine::Engine(System& sys)
     : sys_(sys),

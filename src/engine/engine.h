@@ -177,7 +177,7 @@ class Engine {
     // At an event's walk: whether advancing deferred `cpu` to `t` would be one plain user step
     // at its noted rate that ends no phase and faults on nothing.
     bool advance_settled(int cpu, Nanos t);
-    // At a tick: whether deferred `cpu`'s scheduler_tick() would be scheduler_tick_settled().
+    // At a tick: whether deferred `cpu`'s scheduler_tick() would be a settled one (SettledTicks).
     bool tick_settled(int cpu) const;
     // Plays what `cpu` holds back and stops deferring it; catch_up_all() for every CPU.
     void catch_up(int cpu);
@@ -215,7 +215,21 @@ class Engine {
         bool nohz_kicks = false;     // its ticks may kick an idle load balancer
         CostModel::RateNote note;    // its task's rate note, which must stand throughout
     };
+    // catch_up()'s play of the held-back events when nothing but the task and its CPU records
+    // them (no latency accounting, perf mem or region-access notes): the same arithmetic in the
+    // same order, with what no held step changes looked up once and the sums kept in hand.
+    void replay_plain(const Deferred& held, Task& p, TaskRun& run, int cpu);
     std::vector<Deferred> deferred_;
+    // replay_plain()'s sweep streams: the stream, its bytes per step and cursor in hand.
+    struct HeldSweep {
+        size_t stream = 0;
+        double share = 0, inv_size = 0, size = 0;
+        uint64_t count = 0;
+        double sb = 0;  // the bytes of the step in hand x share
+        double carry = 0;
+        uint64_t pos = 0;
+    };
+    std::vector<HeldSweep> held_sweeps_;
     int nr_deferred_ = 0;
     // The times of the events since the oldest one a CPU holds back (event event_base_ first),
     // and whether each was a tick.

@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/page_walk.h"
 #include "engine/run_of.h"
+#include "engine/sweep_move.h"
 #include "engine/task_traffic.h"
 #include "kernel/system.h"
 #include "mm/huge_clear.h"
@@ -53,17 +54,9 @@ bool Engine::race_huge_clears(Task& p, Vma& vma, uint64_t lo, uint64_t hi) {
 uint64_t Engine::sweep_cursor(TaskRun& run, size_t i, const AccessStream& s, double sb,
                               uint64_t& start) {
     const Region& r = *s.region;
-    const Vma& vma = *r.vma;
-    const double pages_f = (run.sweep_carry[i] + sb) * vma.pages.inverse_size();
-    // Never negative: the signed conversion truncates the same, in fewer steps.
-    uint64_t n = static_cast<uint64_t>(static_cast<int64_t>(pages_f));
-    run.sweep_carry[i] = (pages_f - static_cast<double>(n)) * vma.pages.size();
-    if (n == 0 || r.count == 0) return 0;
-    n = std::min(n, r.count);
-    start = run.sweep_pos[i];
-    // The cursor stays below r.count, so only a wrap needs the remainder.
-    run.sweep_pos[i] = start + n < r.count ? start + n : (start + n) % r.count;
-    return n;
+    const PageGeometry& g = r.vma->pages;
+    return sweep_move(run.sweep_carry[i], run.sweep_pos[i], sb, g.inverse_size(),
+                      static_cast<double>(g.size()), r.count, start);
 }
 
 Engine::WalkEnd Engine::touch_streams(Task& p, TaskRun& run) {

@@ -18,6 +18,7 @@
 #include "sched/nohz.h"
 #include "sched/sched_tunables.h"
 #include "sched/select_task_rq.h"
+#include "sched/settled_ticks.h"
 
 namespace numasim {
 
@@ -466,13 +467,24 @@ Nanos settled_tick_until(const System& sys, int cpu) {
     return sys.now + (deadline - curr->sum_exec_runtime) + 1;
 }
 
-void scheduler_tick_settled(System& sys, int cpu, Nanos now) {
-    Rq& rq = sys.rqs[cpu];
-    rq.curr->avg.last_update_time = now;
-    if (sched_features(sys.knobs).eevdf)
-        update_curr(sys, rq);
-    else
-        update_min_vruntime(rq);
+SettledTicks::SettledTicks(const System& sys, Rq& rq)
+    : rq_(rq),
+      eevdf_(sched_features(sys.knobs).eevdf),
+      base_slice_(base_slice(sys)),
+      vslice_(eevdf::calc_delta_fair(base_slice_, *rq.curr)),
+      deadline_(rq.curr->deadline),
+      min_vruntime_(rq.min_vruntime) {}
+
+void SettledTicks::store() const {
+    if (!ticked_) return;
+    Task& curr = *rq_.curr;
+    curr.avg.last_update_time = last_update_;
+    if (renewed_) {
+        curr.slice = base_slice_;
+        curr.deadline = deadline_;
+        if (rq_.nr_running > 1) rq_.need_resched = true;
+    }
+    rq_.min_vruntime = min_vruntime_;
 }
 
 // --- moving tasks ---

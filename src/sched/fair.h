@@ -29,16 +29,13 @@ void schedule(System& sys, int cpu);  // pick the next task if curr is gone or p
 // --- tick ---
 void scheduler_tick(System& sys, int cpu);  // task_tick_fair + trigger_load_balance
 // For a CPU that has just ticked and runs one task which stays alone and runs on without a
-// break: until when each later tick does only what scheduler_tick_settled() does, followed by
-// rebalance_domains(cpu, NotIdle) once rq->next_balance falls due; that is, the first time a
-// scan period falls due (sys.now if its ticks do more already: another task, a resched, PELT
-// averages not at their fixed point). An idle CPU to kick is not foreseen: nohz_kick_flags()
-// must be 0 at each such tick too. The engine's deferred ticks (engine/engine.h) rely on it.
+// break: until when each later tick does only what SettledTicks::tick() (sched/settled_ticks.h)
+// does, followed by rebalance_domains(cpu, NotIdle) once rq->next_balance falls due; that is, the
+// first time a scan period falls due (sys.now if its ticks do more already: another task, a
+// resched, PELT averages not at their fixed point). An idle CPU to kick is not foreseen:
+// nohz_kick_flags() must be 0 at each such tick too. The engine's deferred ticks (engine/engine.h)
+// rely on it.
 Nanos settled_tick_until(const System& sys, int cpu);
-// Such a tick at time `now`: the PELT update's time, the EEVDF deadline and min_vruntime.
-// Latency accounting's tick (LatencyRecorder::tick) is left to the caller, which can look the
-// task's remote-access stall up once for a whole run of such ticks.
-void scheduler_tick_settled(System& sys, int cpu, Nanos now);
 
 // --- moving tasks ---
 // set_task_cpu()+enqueue on dst: used by the load balancer and by NUMA migrate_task_to/swap.
