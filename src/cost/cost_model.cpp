@@ -114,6 +114,7 @@ void CostModel::init(const Topology& t, const cost::Constants& k) {
     solved_task_.assign(ncpu, -1);
     solved_index_.assign(ncpu, -1);
     demand_.assign(ncpu, Demand{});
+    line_terms_.assign(ncpu, LineTerms{});
     views_.init(nodes_, kPlacementViews);
     share_slots_.assign(std::bit_ceil(2 * static_cast<size_t>(ncpu)), ShareSlot{});
     sharing_input_.assign(ncpu, SharingInput{});
@@ -138,18 +139,18 @@ double CostModel::link_utilisation(int a, int b) const {
     return l < 0 ? 0.0 : solver_.utilisation(nodes_ + l);
 }
 
-CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
+CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu,
+                                           const std::vector<Demand::KeyStream>* keys) const {
     const int cnode = node_of_cpu_[cpu];
     const int core = core_of_cpu_[cpu];
-    const double line = cost::CACHE_LINE_BYTES;
     // The task's own MLP, and its share of the core's line fill buffers when SMT siblings
     // stream at the same time (Intel's LFBs are shared competitively between the threads).
     const double own = ph.mlp > 0 ? ph.mlp : mlp_default_;
     const double sum = core_mlp_sum_[core];
     const double mlp = sum > core_mlp_cap_[core] ? own * core_mlp_cap_[core] / sum : own;
     // CPU work per line: the rate at local latency minus the local memory stall (alone).
-    double t_cpu =
-        std::max(0.0, line / std::max(ph.rate_gbs, 1e-9) - latency_ns(cnode, cnode) / own);
+    double t_cpu = std::max(
+        0.0, cost::CACHE_LINE_BYTES / std::max(ph.rate_gbs, 1e-9) - latency_ns(cnode, cnode) / own);
     if (core_busy_[core] > 1 && core_threads_[core] > 1)
         t_cpu *= static_cast<double>(core_busy_[core]) / smt_speedup_;
     const double llc_share = llc_bytes_ > 0 && llc_footprint_[llc_of_cpu_[cpu]] > 0
@@ -159,36 +160,91 @@ CostModel::LineCost CostModel::line_demand(const AccessMix& ph, int cpu) const {
     std::fill(rd_.begin(), rd_.end(), 0.0);
     std::fill(wb_.begin(), wb_.end(), 0.0);
     std::fill(dir_.begin(), dir_.end(), 0.0);
+    // The terms of each stream are those kept for cpu where the stream, its region's view and
+    // what the whole mix shares (MLP, LLC share) are what they were taken with; else taken now.
+    LineTerms* kept = nullptr;
+    if (keys) {
+        kept = &line_terms_[static_cast<size_t>(cpu)];
+        if (kept->mlp != mlp || kept->llc_share != llc_share) {
+            kept->mlp = mlp;
+            kept->llc_share = llc_share;
+            kept->streams.clear();
+        }
+        if (kept->streams.size() < ph.streams.size()) {
+            kept->streams.resize(ph.streams.size());
+            kept->nodes.resize(ph.streams.size() * static_cast<size_t>(nodes_));
+        }
+    } else {
+        scratch_terms_.nodes.resize(static_cast<size_t>(nodes_));
+    }
     LineCost lc;
     lc.fixed_ns = t_cpu;
-    for (const AccessStream& s : ph.streams) {
-        const Region* r = s.region;
-        const double footprint = static_cast<double>(r->bytes());
-        const double hit =
-            llc_hit_fraction(s.pattern, footprint, footprint * std::min(1.0, llc_share));
-        const double miss = s.share * (1 - hit);
-        const double wback = s.write_fraction * (cost::WRITE_TRAFFIC_FACTOR - 1.0);
-        lc.fixed_ns += s.share * hit * llc_lat_ / mlp;
-        lc.misses += miss;
-        if (miss <= 0) continue;
+    for (size_t i = 0; i < ph.streams.size(); ++i) {
+        const AccessStream& s = ph.streams[i];
+        StreamTerms* st = &scratch_terms_.one;
+        NodeTerms* nt = scratch_terms_.nodes.data();
+        if (kept) {
+            st = &kept->streams[i];
+            nt = kept->nodes.data() + i * static_cast<size_t>(nodes_);
+            const uint64_t view = (*keys)[i].view;
+            if (st->view != view || st->share != s.share ||
+                st->write_fraction != s.write_fraction || st->pattern != s.pattern) {
+                stream_terms(s, cnode, mlp, llc_share, *st, nt);
+                st->view = view;
+            }
+        } else {
+            stream_terms(s, cnode, mlp, llc_share, *st, nt);
+        }
+        // Added up in the order the terms were taken in, stream by stream, node by node.
+        lc.fixed_ns += st->hit_ns;
+        lc.misses += st->miss;
+        if (st->miss <= 0) continue;
         for (int n = 0; n < nodes_; ++n) {
-            // Pages not yet touched are first-touched on the task's node.
-            const double f = r->present == 0 ? (n == cnode ? 1.0 : 0.0)
-                                             : static_cast<double>(r->pages_on(n)) / r->present;
-            if (f <= 0) continue;
-            lc.fixed_ns += miss * f * latency_ns(cnode, n) / mlp;
-            lc.remote_ns += miss * f * (latency_ns(cnode, n) - latency_ns(cnode, cnode)) / mlp;
-            w_[n] += miss * f / mlp;
-            rd_[n] += line * miss * f;
-            wb_[n] += line * miss * f * wback;
-            // A store that misses to another socket's DRAM takes the line exclusive there: with
-            // a memory directory the home writes the line back to record that (I -> A).
-            if (!directory_write_.empty() && directory_write_[cnode * nodes_ + n])
-                dir_[n] +=
-                    line * miss * f * s.write_fraction * cost::DIRECTORY_WRITES_PER_REMOTE_STORE;
+            const NodeTerms& t = nt[n];
+            if (!t.used) continue;
+            lc.fixed_ns += t.fixed_ns;
+            lc.remote_ns += t.remote_ns;
+            w_[n] += t.w;
+            rd_[n] += t.rd;
+            wb_[n] += t.wb;
+            if (!directory_write_.empty() && directory_write_[cnode * nodes_ + n]) dir_[n] += t.dir;
         }
     }
     return lc;
+}
+
+void CostModel::stream_terms(const AccessStream& s, int cnode, double mlp, double llc_share,
+                             StreamTerms& st, NodeTerms* nt) const {
+    const double line = cost::CACHE_LINE_BYTES;
+    const Region* r = s.region;
+    const double footprint = static_cast<double>(r->bytes());
+    const double hit = llc_hit_fraction(s.pattern, footprint, footprint * std::min(1.0, llc_share));
+    const double miss = s.share * (1 - hit);
+    const double wback = s.write_fraction * (cost::WRITE_TRAFFIC_FACTOR - 1.0);
+    st.share = s.share;
+    st.write_fraction = s.write_fraction;
+    st.pattern = s.pattern;
+    st.hit_ns = s.share * hit * llc_lat_ / mlp;
+    st.miss = miss;
+    for (int n = 0; n < nodes_; ++n)
+        nt[n].used = false;
+    if (miss <= 0) return;
+    for (int n = 0; n < nodes_; ++n) {
+        // Pages not yet touched are first-touched on the task's node.
+        const double f = r->present == 0 ? (n == cnode ? 1.0 : 0.0)
+                                         : static_cast<double>(r->pages_on(n)) / r->present;
+        if (f <= 0) continue;
+        NodeTerms& t = nt[n];
+        t.used = true;
+        t.fixed_ns = miss * f * latency_ns(cnode, n) / mlp;
+        t.remote_ns = miss * f * (latency_ns(cnode, n) - latency_ns(cnode, cnode)) / mlp;
+        t.w = miss * f / mlp;
+        t.rd = line * miss * f;
+        t.wb = line * miss * f * wback;
+        // A store that misses to another socket's DRAM takes the line exclusive there: with a
+        // memory directory the home writes the line back to record that (I -> A).
+        t.dir = line * miss * f * s.write_fraction * cost::DIRECTORY_WRITES_PER_REMOTE_STORE;
+    }
 }
 
 // DRAM of every node the task misses to (reads and write-backs); the links on the route of the
@@ -261,9 +317,9 @@ CostModel::DemandValue& CostModel::own_value(Demand& d) const {
     return *d.value;
 }
 
-void CostModel::derive_value(Demand& d, const AccessMix& a, int cpu) const {
+void CostModel::derive_value(Demand& d, const AccessMix& a, int cpu, bool kept_terms) const {
     DemandValue& v = own_value(d);
-    v.lc = line_demand(a, cpu);
+    v.lc = line_demand(a, cpu, kept_terms ? &d.streams : nullptr);
     v.uses.clear();
     for_each_use(node_of_cpu_[cpu], [&](int r, double w, double bytes) {
         v.uses.push_back({r, w, bytes});
@@ -276,8 +332,9 @@ void CostModel::derive_value(Demand& d, const AccessMix& a, int cpu) const {
 }
 
 void CostModel::derive_demand(Demand& d, const AccessMix& a, int cpu) const {
-    derive_value(d, a, cpu);
+    // The key first: its views say which streams' terms kept for cpu still stand.
     key_streams(d, a);
+    derive_value(d, a, cpu, demand_cache_);
     d.rate_gbs = a.rate_gbs;
     d.mlp = a.mlp;
     const int core = core_of_cpu_[cpu];

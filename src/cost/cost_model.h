@@ -186,9 +186,31 @@ class CostModel {
         double misses = 0;     // LLC misses per line
         double remote_ns = 0;  // of fixed_ns: idle latency beyond the CPU's own node's
     };
-    // Per-line demand of `a` on cpu into the scratch arrays (per node: stall weight, bytes read,
-    // bytes written back).
-    LineCost line_demand(const AccessMix& a, int cpu) const;
+    // What one stream adds to a line's cost, as line_demand adds it up: its LLC hits' time and
+    // misses, and for each node its misses go to, the stall time, the part of it beyond the
+    // local latency, the stall weight and the bytes read, written back and written by the
+    // directory. Taken for a stream, its region's placement view, the CPU's node, the mix's MLP
+    // and the LLC share; `view` is 0 when none was kept.
+    struct StreamTerms {
+        uint64_t view = 0;
+        double share = 0, write_fraction = 0;
+        Pattern pattern{};
+        double hit_ns = 0, miss = 0;
+    };
+    struct NodeTerms {
+        bool used = false;  // the stream misses to this node
+        double fixed_ns = 0, remote_ns = 0, w = 0, rd = 0, wb = 0, dir = 0;
+    };
+    // Per CPU, the terms of the streams of the demand last derived there, by position, and the
+    // MLP and LLC share they were taken under; nodes_ NodeTerms per stream.
+    struct LineTerms {
+        double mlp = -1, llc_share = -1;
+        std::vector<StreamTerms> streams;
+        std::vector<NodeTerms> nodes;
+    };
+    // Stream s's terms on a CPU of `cnode` into st and nt (nodes_ entries).
+    void stream_terms(const AccessStream& s, int cnode, double mlp, double llc_share,
+                      StreamTerms& st, NodeTerms* nt) const;
     // Calls f(resource, stall_weight, bytes) for every resource the scratch demand uses.
     template <class F>
     void for_each_use(int cpu_node, F&& f) const;
@@ -234,14 +256,22 @@ class CostModel {
         const AccessMix* solved_mix = nullptr;
         uint64_t solved_version = 0;
     };
+    // Per-line demand of `a` on cpu into the scratch arrays (per node: stall weight, bytes read,
+    // bytes written back). With `keys` (the key's streams of cpu's demand, with their views
+    // now), a stream's terms kept for cpu are added again where they still stand; without,
+    // every term is taken afresh (the invariant checker's derivations). Either way the same
+    // terms are added in the same order, so the sums are the same bits.
+    LineCost line_demand(const AccessMix& a, int cpu,
+                         const std::vector<Demand::KeyStream>* keys = nullptr) const;
     bool demand_key_matches(const Demand& d, const AccessMix& a, int cpu) const;
     // The value a derivation into `d` writes: d's own if no other demand holds it, else a spare
     // one (or a new one) that d takes.
     DemandValue& own_value(Demand& d) const;
     // Derives `a`'s demand on cpu into `d` (key and value).
     void derive_demand(Demand& d, const AccessMix& a, int cpu) const;
-    // Only the value, into a demand of its own (the invariant checker's: it keeps no view).
-    void derive_value(Demand& d, const AccessMix& a, int cpu) const;
+    // Only the value, into a demand of its own (the invariant checker's: it keeps no view), or
+    // with `kept_terms`, into cpu's kept demand whose key's streams are a's now.
+    void derive_value(Demand& d, const AccessMix& a, int cpu, bool kept_terms = false) const;
     // Whether the placement views in `d`'s key are those of `a`'s regions now (`a` has the
     // key's streams): by the stamps kept with each, else by the views' table, whose answer,
     // if the same view, moves the kept stamps to the region's now.
@@ -397,6 +427,14 @@ class CostModel {
     // Scratch for line_demand: per node stall weight, bytes read and bytes written back, and the
     // directory writes the node's home agent makes for remote stores (they cross no link).
     mutable std::vector<double> w_, rd_, wb_, dir_;
+    // Per CPU, the stream terms kept for its demand; and one stream's, for a derivation that
+    // keeps none.
+    mutable std::vector<LineTerms> line_terms_;
+    struct ScratchTerms {
+        StreamTerms one;
+        std::vector<NodeTerms> nodes;
+    };
+    mutable ScratchTerms scratch_terms_;
 };
 
 }  // namespace numasim
