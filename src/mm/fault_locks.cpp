@@ -24,19 +24,6 @@ void FaultLocks::note(const System& sys, const Task& p, const Vma& vma, uint64_t
     noted_ += count;
 }
 
-void FaultLocks::add(const Record& r, size_t& last) {
-    if (last < records_.size()) {
-        Record& l = records_[last];
-        if (l.kind == r.kind && l.mm == r.mm && l.vma == r.vma && l.sub == r.sub &&
-            l.task == r.task && l.node == r.node) {
-            l.count += r.count;
-            return;
-        }
-    }
-    last = records_.size();
-    records_.push_back(r);
-}
-
 namespace {
 
 // The fields of a record pack into a Key's words, in order, when its VMA starts below x86-64's

@@ -68,8 +68,20 @@ class FaultLocks {
         int node;
         uint32_t count;
     };
-    // Adds `r` to the last record of its kind (index `last`) if only the count differs.
-    void add(const Record& r, std::size_t& last);
+    // Adds `r` to the last record of its kind (index `last`) if only the count differs. Inline:
+    // every fault adds two records, and most add to the last ones.
+    void add(const Record& r, std::size_t& last) {
+        if (last < records_.size()) {
+            Record& l = records_[last];
+            if (l.kind == r.kind && l.mm == r.mm && l.vma == r.vma && l.sub == r.sub &&
+                l.task == r.task && l.node == r.node) {
+                l.count += r.count;
+                return;
+            }
+        }
+        last = records_.size();
+        records_.push_back(r);
+    }
     // Fills keys_ with the records in (kind, mm, vma, sub, task) order.
     void sort_keys();
 

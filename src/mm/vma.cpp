@@ -125,23 +125,17 @@ void for_blocks(uint64_t first, uint64_t nr, int shift, F f) {
 }
 }  // namespace
 
-void Vma::count_present_blocks(uint64_t first, uint64_t nr, int delta) {
+template <std::vector<uint32_t> Vma::*Blk>
+void Vma::count_in_blocks_outline(uint64_t first, uint64_t nr, int delta) {
     for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
-        blk_absent[b] -= static_cast<uint32_t>(delta * static_cast<int64_t>(n));
-    });
-    for_blocks(first, nr, SUPERBLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
-        sblk_interesting[b] -= static_cast<uint32_t>(delta * static_cast<int64_t>(n));
-    });
-}
-
-void Vma::count_protnone_blocks(uint64_t first, uint64_t nr, int delta) {
-    for_blocks(first, nr, BLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
-        blk_protnone[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
+        (this->*Blk)[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
     });
     for_blocks(first, nr, SUPERBLOCK_SHIFT, [&](uint64_t b, uint64_t n) {
         sblk_interesting[b] += static_cast<uint32_t>(delta * static_cast<int64_t>(n));
     });
 }
+template void Vma::count_in_blocks_outline<&Vma::blk_absent>(uint64_t, uint64_t, int);
+template void Vma::count_in_blocks_outline<&Vma::blk_protnone>(uint64_t, uint64_t, int);
 
 void Vma::add_region(Region* r) {
     regions.push_back(r);

@@ -238,24 +238,10 @@ struct Vma {
     // A range inside one block (every fault's page) adds to one block and one superblock count
     // inline; a longer one steps over the blocks out of line.
     void count_present(uint64_t first, uint64_t nr, int delta) {
-        if (in_one_block(first, nr)) {
-            blk_absent[first >> BLOCK_SHIFT] -=
-                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
-            sblk_interesting[first >> SUPERBLOCK_SHIFT] -=
-                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
-        } else {
-            count_present_blocks(first, nr, delta);
-        }
+        count_in_blocks<&Vma::blk_absent>(first, nr, -delta);
     }
     void count_protnone(uint64_t first, uint64_t nr, int delta) {
-        if (in_one_block(first, nr)) {
-            blk_protnone[first >> BLOCK_SHIFT] +=
-                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
-            sblk_interesting[first >> SUPERBLOCK_SHIFT] +=
-                static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
-        } else {
-            count_protnone_blocks(first, nr, delta);
-        }
+        count_in_blocks<&Vma::blk_protnone>(first, nr, delta);
     }
 
     // Calls f(region, pages) once for every region that shares pages with [first, first + nr),
@@ -317,8 +303,21 @@ struct Vma {
     static bool in_one_block(uint64_t first, uint64_t nr) {
         return nr && ((first ^ (first + nr - 1)) >> BLOCK_SHIFT) == 0;
     }
-    void count_present_blocks(uint64_t first, uint64_t nr, int delta);
-    void count_protnone_blocks(uint64_t first, uint64_t nr, int delta);
+    // Adds delta per page of [first, first + nr) to the block counts `Blk` (blk_absent or
+    // blk_protnone) and to sblk_interesting, which counts both. `Blk` is a template argument
+    // so that the inline path costs what one written out for each vector did.
+    template <std::vector<uint32_t> Vma::*Blk>
+    void count_in_blocks(uint64_t first, uint64_t nr, int delta) {
+        if (in_one_block(first, nr)) {
+            const auto d = static_cast<uint32_t>(delta * static_cast<int64_t>(nr));
+            (this->*Blk)[first >> BLOCK_SHIFT] += d;
+            sblk_interesting[first >> SUPERBLOCK_SHIFT] += d;
+        } else {
+            count_in_blocks_outline<Blk>(first, nr, delta);
+        }
+    }
+    template <std::vector<uint32_t> Vma::*Blk>
+    void count_in_blocks_outline(uint64_t first, uint64_t nr, int delta);
     // Built again after add_region; the test is inline because every fault's counter upkeep
     // makes it.
     const std::vector<std::vector<Region*>>& region_index() {
