@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "sim/exact_add.h"
+
 namespace numasim {
 
 namespace {
@@ -31,15 +33,6 @@ constexpr double kMaxDelayNs = 1e9;
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
     return a.size() == b.size() &&
            (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-// Adds `v` to `sum` `times` times, one addition after the other: the bits that many tasks'
-// additions reach (a product would round differently). Subtracting is adding the negation.
-void add_times(double& sum, double v, size_t times) {
-    double s = sum;
-    for (size_t i = 0; i < times; ++i)
-        s += v;
-    sum = s;
 }
 
 }  // namespace
@@ -147,8 +140,8 @@ void BandwidthSolver::evaluate(std::vector<double>& d, std::vector<double>* dd,
             const double* moved = moved_.data() + t.first;
             const double* off = slope_off_.data() + t.first;
             for (; u != end; ++u, ++moved, ++off) {
-                add_times(load[u->resource], *moved, tasks);
-                if (slope && u->stall_weight != 0) add_times(slope[u->resource], -*off, tasks);
+                exact_add_n(load[u->resource], *moved, tasks);
+                if (slope && u->stall_weight != 0) exact_add_n(slope[u->resource], -*off, tasks);
             }
             i = last - 1;
             continue;
@@ -254,7 +247,7 @@ int BandwidthSolver::solve(int max_passes) {
             const size_t last = run_end(i);
             std::fill(rate_.begin() + i, rate_.begin() + last, rate_[t.rep]);
             for (uint32_t u = t.first; u < t.first + t.count; ++u)
-                add_times(load_[uses_[u].resource], t.duty * rate_[i] * uses_[u].bytes, last - i);
+                exact_add_n(load_[uses_[u].resource], t.duty * rate_[i] * uses_[u].bytes, last - i);
             i = last - 1;
             continue;
         }

@@ -11,6 +11,7 @@
 #include "cost/node_figures.h"
 #include "machine/topology.h"
 #include "mm/vma.h"
+#include "sim/exact_add.h"
 
 namespace numasim {
 
@@ -569,29 +570,18 @@ double CostModel::kernel_stream_gbs(int cpu_node, int nid) const {
     return kept.gbs;
 }
 
-namespace {
-
-// Adds `v` to `sum` `times` times, one addition after the other: the sum that many transfers
-// reach bit for bit (a product would round differently).
-void add_times(double& sum, double v, uint64_t times) {
-    double s = sum;
-    for (uint64_t i = 0; i < times; ++i)
-        s += v;
-    sum = s;
-}
-
-}  // namespace
-
+// `times` transfers add up one after the other: the bits they reach (a product would round
+// differently).
 void CostModel::read_traffic(int mem_node, int cpu_node, double bytes, uint64_t times) const {
-    add_times(kernel_bytes_[mem_node], bytes, times);
+    exact_add_n(kernel_bytes_[mem_node], bytes, times);
     for (const auto& h : net_.route(mem_node, cpu_node))
-        add_times(kernel_bytes_[nodes_ + h.link], bytes * h.share, times);
+        exact_add_n(kernel_bytes_[nodes_ + h.link], bytes * h.share, times);
 }
 
 void CostModel::write_traffic(int cpu_node, int mem_node, double bytes, uint64_t times) const {
-    add_times(kernel_bytes_[mem_node], bytes, times);
+    exact_add_n(kernel_bytes_[mem_node], bytes, times);
     for (const auto& h : net_.route(cpu_node, mem_node))
-        add_times(kernel_bytes_[nodes_ + h.link], bytes * h.share, times);
+        exact_add_n(kernel_bytes_[nodes_ + h.link], bytes * h.share, times);
 }
 
 double CostModel::clear_ns(int cpu_node, int nid, double bytes, uint64_t times) const {
