@@ -58,6 +58,7 @@ RunResult run_once(const Scenario& sc, uint64_t seed, const ObserveOptions* obs,
     if (sc.check_invariants) engine.set_check_invariants(true);
     engine.set_fault_runs(sc.fault_runs);
     engine.set_deferred_ticks(sc.deferred_ticks);
+    sys.settled_tick_in_place = sc.settled_tick_in_place;
     RunResult r;
     r.seed = seed;
     r.elapsed = engine.run(sc.duration);

@@ -224,6 +224,7 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
     sc.check_invariants = head->get_bool("check_invariants", false);
     sc.fault_runs = head->get_bool("fault_runs", true);
     sc.deferred_ticks = head->get_bool("deferred_ticks", true);
+    sc.settled_tick_in_place = head->get_bool("settled_tick_in_place", true);
     sc.policy = head->get_string("policy", kMainlinePolicy);
     head->finish();
     read_policies(sc, root, *head);
@@ -272,9 +273,18 @@ Scenario load(const TomlTable& root, std::string_view text, std::vector<Scenario
 }  // namespace
 
 const std::vector<std::string_view>& scenario_head_keys() {
-    static const std::vector<std::string_view> keys = {
-        "name", "description",      "machine",    "profile",        "duration", "iterations",
-        "seed", "check_invariants", "fault_runs", "deferred_ticks", "policy"};
+    static const std::vector<std::string_view> keys = {"name",
+                                                       "description",
+                                                       "machine",
+                                                       "profile",
+                                                       "duration",
+                                                       "iterations",
+                                                       "seed",
+                                                       "check_invariants",
+                                                       "fault_runs",
+                                                       "deferred_ticks",
+                                                       "settled_tick_in_place",
+                                                       "policy"};
     return keys;
 }
 

@@ -50,6 +50,7 @@ struct Scenario {
     bool check_invariants = false;  // check the model's cached totals during every run
     bool fault_runs = true;         // hinting faults of like pages as one decision (docs/model.md)
     bool deferred_ticks = true;     // settled CPUs' ticks held back and played later (same)
+    bool settled_tick_in_place = true;  // scheduler_tick()'s settled shortcut (same outcome)
     std::vector<ScenarioWorkload> workloads;
     std::vector<Variant> variants;  // the [[variant]] tables, for `numasim compare`
     // The kernel-work cost figures: the published ones, or a draw of --uncertainty

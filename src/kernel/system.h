@@ -126,6 +126,11 @@ struct System {
     int balancing_depth = 0;  // >0 while a load balance runs: no nested newidle balancing
     SgStatsCache sg_cache;    // sched-group sums between balancing passes (on in Engine::run)
     Nohz nohz;                // NO_HZ idle CPUs and the idle load balancer's state
+    // Whether scheduler_tick() takes a busy CPU's settled tick as SettledTicks does (fair.cpp);
+    // off (the scenario key `settled_tick_in_place = false`) only to check that it changes no
+    // outcome. settled_ticks_in_place counts those ticks (read by tests).
+    bool settled_tick_in_place = true;
+    uint64_t settled_ticks_in_place = 0;
 
     Rng rng_access;  // which protnone pages random streams touch
     Rng rng_sched;   // tie-breaks in the scheduler

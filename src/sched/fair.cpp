@@ -173,18 +173,29 @@ bool pelt_settle_holds(const Task& p) {
     return next.load == a.load_avg && next.runnable == a.runnable_avg && next.util == a.util_avg;
 }
 
+namespace {
+
+// Whether update_load_avg(p) now is an update over `delta` (> 0) at the fixed point of that
+// interval, p's state and weight: the arithmetic would give back the averages' own bits, so the
+// update only moves last_update_time (a task that runs on ticks through here).
+bool pelt_at_fixed_point(const Task& p, Nanos delta) {
+    const bool running = p.state == TaskState::Running;
+    const bool runnable = running || p.state == TaskState::Runnable;
+    return delta == p.avg.settled_delta && runnable == p.avg.settled_runnable &&
+           running == p.avg.settled_running && p.weight == p.avg.settled_weight;
+}
+
+}  // namespace
+
 void update_load_avg(System& sys, Task& p) {
     const Nanos delta = sys.now - p.avg.last_update_time;
     if (delta <= 0) return;
-    const bool running = p.state == TaskState::Running;
-    const bool runnable = running || p.state == TaskState::Runnable;
-    // At the fixed point of this interval, state and weight the arithmetic below gives back
-    // the averages' own bits: a task that runs on ticks through here (every busy CPU's tick).
-    if (delta == p.avg.settled_delta && runnable == p.avg.settled_runnable &&
-        running == p.avg.settled_running && p.weight == p.avg.settled_weight) {
+    if (pelt_at_fixed_point(p, delta)) {
         p.avg.last_update_time = sys.now;
         return;
     }
+    const bool running = p.state == TaskState::Running;
+    const bool runnable = running || p.state == TaskState::Runnable;
     // Most updates come a tick after the last one: the same delta, so the same decay.
     thread_local Nanos last_delta = -1;
     thread_local double last_decay = 1;
@@ -434,12 +445,38 @@ void schedule(System& sys, int cpu) {
 void scheduler_tick(System& sys, int cpu) {
     Rq& rq = sys.rqs[cpu];
     if (Task* curr = rq.curr) {
-        update_load_avg(sys, *curr);
-        if (sched_features(sys.knobs).eevdf) {
-            update_curr(sys, rq);  // the only tick preemption: a request ended (update_deadline)
+        const Nanos delta = sys.now - curr->avg.last_update_time;
+        if (sys.settled_tick_in_place && rq.queued.empty() && delta > 0 &&
+            pelt_at_fixed_point(*curr, delta)) {
+            // curr alone on rq, its PELT update at its fixed point: SettledTicks::tick() and
+            // store() leave what the calls below would, piece by piece:
+            // - update_load_avg(curr) only sets last_update_time to now (pelt_at_fixed_point);
+            //   SettledTicks stores its tick's time there.
+            // - EEVDF's update_curr(): update_deadline() renews the request iff
+            //   !(vruntime < deadline), to slice = base_slice and deadline = vruntime +
+            //   calc_delta_fair(base_slice, curr); SettledTicks takes the same test against
+            //   the same deadline and adds the same quotient (its vslice_, of the same task and
+            //   weight), and store() sets the same slice. The resched asked when nr_running > 1
+            //   is store()'s too. update_min_vruntime() with nothing queued takes max(rq's,
+            //   curr's vruntime) when finite: SettledTicks::tick()'s test and max.
+            // - CFS: the same update_min_vruntime(); check_preempt_tick() is false with nothing
+            //   queued, and SettledTicks renews no request under CFS.
+            // - The loop over rq.queued below updates nobody.
+            // None of these emits a tracepoint or touches sg_cache; what comes after
+            // (task_tick_numa against its deadline, the latency tick, trigger_load_balance's due
+            // check) runs as on the full path, in the same order.
+            SettledTicks settled(sys, rq);
+            settled.tick(curr->vruntime, sys.now);
+            settled.store();
+            ++sys.settled_ticks_in_place;
         } else {
-            update_min_vruntime(rq);
-            if (cfs::check_preempt_tick(sys, rq)) rq.need_resched = true;
+            update_load_avg(sys, *curr);
+            if (sched_features(sys.knobs).eevdf) {
+                update_curr(sys, rq);  // the only tick preemption: a request ended
+            } else {
+                update_min_vruntime(rq);
+                if (cfs::check_preempt_tick(sys, rq)) rq.need_resched = true;
+            }
         }
         if (sys.numa_balancing_enabled()) task_tick_numa(sys, *curr);
         if (sys.latency && !curr->kthread()) sys.latency->tick(*curr);
@@ -466,14 +503,6 @@ Nanos settled_tick_until(const System& sys, int cpu) {
     if (deadline == std::numeric_limits<Nanos>::max()) return deadline;
     return sys.now + (deadline - curr->sum_exec_runtime) + 1;
 }
-
-SettledTicks::SettledTicks(const System& sys, Rq& rq)
-    : rq_(rq),
-      eevdf_(sched_features(sys.knobs).eevdf),
-      base_slice_(base_slice(sys)),
-      vslice_(eevdf::calc_delta_fair(base_slice_, *rq.curr)),
-      deadline_(rq.curr->deadline),
-      min_vruntime_(rq.min_vruntime) {}
 
 void SettledTicks::store() const {
     if (!ticked_) return;

@@ -4,25 +4,35 @@
 // with nothing queued). The engine's deferred ticks play a run of them later, between the user
 // steps that move the vruntime: the policy and the request's size in virtual time are looked up
 // once, the deadline and min_vruntime kept in hand, and store() leaves the task and runqueue as
-// the ticks one by one would have. Latency accounting's tick (LatencyRecorder::tick) is left to
-// the caller, which can look the task's remote-access stall up once for the whole run.
+// the ticks one by one would have. scheduler_tick() takes a busy CPU's settled tick with one
+// of them too, when its CPU is not deferred. Latency accounting's tick (LatencyRecorder::tick)
+// is left to the caller, which can look the task's remote-access stall up once for the whole run.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 
+#include "kernel/system.h"
+#include "sched/eevdf.h"
+#include "sched/features.h"
 #include "sched/rq.h"
+#include "sched/sched_tunables.h"
 #include "sched/task.h"
 #include "sim/clock.h"
 
 namespace numasim {
 
-struct System;
-
 class SettledTicks {
   public:
-    // The ticks of rq's curr, alone on rq (nothing queued) from now until store().
-    SettledTicks(const System& sys, Rq& rq);
+    // The ticks of rq's curr, alone on rq (nothing queued) from now until store(). Inline: a
+    // busy CPU's scheduler_tick() takes one at a time (fair.cpp).
+    SettledTicks(const System& sys, Rq& rq)
+        : rq_(rq),
+          eevdf_(sched_features(sys.knobs).eevdf),
+          base_slice_(sysctl_sched_base_slice(sys.nr_cpus())),
+          vslice_(eevdf::calc_delta_fair(base_slice_, *rq.curr)),
+          deadline_(rq.curr->deadline),
+          min_vruntime_(rq.min_vruntime) {}
 
     // A tick at `now`, the task's vruntime then being `vruntime`.
     void tick(double vruntime, Nanos now) {
