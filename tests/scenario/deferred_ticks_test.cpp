@@ -19,9 +19,15 @@
 #include "machine/presets.h"
 #include "numab/profile.h"
 #include "same_outcome.h"
+#include "same_workloads.h"
 
 namespace numasim {
 namespace {
+
+using sametest::kLateArrivals;
+using sametest::kNuma01;
+using sametest::kPerfBenchSweep;
+using sametest::kThreadlocal;
 
 struct Case {
     const char* name;
@@ -38,25 +44,10 @@ struct Case {
     unsigned pagevec;
 };
 
-// NUMA01_THREADLOCAL: one thread per CPU, each over its own part of the buffer. Under v6.6 the
-// VMA selection leaves the buffer alone once the threads settle, so nothing disturbs them; the
-// v6.12 scanner marks their memory again and again.
-constexpr const char* kThreadlocal =
-    "[[workload]]\ntype='autonumabench'\ntest='NUMA01_THREADLOCAL'\nsize='256MiB'\n";
-
-// NUMA01: every thread sweeps the whole shared buffer, so pages migrate under the others' feet.
-constexpr const char* kNuma01 =
-    "[[workload]]\ntype='autonumabench'\ntest='NUMA01'\nsize='256MiB'\n";
-
 // Two JVMs whose threads sleep and wake all the time.
 constexpr const char* kSpecjbb =
     "[[workload]]\ntype='specjbb2005'\nlayout='per_socket'\nwarehouses=8\nheap='128MiB'\n"
     "ramp_up='100ms'\nduration='3s'\n";
-
-// perf bench numa mem -p 2 -t 4 -P 128 sweeping: faults, migrations and TLB shootdowns.
-constexpr const char* kPerfBenchSweep =
-    "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
-    "data_rand_walk=false\n";
 
 // perf bench numa mem -p 2 -t 2 -P 64 walking its memory at random in 8 KiB chunks (the
 // default): streams that draw, on CPUs that settle between scans.
@@ -74,31 +65,6 @@ constexpr const char* kSchbench =
 // 16 processes forked over copy-on-write pages of one file mapping.
 constexpr const char* kCowsum =
     "[[workload]]\ntype='cowsum'\nprocesses=16\nseconds=4\nmode='data'\n";
-
-// Four threads settle on the four CPUs of tiny-2n; then two more wake every few seconds and
-// run for a while: they are placed on settled CPUs, and the balancer moves tasks off and onto
-// them.
-constexpr const char* kLateArrivals = R"([[workload]]
-type = "streams"
-[[workload.process]]
-name = "settled"
-threads = 4
-[[workload.process.region]]
-name = "own"
-size = "32MiB"
-[[workload.process.thread]]
-loop = true
-phases = [ { streams = [ { region = "own", per_thread = true } ], rate_gbs = 4.0, cpu_time = "10s" } ]
-[[workload.process]]
-name = "late"
-threads = 2
-[[workload.process.region]]
-name = "buf"
-size = "16MiB"
-[[workload.process.thread]]
-loop = true
-phases = [ { sleep = "2500ms" }, { streams = [ { region = "buf", per_thread = true } ], rate_gbs = 4.0, cpu_time = "700ms" } ]
-)";
 
 // Samples every 250 ms what a reader of the whole machine would see of every task.
 class TaskSampler : public Sampler {

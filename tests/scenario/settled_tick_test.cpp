@@ -18,9 +18,15 @@
 #include "machine/presets.h"
 #include "numab/profile.h"
 #include "same_outcome.h"
+#include "same_workloads.h"
 
 namespace numasim {
 namespace {
+
+using sametest::kLateArrivals;
+using sametest::kNuma01;
+using sametest::kPerfBenchSweep;
+using sametest::kThreadlocal;
 
 struct Case {
     const char* name;
@@ -32,40 +38,6 @@ struct Case {
     // sample plays every held-back tick first, so a sample per tick leaves nothing deferred).
     bool deferred;
 };
-
-constexpr const char* kThreadlocal =
-    "[[workload]]\ntype='autonumabench'\ntest='NUMA01_THREADLOCAL'\nsize='256MiB'\n";
-
-constexpr const char* kNuma01 =
-    "[[workload]]\ntype='autonumabench'\ntest='NUMA01'\nsize='256MiB'\n";
-
-// perf bench numa mem -p 2 -t 4 -P 128 sweeping: faults, migrations and TLB shootdowns.
-constexpr const char* kPerfBenchSweep =
-    "[[workload]]\ntype='perf-bench-numa'\nnr_proc=2\nnr_threads=4\nmb_proc=128\n"
-    "data_rand_walk=false\n";
-
-// Four threads settle on the four CPUs of tiny-2n; two more wake every few seconds onto them.
-constexpr const char* kLateArrivals = R"([[workload]]
-type = "streams"
-[[workload.process]]
-name = "settled"
-threads = 4
-[[workload.process.region]]
-name = "own"
-size = "32MiB"
-[[workload.process.thread]]
-loop = true
-phases = [ { streams = [ { region = "own", per_thread = true } ], rate_gbs = 4.0, cpu_time = "10s" } ]
-[[workload.process]]
-name = "late"
-threads = 2
-[[workload.process.region]]
-name = "buf"
-size = "16MiB"
-[[workload.process.thread]]
-loop = true
-phases = [ { sleep = "2500ms" }, { streams = [ { region = "buf", per_thread = true } ], rate_gbs = 4.0, cpu_time = "700ms" } ]
-)";
 
 int64_t bits(double d) {
     return std::bit_cast<int64_t>(d);
